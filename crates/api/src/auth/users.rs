@@ -1,0 +1,374 @@
+//! Staff accounts: `/api/v1/admin/users` (owners only: `admin:users:manage`).
+
+use super::passwords;
+use crate::error::{ApiError, ApiResult, ErrorBody, code};
+use crate::extract::{AdminAuth, Json, nullable, path_id};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use kairos_domain::FieldErrors;
+use kairos_domain::auth::{Role, perm, permissions_of, validate_password, validate_username};
+use kairos_domain::customers::{Email, validate_name};
+use kairos_store::{AdminUser, AdminUserPatch, NewAdminUser, StoreError};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A staff account as administrators see it (never the password hash).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StaffUser {
+    pub id: String,
+    pub username: String,
+    pub display_name: String,
+    pub email: Option<String>,
+    #[schema(example = json!(["front_desk"]))]
+    pub roles: Vec<String>,
+    pub permissions: Vec<String>,
+    pub is_active: bool,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub updated_at: chrono::DateTime<chrono::Utc>,
+    pub last_login_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl From<&AdminUser> for StaffUser {
+    fn from(u: &AdminUser) -> Self {
+        Self {
+            id: u.id.to_string(),
+            username: u.username.clone(),
+            display_name: u.display_name.clone(),
+            email: u.email.clone(),
+            roles: u.roles.iter().map(|r| r.as_str().to_owned()).collect(),
+            permissions: permissions_of(&u.roles)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            is_active: u.is_active,
+            created_at: u.created_at,
+            updated_at: u.updated_at,
+            last_login_at: u.last_login_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StaffUserList {
+    pub users: Vec<StaffUser>,
+    pub total: usize,
+}
+
+/// New staff account.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateStaffUser {
+    #[schema(example = "frontdesk2")]
+    pub username: Option<String>,
+    /// At least 8 characters.
+    pub password: Option<String>,
+    pub display_name: Option<String>,
+    pub email: Option<String>,
+    /// One or more of owner, manager, front_desk, viewer.
+    #[schema(example = json!(["front_desk"]))]
+    pub roles: Option<Vec<String>>,
+}
+
+/// Changes to a staff account; absent fields stay as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateStaffUser {
+    pub display_name: Option<String>,
+    /// `null` clears the email.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub email: Option<Option<String>>,
+    pub password: Option<String>,
+    pub roles: Option<Vec<String>>,
+    pub is_active: Option<bool>,
+}
+
+fn parse_roles(errors: &mut FieldErrors, roles: &[String]) -> Vec<Role> {
+    if roles.is_empty() {
+        errors.add("roles", "must name at least one role");
+    }
+    let mut parsed = Vec::new();
+    for (i, name) in roles.iter().enumerate() {
+        match Role::parse(name) {
+            Some(r) => parsed.push(r),
+            None => errors.add(
+                format!("roles[{i}]"),
+                format!("'{name}' is not a role (owner, manager, front_desk, viewer)"),
+            ),
+        }
+    }
+    parsed
+}
+
+fn parse_email(errors: &mut FieldErrors, email: Option<&str>) -> Option<String> {
+    let email = email.map(str::trim).filter(|e| !e.is_empty())?;
+    errors
+        .check("email", Email::parse(email))
+        .map(Email::into_string)
+}
+
+fn conflict_username(e: StoreError) -> ApiError {
+    match e {
+        StoreError::Conflict(_) => {
+            ApiError::conflict(code::CONFLICT, "That username is already taken")
+                .with_details(serde_json::json!({"field": "username"}))
+        }
+        other => other.into(),
+    }
+}
+
+/// Refuses a change that would leave the tenant without an active owner.
+async fn ensure_an_owner_remains(
+    state: &AppState,
+    auth: &AdminAuth,
+    target: &AdminUser,
+) -> ApiResult<()> {
+    let users = state.store.list_admin_users(auth.tenant.id()).await?;
+    let other_owners = users
+        .iter()
+        .filter(|u| u.id != target.id && u.is_active && u.roles.contains(&Role::Owner))
+        .count();
+    if other_owners == 0 {
+        return Err(ApiError::conflict(
+            code::CONFLICT,
+            "The tenant must keep at least one active owner",
+        ));
+    }
+    Ok(())
+}
+
+/// List staff accounts.
+#[utoipa::path(
+    get, path = "/api/v1/admin/users", tag = "staff",
+    security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id")),
+    responses(
+        (status = 200, body = StaffUserList),
+        (status = 401, body = ErrorBody), (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
+    )
+)]
+pub async fn list_users(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+) -> ApiResult<axum::Json<StaffUserList>> {
+    auth.require(perm::USERS_MANAGE)?;
+    let users = state.store.list_admin_users(auth.tenant.id()).await?;
+    let users: Vec<StaffUser> = users.iter().map(StaffUser::from).collect();
+    Ok(axum::Json(StaffUserList {
+        total: users.len(),
+        users,
+    }))
+}
+
+/// Create a staff account.
+#[utoipa::path(
+    post, path = "/api/v1/admin/users", tag = "staff",
+    security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id")),
+    request_body = CreateStaffUser,
+    responses(
+        (status = 201, body = StaffUser),
+        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
+        (status = 409, description = "CONFLICT: username taken", body = ErrorBody),
+    )
+)]
+pub async fn create_user(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Json(body): Json<CreateStaffUser>,
+) -> ApiResult<(StatusCode, axum::Json<StaffUser>)> {
+    auth.require(perm::USERS_MANAGE)?;
+    let mut errors = FieldErrors::new();
+    let username = body
+        .username
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_owned();
+    match body.username {
+        None => errors.add("username", "is required"),
+        Some(_) => {
+            errors.check("username", validate_username(&username));
+        }
+    }
+    match &body.password {
+        None => errors.add("password", "is required"),
+        Some(p) => {
+            errors.check("password", validate_password(p));
+        }
+    }
+    if let Some(name) = &body.display_name {
+        errors.check("displayName", validate_name(name));
+    }
+    let email = parse_email(&mut errors, body.email.as_deref());
+    let roles = match &body.roles {
+        None => {
+            errors.add("roles", "is required");
+            Vec::new()
+        }
+        Some(r) => parse_roles(&mut errors, r),
+    };
+    errors.finish().map_err(ApiError::validation)?;
+    let password_hash = passwords::hash(body.password.unwrap_or_default()).await?;
+    let display_name = body
+        .display_name
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| username.clone());
+    let user = state
+        .store
+        .create_admin_user(
+            auth.tenant.id(),
+            NewAdminUser {
+                username,
+                display_name,
+                email,
+                password_hash,
+                roles,
+            },
+            &auth.actor(),
+            state.now(),
+        )
+        .await
+        .map_err(conflict_username)?;
+    Ok((StatusCode::CREATED, axum::Json(StaffUser::from(&user))))
+}
+
+/// Read one staff account.
+#[utoipa::path(
+    get, path = "/api/v1/admin/users/{id}", tag = "staff",
+    security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "User id")),
+    responses(
+        (status = 200, body = StaffUser),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    )
+)]
+pub async fn get_user(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<StaffUser>> {
+    auth.require(perm::USERS_MANAGE)?;
+    let id = path_id(&id, "User")?;
+    let user = state
+        .store
+        .get_admin_user(auth.tenant.id(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User"))?;
+    Ok(axum::Json(StaffUser::from(&user)))
+}
+
+/// Update a staff account: name, email, password, roles or active flag.
+#[utoipa::path(
+    patch, path = "/api/v1/admin/users/{id}", tag = "staff",
+    security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "User id")),
+    request_body = UpdateStaffUser,
+    responses(
+        (status = 200, body = StaffUser),
+        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "CONFLICT: the last owner cannot be demoted or deactivated", body = ErrorBody),
+    )
+)]
+pub async fn update_user(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+    Json(body): Json<UpdateStaffUser>,
+) -> ApiResult<axum::Json<StaffUser>> {
+    auth.require(perm::USERS_MANAGE)?;
+    let id = path_id(&id, "User")?;
+    let mut errors = FieldErrors::new();
+    if let Some(name) = &body.display_name {
+        if name.trim().is_empty() {
+            errors.add("displayName", "must not be empty");
+        }
+        errors.check("displayName", validate_name(name));
+    }
+    let email = match &body.email {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(e)) => Some(parse_email(&mut errors, Some(e))),
+    };
+    if let Some(p) = &body.password {
+        errors.check("password", validate_password(p));
+    }
+    let roles = body.roles.as_ref().map(|r| parse_roles(&mut errors, r));
+    errors.finish().map_err(ApiError::validation)?;
+
+    let target = state
+        .store
+        .get_admin_user(auth.tenant.id(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User"))?;
+    let loses_owner = roles.as_ref().is_some_and(|r| !r.contains(&Role::Owner));
+    let deactivated = body.is_active == Some(false);
+    if target.is_active && target.roles.contains(&Role::Owner) && (loses_owner || deactivated) {
+        ensure_an_owner_remains(&state, &auth, &target).await?;
+    }
+    let password_hash = match body.password {
+        Some(p) => Some(passwords::hash(p).await?),
+        None => None,
+    };
+    let patch = AdminUserPatch {
+        display_name: body.display_name.map(|n| n.trim().to_owned()),
+        email,
+        password_hash,
+        roles,
+        is_active: body.is_active,
+    };
+    let user = state
+        .store
+        .update_admin_user(auth.tenant.id(), id, patch, &auth.actor(), state.now())
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ApiError::not_found("User"),
+            other => other.into(),
+        })?;
+    Ok(axum::Json(StaffUser::from(&user)))
+}
+
+/// Deactivate a staff account (it can no longer sign in; its history stays).
+#[utoipa::path(
+    delete, path = "/api/v1/admin/users/{id}", tag = "staff",
+    security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "User id")),
+    responses(
+        (status = 200, description = "The deactivated account", body = StaffUser),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "CONFLICT: the last owner cannot be deactivated", body = ErrorBody),
+    )
+)]
+pub async fn deactivate_user(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<StaffUser>> {
+    auth.require(perm::USERS_MANAGE)?;
+    let id = path_id(&id, "User")?;
+    let target = state
+        .store
+        .get_admin_user(auth.tenant.id(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User"))?;
+    if target.is_active && target.roles.contains(&Role::Owner) {
+        ensure_an_owner_remains(&state, &auth, &target).await?;
+    }
+    let patch = AdminUserPatch {
+        is_active: Some(false),
+        ..Default::default()
+    };
+    let user = state
+        .store
+        .update_admin_user(auth.tenant.id(), id, patch, &auth.actor(), state.now())
+        .await?;
+    Ok(axum::Json(StaffUser::from(&user)))
+}

@@ -1,0 +1,208 @@
+//! API errors and their rendering (spec Part A section 7).
+//!
+//! Shape A `{error, message, code, details?}` is the default; shape B
+//! `{statusCode, message, error}` is used for rate limiting (plus `retryAfter`).
+//! A 5xx body never carries internals: the cause is logged once, with the request id.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use kairos_domain::FieldErrors;
+use kairos_store::StoreError;
+use serde::Serialize;
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+
+/// Spec error codes used by this crate.
+pub mod code {
+    pub const VALIDATION_ERROR: &str = "VALIDATION_ERROR";
+    pub const EMAIL_EXISTS: &str = "EMAIL_EXISTS";
+    pub const INVALID_CREDENTIALS: &str = "INVALID_CREDENTIALS";
+    pub const NOT_FOUND: &str = "NOT_FOUND";
+    pub const INSUFFICIENT_PERMISSIONS: &str = "INSUFFICIENT_PERMISSIONS";
+    pub const UNAUTHORIZED: &str = "UNAUTHORIZED";
+    pub const TOKEN_EXPIRED: &str = "TOKEN_EXPIRED";
+    pub const TENANT_MISMATCH: &str = "TENANT_MISMATCH";
+    pub const CONFLICT: &str = "CONFLICT";
+    pub const PAYLOAD_TOO_LARGE: &str = "PAYLOAD_TOO_LARGE";
+    pub const UNSUPPORTED_MEDIA_TYPE: &str = "UNSUPPORTED_MEDIA_TYPE";
+    pub const METHOD_NOT_ALLOWED: &str = "METHOD_NOT_ALLOWED";
+    pub const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
+    pub const INTERNAL_ERROR: &str = "INTERNAL_ERROR";
+}
+
+/// Error body shape A.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// Machine-readable code, for example `VALIDATION_ERROR`.
+    #[schema(example = "VALIDATION_ERROR")]
+    pub error: String,
+    /// Human-readable explanation.
+    pub message: String,
+    /// The HTTP status.
+    #[schema(example = 400)]
+    pub code: u16,
+    /// Extra facts; validation failures list every bad field in `details.errors`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+/// Error body shape B, used for 429 responses.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RateLimitedBody {
+    #[schema(example = 429)]
+    pub status_code: u16,
+    pub message: String,
+    /// Seconds until the window resets.
+    pub retry_after: u64,
+}
+
+/// A failed request, rendered as shape A.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    pub details: Option<Value>,
+    /// Logged, never sent.
+    pub(crate) source: Option<String>,
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            details: None,
+            source: None,
+        }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// 400 `VALIDATION_ERROR` naming every bad field.
+    pub fn validation(errors: FieldErrors) -> Self {
+        let list = errors.into_vec();
+        let message = if list.is_empty() {
+            "Invalid input".to_owned()
+        } else {
+            let parts: Vec<String> = list
+                .iter()
+                .map(|e| format!("{} {}", e.field, e.message))
+                .collect();
+            format!("Invalid input: {}", parts.join("; "))
+        };
+        Self::new(StatusCode::BAD_REQUEST, code::VALIDATION_ERROR, message)
+            .with_details(json!({ "errors": list }))
+    }
+
+    /// 400 `VALIDATION_ERROR` for one field.
+    pub fn invalid_field(field: &str, message: impl Into<String>) -> Self {
+        let mut errors = FieldErrors::new();
+        errors.add(field, message);
+        Self::validation(errors)
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            code::NOT_FOUND,
+            format!("{what} not found"),
+        )
+    }
+
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, code::UNAUTHORIZED, message)
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            code::INSUFFICIENT_PERMISSIONS,
+            message,
+        )
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, code, message)
+    }
+
+    /// 500 with a generic body; `cause` goes to the log only.
+    #[track_caller]
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        let location = std::panic::Location::caller();
+        Self {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            code: code::INTERNAL_ERROR,
+            message: "An internal error occurred; it has been logged".to_owned(),
+            details: None,
+            source: Some(format!("{cause} (at {location})")),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    #[track_caller]
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound => ApiError::not_found("Resource"),
+            StoreError::Conflict(what) => {
+                ApiError::conflict(code::CONFLICT, format!("{what} already exists"))
+            }
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.code,
+            self.message
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if self.status.is_server_error() {
+            // The request id is on the enclosing span (see router::trace_layer).
+            tracing::error!(
+                status = self.status.as_u16(),
+                code = self.code,
+                cause = self.source.as_deref().unwrap_or(""),
+                "request failed"
+            );
+        }
+        let body = ErrorBody {
+            error: self.code.to_owned(),
+            message: self.message,
+            code: self.status.as_u16(),
+            details: self.details,
+        };
+        (self.status, axum::Json(body)).into_response()
+    }
+}
+
+/// The 429 response: shape B with `Retry-After`.
+pub fn rate_limited(retry_after: u64) -> Response {
+    let body = RateLimitedBody {
+        status_code: 429,
+        message: format!("Too many requests; retry in {retry_after} seconds"),
+        retry_after,
+    };
+    let mut response = (StatusCode::TOO_MANY_REQUESTS, axum::Json(body)).into_response();
+    if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    response
+}

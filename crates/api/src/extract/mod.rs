@@ -1,0 +1,32 @@
+//! Request extractors: JSON bodies, query strings, tenancy and authentication.
+//!
+//! Each one turns bad input into a spec-shaped 4xx instead of axum's plain-text rejections.
+
+mod auth;
+mod json;
+mod query;
+mod tenant;
+
+pub use auth::{AdminAuth, CustomerAuth, bearer_token};
+pub use json::{Json, decode_json};
+pub use query::Query;
+pub use tenant::{TENANT_HEADER, Tenant};
+
+use crate::error::ApiError;
+use uuid::Uuid;
+
+/// Parses an id from a path segment. Text that is not an id names nothing: 404.
+pub fn path_id(raw: &str, what: &str) -> Result<Uuid, ApiError> {
+    kairos_domain::ids::parse_id(raw).ok_or_else(|| ApiError::not_found(what))
+}
+
+/// `deserialize_with` for PATCH fields: absent → `None` (unchanged), `null` →
+/// `Some(None)` (cleared), a value → `Some(Some(v))`. Use with `#[serde(default)]`.
+pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    use serde::Deserialize;
+    Option::<T>::deserialize(deserializer).map(Some)
+}

@@ -1,0 +1,38 @@
+//! A query-string extractor whose rejections name the bad parameter.
+
+use crate::error::ApiError;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+/// Like `axum::extract::Query`, with a 400 `VALIDATION_ERROR` naming the parameter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Query<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for Query<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or_default();
+        let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(de)
+            .map(Query)
+            .map_err(|err| {
+                let field = err.path().to_string();
+                let message = err.inner().to_string();
+                match message.strip_prefix("missing field `") {
+                    Some(rest) => {
+                        ApiError::invalid_field(rest.trim_end_matches('`'), "is required")
+                    }
+                    None => ApiError::invalid_field(
+                        if field == "." { "query" } else { &field },
+                        message,
+                    ),
+                }
+            })
+    }
+}

@@ -1,0 +1,17 @@
+//! The HTTP API of Kairos: router, extractors, error rendering, rate limiting and
+//! OpenAPI, with one module per area. Handlers are thin: extract, call one store
+//! operation, map to a response type.
+
+pub mod auth;
+pub mod customers;
+pub mod error;
+pub mod extract;
+pub mod openapi;
+pub mod operations;
+pub mod rate_limit;
+pub mod router;
+pub mod state;
+
+pub use error::{ApiError, ApiResult};
+pub use router::{openapi, router};
+pub use state::{ApiConfig, AppState};

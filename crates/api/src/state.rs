@@ -1,0 +1,107 @@
+//! Shared application state: the store, the clock, token keys, the rate limiter.
+
+use crate::auth::tokens::TokenKeys;
+use crate::rate_limit::RateLimiter;
+use kairos_domain::{Clock, TenantId};
+use kairos_store::{Store, Tenant};
+use metrics_exporter_prometheus::PrometheusHandle;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Settings of the HTTP layer.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// Largest accepted request body, in bytes.
+    pub body_limit_bytes: usize,
+    /// Lifetime of issued access tokens (spec: 3600 s).
+    pub token_ttl_secs: i64,
+    /// Take the client address from `X-Forwarded-For` (only behind a trusted proxy).
+    pub trust_forwarded_for: bool,
+    /// How long a tenant lookup is cached.
+    pub tenant_cache_ttl: Duration,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        Self {
+            body_limit_bytes: 1024 * 1024,
+            token_ttl_secs: 3600,
+            trust_forwarded_for: false,
+            tenant_cache_ttl: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Everything a handler may need; cheap to clone.
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+pub struct Inner {
+    pub store: Store,
+    pub clock: Arc<dyn Clock>,
+    pub tokens: TokenKeys,
+    pub limiter: RateLimiter,
+    pub metrics: Option<PrometheusHandle>,
+    pub config: ApiConfig,
+    tenants: Mutex<HashMap<TenantId, (Instant, Arc<Tenant>)>>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl AppState {
+    pub fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        tokens: TokenKeys,
+        limiter: RateLimiter,
+        metrics: Option<PrometheusHandle>,
+        config: ApiConfig,
+    ) -> Self {
+        Self(Arc::new(Inner {
+            store,
+            clock,
+            tokens,
+            limiter,
+            metrics,
+            config,
+            tenants: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
+    }
+
+    /// Looks a tenant up, caching hits briefly: every request names its tenant.
+    pub async fn tenant(
+        &self,
+        id: &TenantId,
+    ) -> Result<Option<Arc<Tenant>>, kairos_store::StoreError> {
+        let ttl = self.config.tenant_cache_ttl;
+        if let Some((at, tenant)) = self.tenant_cache().get(id) {
+            if at.elapsed() < ttl {
+                return Ok(Some(tenant.clone()));
+            }
+        }
+        let Some(tenant) = self.store.get_tenant(id).await? else {
+            return Ok(None);
+        };
+        let tenant = Arc::new(tenant);
+        let mut cache = self.tenant_cache();
+        if cache.len() > 10_000 {
+            cache.retain(|_, (at, _)| at.elapsed() < ttl);
+        }
+        cache.insert(id.clone(), (Instant::now(), tenant.clone()));
+        Ok(Some(tenant))
+    }
+
+    fn tenant_cache(&self) -> std::sync::MutexGuard<'_, HashMap<TenantId, (Instant, Arc<Tenant>)>> {
+        self.tenants.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

@@ -1,0 +1,16 @@
+//! Pure business rules of Kairos: no IO, no async, no database.
+//!
+//! Every other crate builds on these types: identifiers, the clock, validation
+//! errors, tenancy rules, administrator roles and permissions, customer account rules.
+
+pub mod auth;
+pub mod clock;
+pub mod customers;
+pub mod ids;
+pub mod money;
+pub mod tenancy;
+pub mod validation;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use ids::{TenantId, new_id};
+pub use validation::{FieldError, FieldErrors};

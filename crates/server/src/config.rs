@@ -1,0 +1,129 @@
+//! Configuration: defaults, then a TOML file (`kairos.toml` or `--config`), then
+//! `KAIROS_*` environment variables (and `DATABASE_URL`, `REDIS_URL`), then flags.
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Every setting of the `kairos` binary. Environment names are `KAIROS_` plus the
+/// upper-cased field name (for example `KAIROS_RATE_LIMIT_STRICT`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Address to listen on.
+    pub listen: String,
+    /// `sqlite:PATH` or `postgres://…`; unset means SQLite in `data_dir` (the embedded
+    /// default, which also seeds the demo tenant).
+    pub database_url: Option<String>,
+    /// Directory of the embedded database.
+    pub data_dir: PathBuf,
+    pub log_format: LogFormat,
+    /// `tracing` filter, e.g. `info` or `kairos=debug,info`; `RUST_LOG` wins when set.
+    pub log_level: String,
+    /// Shares rate limits between instances when set.
+    pub redis_url: Option<String>,
+    /// Token signing secret; unset means a random secret kept in the database.
+    pub jwt_secret: Option<String>,
+    /// Requests per 60 s per client and tenant; 0 = unlimited.
+    pub rate_limit_strict: u32,
+    pub rate_limit_standard: u32,
+    pub rate_limit_relaxed: u32,
+    /// Take client addresses from `X-Forwarded-For` (only behind a trusted proxy).
+    pub trust_forwarded_for: bool,
+    /// Largest accepted JSON body in bytes.
+    pub body_limit_bytes: usize,
+    /// Database pool size.
+    pub max_connections: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:8080".into(),
+            database_url: None,
+            data_dir: PathBuf::from("./data"),
+            log_format: LogFormat::Text,
+            log_level: "info".into(),
+            redis_url: None,
+            jwt_secret: None,
+            rate_limit_strict: 5,
+            rate_limit_standard: 100,
+            rate_limit_relaxed: 200,
+            trust_forwarded_for: false,
+            body_limit_bytes: 1024 * 1024,
+            max_connections: 16,
+        }
+    }
+}
+
+impl Config {
+    /// Loads defaults, the file, then the environment.
+    pub fn load(file: Option<&Path>) -> Result<Config, Box<figment::Error>> {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        figment = match file {
+            Some(path) => figment.merge(Toml::file_exact(path)),
+            None => figment.merge(Toml::file("kairos.toml")),
+        };
+        figment
+            .merge(Env::prefixed("KAIROS_"))
+            .merge(Env::raw().only(&["DATABASE_URL", "REDIS_URL"]))
+            .extract()
+            .map_err(Box::new)
+    }
+
+    /// The database URL in use and whether it is the embedded default.
+    pub fn database(&self) -> (String, bool) {
+        match &self.database_url {
+            Some(url) if !url.trim().is_empty() => (url.clone(), false),
+            _ => {
+                let path = self.data_dir.join("kairos.db");
+                (format!("sqlite://{}", path.display()), true)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_then_environment_override_defaults() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file(
+                "kairos.toml",
+                "listen = \"0.0.0.0:9000\"\nrate_limit_relaxed = 7\n",
+            )?;
+            jail.set_env("KAIROS_RATE_LIMIT_STRICT", "0");
+            jail.set_env("DATABASE_URL", "postgres://db/kairos");
+            let config = Config::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(config.listen, "0.0.0.0:9000");
+            assert_eq!(config.rate_limit_relaxed, 7);
+            assert_eq!(config.rate_limit_strict, 0);
+            assert_eq!(config.rate_limit_standard, 100);
+            assert_eq!(
+                config.database(),
+                ("postgres://db/kairos".to_owned(), false)
+            );
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn default_database_is_sqlite_in_the_data_dir() {
+        let config = Config::default();
+        assert_eq!(
+            config.database(),
+            ("sqlite://./data/kairos.db".to_owned(), true)
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! The demo tenant: a realistic venue a new user can try within a minute.
+
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use kairos_api::auth::passwords;
+use kairos_domain::TenantId;
+use kairos_domain::auth::Role;
+use kairos_store::{Actor, NewAdminUser, NewProduct, NewSite, NewTenant, Store};
+
+pub const TENANT_ID: &str = "demo";
+pub const ADMIN_USERNAME: &str = "admin";
+pub const ADMIN_PASSWORD: &str = "kairos-demo-admin";
+pub const STAFF_USERNAME: &str = "frontdesk";
+pub const STAFF_PASSWORD: &str = "kairos-demo-staff";
+
+/// What was created, for printing.
+pub struct DemoCreated {
+    pub site: String,
+    pub products: Vec<String>,
+}
+
+/// Creates the demo tenant unless it exists. `None` when it was already there.
+pub async fn ensure(store: &Store, now: DateTime<Utc>) -> anyhow::Result<Option<DemoCreated>> {
+    let tenant = TenantId::parse(TENANT_ID)?;
+    if store.get_tenant(&tenant).await?.is_some() {
+        return Ok(None);
+    }
+    let actor = Actor::system("demo");
+    store
+        .create_tenant(
+            NewTenant {
+                id: tenant.clone(),
+                name: "Kairos Demo Venue".into(),
+                currency: "EUR".into(),
+                timezone: "Europe/Helsinki".into(),
+            },
+            now,
+        )
+        .await
+        .context("creating the demo tenant")?;
+    let site = store
+        .create_site(
+            &tenant,
+            NewSite {
+                name: "Helsinki Adventure Centre".into(),
+                timezone: "Europe/Helsinki".into(),
+                currency: "EUR".into(),
+                locale: "en".into(),
+                address: Some("Mannerheimintie 1, 00100 Helsinki".into()),
+                contact_email: Some("hello@demo.kairos.test".into()),
+                contact_phone: Some("+358401234567".into()),
+                hold_ttl_minutes: Some(15),
+                cancellation_policy: "standard".into(),
+            },
+            &actor,
+            now,
+        )
+        .await?;
+    let products = [
+        NewProduct {
+            site_id: site.id,
+            name: "The Lost Temple escape room".into(),
+            description: "Find the idol and get out within the hour. 2 to 6 players.".into(),
+            duration_mins: 60,
+            capacity: 6,
+            base_price: 12_000,
+            price_type: "per_booking".into(),
+            tax_rate_bp: 2_550,
+            prices_include_tax: true,
+            slot_policy: "fixed".into(),
+            slot_interval_min: 30,
+            fixed_slot_times: [
+                "10:00", "11:30", "13:00", "14:30", "16:00", "17:30", "19:00",
+            ]
+            .map(String::from)
+            .to_vec(),
+            setup_time: 0,
+            cleanup_time: 15,
+            label_codes: vec!["adults_only".into()],
+            requires_waiver: false,
+        },
+        NewProduct {
+            site_id: site.id,
+            name: "Bouldering session".into(),
+            description: "Ninety minutes on the walls with shoes and chalk included.".into(),
+            duration_mins: 90,
+            capacity: 20,
+            base_price: 1_800,
+            price_type: "per_person".into(),
+            tax_rate_bp: 1_000,
+            prices_include_tax: true,
+            slot_policy: "interval".into(),
+            slot_interval_min: 30,
+            fixed_slot_times: Vec::new(),
+            setup_time: 0,
+            cleanup_time: 0,
+            label_codes: vec!["beginner_friendly".into(), "toddler_friendly".into()],
+            requires_waiver: true,
+        },
+    ];
+    let mut names = Vec::new();
+    for product in products {
+        names.push(
+            store
+                .create_product(&tenant, product, &actor, now)
+                .await?
+                .name,
+        );
+    }
+    for (username, password, display, role) in [
+        (ADMIN_USERNAME, ADMIN_PASSWORD, "Demo Owner", Role::Owner),
+        (
+            STAFF_USERNAME,
+            STAFF_PASSWORD,
+            "Demo Front Desk",
+            Role::FrontDesk,
+        ),
+    ] {
+        let hash = passwords::hash_blocking(password).map_err(|e| anyhow::anyhow!("{e}"))?;
+        store
+            .create_admin_user(
+                &tenant,
+                NewAdminUser {
+                    username: username.into(),
+                    display_name: display.into(),
+                    email: None,
+                    password_hash: hash,
+                    roles: vec![role],
+                },
+                &actor,
+                now,
+            )
+            .await?;
+    }
+    Ok(Some(DemoCreated {
+        site: site.name,
+        products: names,
+    }))
+}
+
+/// The lines printed after the demo tenant is created.
+pub fn describe(created: &DemoCreated) -> String {
+    format!(
+        "Demo tenant created (site: {}; products: {}):\n  \
+         tenant id : {TENANT_ID}   (send it as the x-tenant-id header)\n  \
+         owner     : {ADMIN_USERNAME} / {ADMIN_PASSWORD}\n  \
+         front desk: {STAFF_USERNAME} / {STAFF_PASSWORD}\n  \
+         try       : curl -s -X POST localhost:8080/api/auth/login -H 'content-type: application/json' \
+         -d '{{\"username\":\"{ADMIN_USERNAME}\",\"password\":\"{ADMIN_PASSWORD}\",\"tenantId\":\"{TENANT_ID}\"}}'",
+        created.site,
+        created.products.join(", ")
+    )
+}

@@ -1,0 +1,450 @@
+//! `kairos`: the booking engine's single binary (API server, workers, administration).
+
+mod config;
+mod demo;
+mod workers;
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
+use config::{Config, LogFormat};
+use kairos_api::auth::passwords;
+use kairos_api::auth::tokens::TokenKeys;
+use kairos_api::rate_limit::{Limits, RateLimiter};
+use kairos_api::{ApiConfig, AppState};
+use kairos_domain::auth::{Role, validate_password, validate_username};
+use kairos_domain::tenancy::{Currency, parse_time_zone};
+use kairos_domain::{Clock, SystemClock, TenantId};
+use kairos_store::{Actor, ConnectOptions, NewAdminUser, NewTenant, Store, StoreError};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use tokio::sync::watch;
+
+#[derive(Debug, Parser)]
+#[command(name = "kairos", version, about = "Booking engine for activity venues")]
+struct Cli {
+    /// Configuration file (TOML); default ./kairos.toml when present.
+    #[arg(long, global = true, env = "KAIROS_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(flatten)]
+    db: DbArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Database options shared by every command.
+#[derive(Debug, Args)]
+struct DbArgs {
+    /// Database URL: sqlite:PATH or postgres://… (default: SQLite in the data directory).
+    #[arg(long, global = true, env = "DATABASE_URL")]
+    database_url: Option<String>,
+    /// Directory of the embedded SQLite database.
+    #[arg(long, global = true, env = "KAIROS_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the HTTP API and the background workers.
+    Serve(ServeArgs),
+    /// Run the background workers only.
+    Worker,
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Tenant administration.
+    Tenant {
+        #[command(subcommand)]
+        command: TenantCommand,
+    },
+    /// Staff account administration.
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
+    /// Create the demo tenant (on any database).
+    Demo,
+    /// Print the OpenAPI document.
+    Openapi,
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "KAIROS_LISTEN")]
+    listen: Option<String>,
+    /// Do not create the demo tenant on the embedded database.
+    #[arg(long)]
+    no_demo: bool,
+    /// Serve the API without background workers (run `kairos worker` elsewhere).
+    #[arg(long)]
+    no_workers: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum TenantCommand {
+    /// Create a tenant.
+    Create {
+        /// Tenant id (letters, digits, '-', '_'; sent as x-tenant-id).
+        #[arg(long)]
+        id: String,
+        #[arg(long)]
+        name: String,
+        /// ISO 4217 currency.
+        #[arg(long, default_value = "EUR")]
+        currency: String,
+        /// IANA time zone.
+        #[arg(long, default_value = "UTC")]
+        timezone: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum AdminCommand {
+    /// Create a staff account.
+    Create {
+        #[arg(long)]
+        tenant: String,
+        #[arg(long)]
+        username: String,
+        #[arg(long)]
+        password: String,
+        /// owner, manager, front_desk or viewer.
+        #[arg(long, default_value = "owner")]
+        role: String,
+        #[arg(long)]
+        display_name: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut config = match Config::load(cli.config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: invalid configuration: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(url) = cli.db.database_url.clone() {
+        config.database_url = Some(url);
+    }
+    if let Some(dir) = cli.db.data_dir.clone() {
+        config.data_dir = dir;
+    }
+    init_logging(&config);
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli.command, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(config: &Config) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .or_else(|_| EnvFilter::try_new(&config.log_level))
+        .unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match config.log_format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+}
+
+async fn open_store(config: &Config) -> anyhow::Result<(Store, String, bool)> {
+    let (url, embedded) = config.database();
+    if embedded {
+        std::fs::create_dir_all(&config.data_dir)
+            .with_context(|| format!("creating data directory {}", config.data_dir.display()))?;
+    }
+    let mut opts = ConnectOptions::new(url.clone());
+    opts.max_connections = config.max_connections;
+    let store = Store::open(&opts).await?;
+    Ok((store, url, embedded))
+}
+
+async fn run(command: Command, config: Config) -> anyhow::Result<()> {
+    match command {
+        Command::Openapi => {
+            println!("{}", serde_json::to_string_pretty(&kairos_api::openapi())?);
+            Ok(())
+        }
+        Command::Migrate => {
+            let (store, url, _) = open_store(&config).await?;
+            store.close().await;
+            println!("migrations applied to {}", redact(&url));
+            Ok(())
+        }
+        Command::Demo => {
+            let (store, _, _) = open_store(&config).await?;
+            match demo::ensure(&store, SystemClock.now()).await? {
+                Some(created) => println!("{}", demo::describe(&created)),
+                None => println!("demo tenant '{}' already exists", demo::TENANT_ID),
+            }
+            store.close().await;
+            Ok(())
+        }
+        Command::Tenant {
+            command:
+                TenantCommand::Create {
+                    id,
+                    name,
+                    currency,
+                    timezone,
+                },
+        } => {
+            let id = TenantId::parse(&id).map_err(|e| anyhow::anyhow!("--id {e}"))?;
+            let currency =
+                Currency::parse(&currency).map_err(|e| anyhow::anyhow!("--currency: {e}"))?;
+            parse_time_zone(&timezone).map_err(|e| anyhow::anyhow!("--timezone: {e}"))?;
+            if name.trim().is_empty() {
+                bail!("--name must not be empty");
+            }
+            let (store, _, _) = open_store(&config).await?;
+            let tenant = NewTenant {
+                id: id.clone(),
+                name: name.trim().to_owned(),
+                currency: currency.code().to_owned(),
+                timezone: timezone.trim().to_owned(),
+            };
+            let result = store.create_tenant(tenant, SystemClock.now()).await;
+            store.close().await;
+            match result {
+                Ok(t) => {
+                    println!("tenant '{}' created ({}, {})", t.id, t.currency, t.timezone);
+                    Ok(())
+                }
+                Err(StoreError::Conflict(_)) => bail!("tenant '{id}' already exists"),
+                Err(e) => Err(e.into()),
+            }
+        }
+        Command::Admin {
+            command:
+                AdminCommand::Create {
+                    tenant,
+                    username,
+                    password,
+                    role,
+                    display_name,
+                },
+        } => {
+            let tenant = TenantId::parse(&tenant).map_err(|e| anyhow::anyhow!("--tenant {e}"))?;
+            validate_username(&username).map_err(|e| anyhow::anyhow!("--username {e}"))?;
+            validate_password(&password).map_err(|e| anyhow::anyhow!("--password {e}"))?;
+            let role = Role::parse(&role).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--role '{role}' is not a role (owner, manager, front_desk, viewer)"
+                )
+            })?;
+            let (store, _, _) = open_store(&config).await?;
+            if store.get_tenant(&tenant).await?.is_none() {
+                store.close().await;
+                bail!("tenant '{tenant}' does not exist (create it with `kairos tenant create`)");
+            }
+            let hash = passwords::hash_blocking(&password).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let new = NewAdminUser {
+                display_name: display_name.unwrap_or_else(|| username.clone()),
+                username: username.clone(),
+                email: None,
+                password_hash: hash,
+                roles: vec![role],
+            };
+            let result = store
+                .create_admin_user(
+                    &tenant,
+                    new,
+                    &Actor::system("kairos admin create"),
+                    SystemClock.now(),
+                )
+                .await;
+            store.close().await;
+            match result {
+                Ok(u) => {
+                    println!(
+                        "administrator '{}' created in tenant '{tenant}' with role {role} (id {})",
+                        u.username, u.id
+                    );
+                    Ok(())
+                }
+                Err(StoreError::Conflict(_)) => {
+                    bail!("username '{username}' already exists in tenant '{tenant}'")
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
+        Command::Worker => {
+            let (store, _, _) = open_store(&config).await?;
+            let (tx, rx) = watch::channel(false);
+            let handle = tokio::spawn(workers::run(store.clone(), Arc::new(SystemClock), rx));
+            println!("kairos workers running; Ctrl-C to stop");
+            shutdown_signal().await;
+            let _ = tx.send(true);
+            let _ = handle.await;
+            store.close().await;
+            Ok(())
+        }
+        Command::Serve(args) => serve(args, config).await,
+    }
+}
+
+async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
+    if let Some(listen) = args.listen {
+        config.listen = listen;
+    }
+    let (store, url, embedded) = open_store(&config).await?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+
+    let secret = match &config.jwt_secret {
+        Some(s) if s.len() >= 32 => s.clone(),
+        Some(_) => bail!("KAIROS_JWT_SECRET must be at least 32 characters"),
+        None => {
+            let generated = format!(
+                "{}{}",
+                uuid::Uuid::new_v4().simple(),
+                uuid::Uuid::new_v4().simple()
+            );
+            store
+                .secret_or_insert("jwt_signing_key", generated, clock.now())
+                .await?
+        }
+    };
+    let limits = Limits {
+        strict: config.rate_limit_strict,
+        standard: config.rate_limit_standard,
+        relaxed: config.rate_limit_relaxed,
+    };
+    let limiter = match &config.redis_url {
+        Some(redis) => RateLimiter::redis(limits, redis, "kairos:rl:")
+            .await
+            .with_context(|| format!("connecting to Redis at {}", redact(redis)))?,
+        None => RateLimiter::in_memory(limits),
+    };
+
+    let demo_created = if embedded && !args.no_demo {
+        demo::ensure(&store, clock.now()).await?
+    } else {
+        None
+    };
+
+    let state = AppState::new(
+        store.clone(),
+        clock.clone(),
+        TokenKeys::from_secret(secret.as_bytes()),
+        limiter,
+        kairos_api::operations::install_metrics(),
+        ApiConfig {
+            body_limit_bytes: config.body_limit_bytes,
+            trust_forwarded_for: config.trust_forwarded_for,
+            ..ApiConfig::default()
+        },
+    );
+    let app = kairos_api::router(state);
+    let listener = tokio::net::TcpListener::bind(&config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    let addr = listener.local_addr()?;
+
+    println!(
+        "Kairos {} listening on http://{addr}",
+        env!("CARGO_PKG_VERSION")
+    );
+    println!("  database : {}", redact(&url));
+    println!("  API docs : http://{addr}/docs   (OpenAPI: http://{addr}/api/openapi.json)");
+    match &demo_created {
+        Some(created) => println!("{}", demo::describe(created)),
+        None if embedded && !args.no_demo => println!(
+            "  demo     : tenant '{}', owner {} / {} (unless changed)",
+            demo::TENANT_ID,
+            demo::ADMIN_USERNAME,
+            demo::ADMIN_PASSWORD
+        ),
+        None => {}
+    }
+    println!("Ready; press Ctrl-C to stop.");
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let worker = (!args.no_workers)
+        .then(|| tokio::spawn(workers::run(store.clone(), clock.clone(), stop_rx)));
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await?;
+    let _ = stop_tx.send(true);
+    if let Some(w) = worker {
+        let _ = w.await;
+    }
+    store.close().await;
+    tracing::info!("shut down cleanly");
+    Ok(())
+}
+
+/// Hides the password of a database or Redis URL.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutdown requested; finishing requests in flight");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn passwords_are_hidden_in_printed_urls() {
+        assert_eq!(
+            redact("postgres://kairos:s3cret@db:5432/k"),
+            "postgres://kairos:***@db:5432/k"
+        );
+        assert_eq!(
+            redact("postgres://postgres@127.0.0.1/k"),
+            "postgres://postgres@127.0.0.1/k"
+        );
+        assert_eq!(
+            redact("sqlite://./data/kairos.db"),
+            "sqlite://./data/kairos.db"
+        );
+    }
+}

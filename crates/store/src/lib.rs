@@ -1,0 +1,225 @@
+//! The database: one body of SQL compiled for SQLite and for PostgreSQL.
+//!
+//! `ops/` is compiled twice, once inside [`sqlite`] and once inside [`postgres`], each
+//! with its own `Db` type and `dialect` functions. [`Store`] dispatches every operation
+//! to the backend in use. Every public operation is one transaction, takes the
+//! [`TenantId`] first and filters every query on it.
+
+pub mod model;
+
+use kairos_domain::TenantId;
+use std::str::FromStr;
+use std::time::Duration;
+
+pub use model::*;
+
+/// Errors of store operations.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The addressed row does not exist for this tenant.
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness rule named by the operation was violated.
+    #[error("conflict: {0}")]
+    Conflict(&'static str),
+    /// Anything else the database reported: logged, answered as a 500.
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    /// A stored value could not be interpreted (corrupt or hand-edited row).
+    #[error("corrupt stored value: {0}")]
+    Corrupt(String),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Which database a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    pub fn of_url(url: &str) -> Option<Backend> {
+        if url.starts_with("sqlite:") {
+            Some(Backend::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Some(Backend::Postgres)
+        } else {
+            None
+        }
+    }
+}
+
+/// Connection settings.
+#[derive(Debug, Clone)]
+pub struct ConnectOptions {
+    pub url: String,
+    /// Maximum pool size (PostgreSQL, and SQLite readers).
+    pub max_connections: u32,
+}
+
+impl ConnectOptions {
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            max_connections: 16,
+        }
+    }
+}
+
+pub mod postgres;
+pub mod sqlite;
+
+static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// The database in use; cheap to clone (pools are shared).
+#[derive(Debug, Clone)]
+pub enum Store {
+    Sqlite(sqlite::ops::Repo),
+    Postgres(postgres::ops::Repo),
+}
+
+/// Why connecting failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("unsupported database URL '{0}': use sqlite:PATH or postgres://…")]
+    UnsupportedUrl(String),
+    #[error("cannot open the database: {0}")]
+    Open(#[from] sqlx::Error),
+    #[error("cannot apply migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+impl Store {
+    /// Opens the database named by `opts.url` (does not migrate).
+    pub async fn connect(opts: &ConnectOptions) -> Result<Store, ConnectError> {
+        match Backend::of_url(&opts.url) {
+            Some(Backend::Sqlite) => {
+                use sqlx::sqlite::{
+                    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+                };
+                let base = SqliteConnectOptions::from_str(&opts.url)?
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    .synchronous(SqliteSynchronous::Normal)
+                    .busy_timeout(Duration::from_secs(5))
+                    .foreign_keys(true)
+                    .pragma("temp_store", "memory");
+                // One writer connection: writes queue in the pool (fairly, without busy
+                // polling) while readers run in parallel on WAL snapshots.
+                let write = SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .acquire_timeout(Duration::from_secs(30))
+                    .connect_with(base.clone())
+                    .await?;
+                let read = SqlitePoolOptions::new()
+                    .max_connections(opts.max_connections.max(1))
+                    .acquire_timeout(Duration::from_secs(30))
+                    .connect_with(base.read_only(true))
+                    .await?;
+                Ok(Store::Sqlite(sqlite::ops::Repo::new(read, write)))
+            }
+            Some(Backend::Postgres) => {
+                use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+                let pg = PgConnectOptions::from_str(&opts.url)?;
+                let pool = PgPoolOptions::new()
+                    .max_connections(opts.max_connections.max(2))
+                    .acquire_timeout(Duration::from_secs(30))
+                    .connect_with(pg)
+                    .await?;
+                Ok(Store::Postgres(postgres::ops::Repo::new(
+                    pool.clone(),
+                    pool,
+                )))
+            }
+            None => Err(ConnectError::UnsupportedUrl(opts.url.clone())),
+        }
+    }
+
+    /// Opens and migrates.
+    pub async fn open(opts: &ConnectOptions) -> Result<Store, ConnectError> {
+        let store = Self::connect(opts).await?;
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Applies pending migrations of the backend in use.
+    pub async fn migrate(&self) -> Result<(), ConnectError> {
+        match self {
+            Store::Sqlite(r) => SQLITE_MIGRATOR.run(r.write_pool()).await?,
+            Store::Postgres(r) => POSTGRES_MIGRATOR.run(r.write_pool()).await?,
+        }
+        Ok(())
+    }
+
+    pub fn backend(&self) -> Backend {
+        match self {
+            Store::Sqlite(_) => Backend::Sqlite,
+            Store::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Closes every pool, waiting for connections in use to be returned.
+    pub async fn close(&self) {
+        match self {
+            Store::Sqlite(r) => r.close().await,
+            Store::Postgres(r) => r.close().await,
+        }
+    }
+}
+
+/// Declares `Store` methods that forward to the same-named `Repo` method of the backend
+/// in use; the list below is the store's whole public surface.
+macro_rules! delegate {
+    ($( $(#[$meta:meta])* pub async fn $name:ident(&self $(, $arg:ident : $ty:ty)* $(,)?) -> $ret:ty; )*) => {
+        impl Store {
+            $(
+                $(#[$meta])*
+                pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
+                    match self {
+                        Store::Sqlite(r) => r.$name($($arg),*).await,
+                        Store::Postgres(r) => r.$name($($arg),*).await,
+                    }
+                }
+            )*
+        }
+    };
+}
+
+delegate! {
+    /// Checks that the database answers.
+    pub async fn ping(&self) -> StoreResult<()>;
+    /// Returns the named server secret, creating it from `generated` on first use.
+    pub async fn secret_or_insert(&self, name: &str, generated: String, now: Timestamp) -> StoreResult<String>;
+    /// Removes idempotency records older than their 24-hour lifetime.
+    pub async fn purge_expired_idempotency_keys(&self, now: Timestamp) -> StoreResult<u64>;
+
+    // tenancy
+    pub async fn create_tenant(&self, new: NewTenant, now: Timestamp) -> StoreResult<Tenant>;
+    pub async fn get_tenant(&self, id: &TenantId) -> StoreResult<Option<Tenant>>;
+    pub async fn create_site(&self, tenant: &TenantId, new: NewSite, actor: &Actor, now: Timestamp) -> StoreResult<Site>;
+    pub async fn list_sites(&self, tenant: &TenantId) -> StoreResult<Vec<Site>>;
+    pub async fn create_product(&self, tenant: &TenantId, new: NewProduct, actor: &Actor, now: Timestamp) -> StoreResult<Product>;
+    pub async fn list_products(&self, tenant: &TenantId) -> StoreResult<Vec<Product>>;
+
+    // staff accounts
+    pub async fn create_admin_user(&self, tenant: &TenantId, new: NewAdminUser, actor: &Actor, now: Timestamp) -> StoreResult<AdminUser>;
+    pub async fn get_admin_user(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<AdminUser>>;
+    pub async fn find_admin_user_by_username(&self, tenant: &TenantId, username: &str) -> StoreResult<Option<AdminUser>>;
+    pub async fn list_admin_users(&self, tenant: &TenantId) -> StoreResult<Vec<AdminUser>>;
+    pub async fn update_admin_user(&self, tenant: &TenantId, id: Uuid, patch: AdminUserPatch, actor: &Actor, now: Timestamp) -> StoreResult<AdminUser>;
+    pub async fn record_admin_login(&self, tenant: &TenantId, id: Uuid, now: Timestamp) -> StoreResult<()>;
+
+    // customers
+    pub async fn create_customer(&self, tenant: &TenantId, new: NewCustomer, now: Timestamp) -> StoreResult<Customer>;
+    pub async fn get_customer(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Customer>>;
+    pub async fn find_customer_by_email(&self, tenant: &TenantId, email: &str) -> StoreResult<Option<Customer>>;
+    pub async fn update_customer(&self, tenant: &TenantId, id: Uuid, patch: CustomerPatch, now: Timestamp) -> StoreResult<Customer>;
+
+    // audit log
+    pub async fn list_audit(&self, tenant: &TenantId, entity_type: &str, entity_id: &str) -> StoreResult<Vec<AuditEntry>>;
+}
+
+pub use uuid::Uuid;

@@ -1,0 +1,262 @@
+//! Records the store reads and writes, shared by both backends.
+
+use kairos_domain::TenantId;
+use kairos_domain::auth::Role;
+use serde_json::Value;
+use uuid::Uuid;
+
+/// A UTC instant.
+pub type Timestamp = chrono::DateTime<chrono::Utc>;
+
+/// Who performed a change, for the audit log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    pub kind: ActorKind,
+    pub id: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActorKind {
+    Admin,
+    Customer,
+    System,
+}
+
+impl ActorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActorKind::Admin => "admin",
+            ActorKind::Customer => "customer",
+            ActorKind::System => "system",
+        }
+    }
+}
+
+impl Actor {
+    /// The command line, the demo seeder and background workers.
+    pub fn system(name: &str) -> Self {
+        Self {
+            kind: ActorKind::System,
+            id: None,
+            name: Some(name.to_owned()),
+        }
+    }
+
+    pub fn admin(id: Uuid, name: &str) -> Self {
+        Self {
+            kind: ActorKind::Admin,
+            id: Some(id.to_string()),
+            name: Some(name.to_owned()),
+        }
+    }
+
+    pub fn customer(id: Uuid, name: Option<&str>) -> Self {
+        Self {
+            kind: ActorKind::Customer,
+            id: Some(id.to_string()),
+            name: name.map(str::to_owned),
+        }
+    }
+}
+
+/// A row of the audit log.
+#[derive(Debug, Clone)]
+pub struct AuditEntry {
+    pub id: Uuid,
+    pub occurred_at: Timestamp,
+    pub actor_type: String,
+    pub actor_id: Option<String>,
+    pub actor_name: Option<String>,
+    pub action: String,
+    pub entity_type: String,
+    pub entity_id: String,
+    /// `{field: {"from": old, "to": new}}` for updates, the created values for creations.
+    pub changes: Value,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewTenant {
+    pub id: TenantId,
+    pub name: String,
+    pub currency: String,
+    pub timezone: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Tenant {
+    pub id: TenantId,
+    pub name: String,
+    pub currency: String,
+    pub timezone: String,
+    pub hold_ttl_minutes: i32,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewSite {
+    pub name: String,
+    pub timezone: String,
+    pub currency: String,
+    pub locale: String,
+    pub address: Option<String>,
+    pub contact_email: Option<String>,
+    pub contact_phone: Option<String>,
+    pub hold_ttl_minutes: Option<i32>,
+    pub cancellation_policy: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Site {
+    pub id: Uuid,
+    pub name: String,
+    pub timezone: String,
+    pub currency: String,
+    pub locale: String,
+    pub address: Option<String>,
+    pub contact_email: Option<String>,
+    pub contact_phone: Option<String>,
+    pub hold_ttl_minutes: Option<i32>,
+    pub cancellation_policy: String,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewProduct {
+    pub site_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub duration_mins: i32,
+    pub capacity: i32,
+    /// Minor units.
+    pub base_price: i64,
+    /// `per_person` or `per_booking`.
+    pub price_type: String,
+    /// Basis points: 24 % is 2400.
+    pub tax_rate_bp: i32,
+    pub prices_include_tax: bool,
+    /// `interval` or `fixed`.
+    pub slot_policy: String,
+    pub slot_interval_min: i32,
+    pub fixed_slot_times: Vec<String>,
+    pub setup_time: i32,
+    pub cleanup_time: i32,
+    pub label_codes: Vec<String>,
+    pub requires_waiver: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Product {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub duration_mins: i32,
+    pub capacity: i32,
+    pub base_price: i64,
+    pub price_type: String,
+    pub tax_rate_bp: i32,
+    pub prices_include_tax: bool,
+    pub slot_policy: String,
+    pub slot_interval_min: i32,
+    pub fixed_slot_times: Vec<String>,
+    pub setup_time: i32,
+    pub cleanup_time: i32,
+    pub label_codes: Vec<String>,
+    pub requires_waiver: bool,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewAdminUser {
+    pub username: String,
+    pub display_name: String,
+    pub email: Option<String>,
+    pub password_hash: String,
+    pub roles: Vec<Role>,
+}
+
+/// A staff account. `roles` is sorted and never empty for an active user.
+#[derive(Debug, Clone)]
+pub struct AdminUser {
+    pub id: Uuid,
+    pub tenant_id: TenantId,
+    pub username: String,
+    pub display_name: String,
+    pub email: Option<String>,
+    pub password_hash: String,
+    pub roles: Vec<Role>,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub last_login_at: Option<Timestamp>,
+}
+
+/// Fields of a staff account to change; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default)]
+pub struct AdminUserPatch {
+    pub display_name: Option<String>,
+    /// `Some(None)` clears the email.
+    pub email: Option<Option<String>>,
+    pub password_hash: Option<String>,
+    pub roles: Option<Vec<Role>>,
+    pub is_active: Option<bool>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewCustomer {
+    pub email: String,
+    pub password_hash: Option<String>,
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub phone: Option<String>,
+    pub marketing_opt_in: bool,
+    pub sms_opt_in: bool,
+    pub terms_accepted: bool,
+    pub privacy_accepted: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Customer {
+    pub id: Uuid,
+    pub email: String,
+    pub password_hash: Option<String>,
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub phone: Option<String>,
+    pub marketing_opt_in: bool,
+    pub sms_opt_in: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl Customer {
+    /// "First Last", or the email when no name is known.
+    pub fn display_name(&self) -> String {
+        let name = [self.first_name.as_deref(), self.last_name.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if name.is_empty() {
+            self.email.clone()
+        } else {
+            name
+        }
+    }
+}
+
+/// Profile fields a customer may change; `Some(None)` clears an optional field.
+#[derive(Debug, Clone, Default)]
+pub struct CustomerPatch {
+    pub first_name: Option<Option<String>>,
+    pub last_name: Option<Option<String>>,
+    pub phone: Option<Option<String>>,
+    pub marketing_opt_in: Option<bool>,
+    pub sms_opt_in: Option<bool>,
+}

@@ -1,0 +1,95 @@
+//! The audit log: one row per state change, written in the change's transaction.
+
+use super::{Db, Repo};
+use crate::{Actor, AuditEntry, StoreResult, Timestamp};
+use kairos_domain::{TenantId, new_id};
+use serde_json::Value;
+use sqlx::Transaction;
+use sqlx::types::Json;
+use uuid::Uuid;
+
+/// What changed, for [`record`].
+pub(super) struct Change<'a> {
+    pub action: &'a str,
+    pub entity_type: &'a str,
+    pub entity_id: String,
+    pub changes: Value,
+}
+
+/// Appends an audit row inside the caller's transaction.
+pub(super) async fn record(
+    tx: &mut Transaction<'static, Db>,
+    tenant: &TenantId,
+    actor: &Actor,
+    change: Change<'_>,
+    now: Timestamp,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO audit_log (tenant_id, id, occurred_at, actor_type, actor_id, actor_name,
+                                action, entity_type, entity_id, changes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+    )
+    .bind(tenant.as_str())
+    .bind(new_id())
+    .bind(now)
+    .bind(actor.kind.as_str())
+    .bind(actor.id.as_deref())
+    .bind(actor.name.as_deref())
+    .bind(change.action)
+    .bind(change.entity_type)
+    .bind(change.entity_id)
+    .bind(Json(change.changes))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct AuditRow {
+    id: Uuid,
+    occurred_at: Timestamp,
+    actor_type: String,
+    actor_id: Option<String>,
+    actor_name: Option<String>,
+    action: String,
+    entity_type: String,
+    entity_id: String,
+    changes: Json<Value>,
+}
+
+impl Repo {
+    /// The history of one entity, oldest first.
+    pub async fn list_audit(
+        &self,
+        tenant: &TenantId,
+        entity_type: &str,
+        entity_id: &str,
+    ) -> StoreResult<Vec<AuditEntry>> {
+        let rows: Vec<AuditRow> = sqlx::query_as(
+            "SELECT id, occurred_at, actor_type, actor_id, actor_name, action, entity_type,
+                    entity_id, changes
+             FROM audit_log
+             WHERE tenant_id = $1 AND entity_type = $2 AND entity_id = $3
+             ORDER BY occurred_at, id",
+        )
+        .bind(tenant.as_str())
+        .bind(entity_type)
+        .bind(entity_id)
+        .fetch_all(&self.read)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| AuditEntry {
+                id: r.id,
+                occurred_at: r.occurred_at,
+                actor_type: r.actor_type,
+                actor_id: r.actor_id,
+                actor_name: r.actor_name,
+                action: r.action,
+                entity_type: r.entity_type,
+                entity_id: r.entity_id,
+                changes: r.changes.0,
+            })
+            .collect())
+    }
+}

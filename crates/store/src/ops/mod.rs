@@ -1,0 +1,55 @@
+//! Store operations, written once and compiled for each backend (see the crate docs).
+//!
+//! Inside this module `Db` is the backend's database type and `dialect` holds the few
+//! statements spelled differently. Every write runs in one transaction begun with
+//! `dialect::BEGIN_WRITE`; every query filters on the tenant.
+
+mod admin_users;
+mod audit;
+mod customers;
+mod system;
+mod tenancy;
+
+use super::Db;
+use super::dialect;
+use crate::StoreError;
+use sqlx::{Pool, Transaction};
+
+/// The backend's pools: readers and the writer (the same pool on PostgreSQL).
+#[derive(Debug, Clone)]
+pub struct Repo {
+    read: Pool<Db>,
+    write: Pool<Db>,
+}
+
+impl Repo {
+    pub fn new(read: Pool<Db>, write: Pool<Db>) -> Self {
+        Self { read, write }
+    }
+
+    pub fn write_pool(&self) -> &Pool<Db> {
+        &self.write
+    }
+
+    pub fn read_pool(&self) -> &Pool<Db> {
+        &self.read
+    }
+
+    pub async fn close(&self) {
+        self.read.close().await;
+        self.write.close().await;
+    }
+
+    /// Starts a write transaction (SQLite: `BEGIN IMMEDIATE` on the single writer).
+    async fn begin_write(&self) -> Result<Transaction<'static, Db>, sqlx::Error> {
+        self.write.begin_with(dialect::BEGIN_WRITE).await
+    }
+}
+
+/// Maps a unique-constraint violation to the operation's named conflict.
+fn unique_as(e: sqlx::Error, name: &'static str) -> StoreError {
+    match &e {
+        sqlx::Error::Database(d) if d.is_unique_violation() => StoreError::Conflict(name),
+        _ => StoreError::Database(e),
+    }
+}

@@ -1,0 +1,234 @@
+//! Test support: an in-process [`TestApp`] on a fresh database per test, request
+//! helpers, factories and a controllable clock.
+//!
+//! The backend is SQLite in a temporary directory unless `TEST_DATABASE_URL` names a
+//! PostgreSQL server, in which case each test creates its own database there and drops
+//! it when the app is dropped.
+
+mod db;
+mod request;
+
+pub use db::TestDb;
+pub use request::{TestRequest, TestResponse};
+
+use chrono::{DateTime, Utc};
+use kairos_api::auth::passwords;
+use kairos_api::auth::tokens::TokenKeys;
+use kairos_api::rate_limit::{Limits, RateLimiter};
+use kairos_api::{ApiConfig, AppState};
+use kairos_domain::auth::Role;
+use kairos_domain::{ManualClock, TenantId};
+use kairos_store::{Actor, NewAdminUser, NewTenant, Store};
+use serde_json::json;
+use std::sync::Arc;
+
+/// The instant every test clock starts at (a Saturday).
+pub fn test_epoch() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-11-21T09:00:00Z")
+        .map(|d| d.with_timezone(&Utc))
+        .unwrap_or_default()
+}
+
+/// Options for [`TestApp::builder`].
+pub struct TestAppBuilder {
+    limits: Limits,
+    redis: Option<(String, String)>,
+    db: Option<Arc<TestDb>>,
+}
+
+impl TestAppBuilder {
+    /// Rate limits per tier (default: the spec's 5 / 100 / 200).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Shares rate limit counts through Redis at `url`, under `prefix`.
+    pub fn redis(mut self, url: &str, prefix: &str) -> Self {
+        self.redis = Some((url.to_owned(), prefix.to_owned()));
+        self
+    }
+
+    /// Runs on the database of another app (a second instance of the same deployment).
+    pub fn same_database_as(mut self, other: &TestApp) -> Self {
+        self.db = Some(other.db.clone());
+        self
+    }
+
+    pub async fn spawn(self) -> TestApp {
+        let db = match self.db {
+            Some(db) => db,
+            None => Arc::new(TestDb::create().await),
+        };
+        let store = Store::open(&kairos_store::ConnectOptions::new(db.url()))
+            .await
+            .unwrap_or_else(|e| panic!("cannot open test database: {e}"));
+        let clock = ManualClock::new(test_epoch());
+        let limiter = match &self.redis {
+            Some((url, prefix)) => RateLimiter::redis(self.limits, url, prefix)
+                .await
+                .unwrap_or_else(|e| panic!("cannot reach redis: {e}")),
+            None => RateLimiter::in_memory(self.limits),
+        };
+        let state = AppState::new(
+            store.clone(),
+            Arc::new(clock.clone()),
+            TokenKeys::from_secret(b"kairos-test-signing-key-0123456789"),
+            limiter,
+            kairos_api::operations::install_metrics(),
+            ApiConfig::default(),
+        );
+        let router = kairos_api::router(state.clone());
+        TestApp {
+            state,
+            router,
+            clock,
+            store,
+            db,
+        }
+    }
+}
+
+/// One application instance on its own database.
+pub struct TestApp {
+    pub state: AppState,
+    pub router: axum::Router,
+    pub clock: ManualClock,
+    pub store: Store,
+    db: Arc<TestDb>,
+}
+
+/// A tenant made by [`TestApp::tenant`], with its owner signed in.
+#[derive(Debug, Clone)]
+pub struct TenantFixture {
+    pub id: String,
+    pub owner_username: String,
+    pub owner_password: String,
+    pub owner_token: String,
+}
+
+impl TestApp {
+    pub fn builder() -> TestAppBuilder {
+        TestAppBuilder {
+            limits: Limits::default(),
+            redis: None,
+            db: None,
+        }
+    }
+
+    pub async fn spawn() -> TestApp {
+        Self::builder().spawn().await
+    }
+
+    pub fn get(&self, path: &str) -> TestRequest<'_> {
+        TestRequest::new(self, http::Method::GET, path)
+    }
+
+    pub fn post(&self, path: &str) -> TestRequest<'_> {
+        TestRequest::new(self, http::Method::POST, path)
+    }
+
+    pub fn patch(&self, path: &str) -> TestRequest<'_> {
+        TestRequest::new(self, http::Method::PATCH, path)
+    }
+
+    pub fn put(&self, path: &str) -> TestRequest<'_> {
+        TestRequest::new(self, http::Method::PUT, path)
+    }
+
+    pub fn delete(&self, path: &str) -> TestRequest<'_> {
+        TestRequest::new(self, http::Method::DELETE, path)
+    }
+
+    /// Creates tenant `id` (EUR, Europe/Helsinki) with an owner, signed in through the API.
+    pub async fn tenant(&self, id: &str) -> TenantFixture {
+        let tenant = TenantId::parse(id).unwrap_or_else(|e| panic!("{e}"));
+        self.store
+            .create_tenant(
+                NewTenant {
+                    id: tenant.clone(),
+                    name: format!("Tenant {id}"),
+                    currency: "EUR".into(),
+                    timezone: "Europe/Helsinki".into(),
+                },
+                self.clock_now(),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("create tenant: {e}"));
+        let owner_password = "owner-password-1".to_owned();
+        self.staff(id, "owner", &owner_password, &[Role::Owner])
+            .await;
+        let owner_token = self.admin_token(id, "owner", &owner_password).await;
+        TenantFixture {
+            id: id.to_owned(),
+            owner_username: "owner".into(),
+            owner_password,
+            owner_token,
+        }
+    }
+
+    /// Creates a staff account directly in the store.
+    pub async fn staff(
+        &self,
+        tenant: &str,
+        username: &str,
+        password: &str,
+        roles: &[Role],
+    ) -> uuid::Uuid {
+        let tenant = TenantId::parse(tenant).unwrap_or_else(|e| panic!("{e}"));
+        let hash = passwords::hash_blocking(password).unwrap_or_else(|e| panic!("{e}"));
+        self.store
+            .create_admin_user(
+                &tenant,
+                NewAdminUser {
+                    username: username.into(),
+                    display_name: format!("{username} (test)"),
+                    email: None,
+                    password_hash: hash,
+                    roles: roles.to_vec(),
+                },
+                &Actor::system("testkit"),
+                self.clock_now(),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("create staff: {e}"))
+            .id
+    }
+
+    /// Signs a staff member in through `POST /api/auth/login` and returns the token.
+    pub async fn admin_token(&self, tenant: &str, username: &str, password: &str) -> String {
+        let res = self
+            .post("/api/auth/login")
+            .tenant(tenant)
+            .json(json!({"username": username, "password": password, "tenantId": tenant}))
+            .send()
+            .await;
+        res.assert_status(200);
+        res.str("access_token").to_owned()
+    }
+
+    /// Registers a customer through the API and returns its token.
+    pub async fn customer_token(&self, tenant: &str, email: &str) -> String {
+        let res = self
+            .post("/api/v1/customers/register")
+            .tenant(tenant)
+            .json(json!({
+                "email": email, "password": "customer-pass-1", "firstName": "Test",
+                "lastName": "Customer", "termsAccepted": true, "privacyPolicyAccepted": true
+            }))
+            .send()
+            .await;
+        res.assert_status(201);
+        res.str("access_token").to_owned()
+    }
+
+    pub fn clock_now(&self) -> DateTime<Utc> {
+        use kairos_domain::Clock;
+        self.clock.now()
+    }
+}
+
+/// Whether the suite runs against PostgreSQL (`TEST_DATABASE_URL=postgres://…`).
+pub fn on_postgres() -> bool {
+    std::env::var("TEST_DATABASE_URL").is_ok_and(|u| u.starts_with("postgres"))
+}
