@@ -63,9 +63,9 @@ pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
-    pub details: Option<Value>,
+    pub details: Option<Box<Value>>,
     /// Logged, never sent.
-    pub(crate) source: Option<String>,
+    pub(crate) source: Option<Box<str>>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -82,7 +82,7 @@ impl ApiError {
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 
@@ -142,7 +142,7 @@ impl ApiError {
             code: code::INTERNAL_ERROR,
             message: "An internal error occurred; it has been logged".to_owned(),
             details: None,
-            source: Some(format!("{cause} (at {location})")),
+            source: Some(format!("{cause} (at {location})").into_boxed_str()),
         }
     }
 }
@@ -187,7 +187,7 @@ impl IntoResponse for ApiError {
             error: self.code.to_owned(),
             message: self.message,
             code: self.status.as_u16(),
-            details: self.details,
+            details: self.details.map(|d| *d),
         };
         (self.status, axum::Json(body)).into_response()
     }

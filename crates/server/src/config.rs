@@ -97,6 +97,10 @@ mod tests {
     use super::*;
 
     #[test]
+    #[expect(
+        clippy::result_large_err,
+        reason = "figment::Jail fixes the closure's error type"
+    )]
     fn file_then_environment_override_defaults() {
         figment::Jail::expect_with(|jail| {
             jail.create_file(

@@ -194,7 +194,7 @@ fn missing_field(message: &str) -> Option<&str> {
 
 /// serde's messages name Rust types; say it in JSON terms.
 fn clean_message(message: &str) -> String {
-    let replaced = message
+    message
         .replace("expected u8", "expected a non-negative integer")
         .replace("expected u16", "expected a non-negative integer")
         .replace("expected u32", "expected a non-negative integer")
@@ -202,8 +202,7 @@ fn clean_message(message: &str) -> String {
         .replace("expected i32", "expected an integer")
         .replace("expected i64", "expected an integer")
         .replace("expected f64", "expected a number")
-        .replace("expected a boolean", "expected true or false");
-    replaced
+        .replace("expected a boolean", "expected true or false")
 }
 
 #[cfg(test)]
