@@ -8,6 +8,8 @@ pub mod clock;
 pub mod customers;
 pub mod ids;
 pub mod money;
+pub mod pricing;
+pub mod scheduling;
 pub mod tenancy;
 pub mod validation;
 
