@@ -482,6 +482,14 @@ pub fn start_of_day(tz: &TimeZone, date: NaiveDate) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp(zoned.timestamp().as_second(), 0)
 }
 
+/// The local date of instant `now` in `tz`.
+pub fn local_date(tz: &TimeZone, now: DateTime<Utc>) -> NaiveDate {
+    let ts = jiff::Timestamp::from_second(now.timestamp()).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    let d = ts.to_zoned(tz.clone()).date();
+    NaiveDate::from_ymd_opt(i32::from(d.year()), d.month() as u32, d.day() as u32)
+        .unwrap_or_default()
+}
+
 /// The slots of one product on one local date.
 pub fn slots_on(
     tz: &TimeZone,
@@ -542,3 +550,6 @@ pub fn overrides_conflict(a: &Override, b: &Override, from: NaiveDate) -> Option
 
 #[cfg(test)]
 mod tests;
+
+/// How far ahead slots are generated (spec Part B section 8).
+pub const HORIZON_DAYS: i64 = 60;

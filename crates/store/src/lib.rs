@@ -222,6 +222,35 @@ delegate! {
     pub async fn find_customer_by_email(&self, tenant: &TenantId, email: &str) -> StoreResult<Option<Customer>>;
     pub async fn update_customer(&self, tenant: &TenantId, id: Uuid, patch: CustomerPatch, now: Timestamp) -> StoreResult<Customer>;
 
+    // catalog
+    pub async fn get_site(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Site>>;
+    pub async fn update_site(&self, tenant: &TenantId, id: Uuid, new: NewSite, is_active: bool, actor: &Actor, now: Timestamp) -> StoreResult<Site>;
+    pub async fn get_product(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Product>>;
+    pub async fn update_product(&self, tenant: &TenantId, id: Uuid, new: NewProduct, is_active: bool, actor: &Actor, now: Timestamp) -> StoreResult<Product>;
+    pub async fn create_variant(&self, tenant: &TenantId, product: Uuid, new: NewVariant, actor: &Actor, now: Timestamp) -> StoreResult<Variant>;
+    pub async fn list_variants(&self, tenant: &TenantId, product: Uuid) -> StoreResult<Vec<Variant>>;
+    pub async fn update_variant(&self, tenant: &TenantId, product: Uuid, id: Uuid, new: NewVariant, actor: &Actor, now: Timestamp) -> StoreResult<Variant>;
+    pub async fn create_addon(&self, tenant: &TenantId, product: Uuid, new: NewAddon, actor: &Actor, now: Timestamp) -> StoreResult<Addon>;
+    pub async fn list_addons(&self, tenant: &TenantId, product: Uuid) -> StoreResult<Vec<Addon>>;
+    pub async fn update_addon(&self, tenant: &TenantId, product: Uuid, id: Uuid, new: NewAddon, actor: &Actor, now: Timestamp) -> StoreResult<Addon>;
+
+    // schedules and slots
+    pub async fn create_template(&self, tenant: &TenantId, new: NewTemplate, actor: &Actor, now: Timestamp) -> StoreResult<Changed<TemplateRecord>>;
+    pub async fn get_template(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<TemplateRecord>>;
+    pub async fn list_templates(&self, tenant: &TenantId, scope: Option<(String, Uuid)>) -> StoreResult<Vec<TemplateRecord>>;
+    pub async fn update_template(&self, tenant: &TenantId, id: Uuid, new: NewTemplate, actor: &Actor, now: Timestamp) -> StoreResult<Changed<TemplateRecord>>;
+    pub async fn delete_template(&self, tenant: &TenantId, id: Uuid, actor: &Actor, now: Timestamp) -> StoreResult<Changed<TemplateRecord>>;
+    pub async fn create_date_rule(&self, tenant: &TenantId, kind: DateRuleKind, new: NewDateRule, actor: &Actor, now: Timestamp) -> StoreResult<Changed<DateRuleRecord>>;
+    pub async fn get_date_rule(&self, tenant: &TenantId, kind: DateRuleKind, id: Uuid) -> StoreResult<Option<DateRuleRecord>>;
+    pub async fn list_date_rules(&self, tenant: &TenantId, kind: DateRuleKind, scope: Option<(String, Uuid)>) -> StoreResult<Vec<DateRuleRecord>>;
+    pub async fn delete_date_rule(&self, tenant: &TenantId, kind: DateRuleKind, id: Uuid, actor: &Actor, now: Timestamp) -> StoreResult<Changed<DateRuleRecord>>;
+    /// Regenerates, or with `dry_run` previews, the slots of a site's or product's scope.
+    pub async fn regenerate(&self, tenant: &TenantId, scope_type: &str, scope_id: Uuid, span: DateSpan, now: Timestamp, dry_run: bool) -> StoreResult<RegenReport>;
+    pub async fn all_products(&self) -> StoreResult<Vec<(TenantId, Uuid)>>;
+    pub async fn open_slots(&self, tenant: &TenantId, product: Uuid, from: Timestamp, to: Timestamp, party_size: i32, now: Timestamp) -> StoreResult<Vec<Slot>>;
+    pub async fn list_slots(&self, tenant: &TenantId, product: Uuid, from: Timestamp, to: Timestamp) -> StoreResult<Vec<Slot>>;
+    pub async fn reserve_seats(&self, tenant: &TenantId, slot: Uuid, seats: i32, now: Timestamp) -> StoreResult<bool>;
+
     // audit log
     pub async fn list_audit(&self, tenant: &TenantId, entity_type: &str, entity_id: &str) -> StoreResult<Vec<AuditEntry>>;
 }

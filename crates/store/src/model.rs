@@ -2,6 +2,7 @@
 
 use kairos_domain::TenantId;
 use kairos_domain::auth::Role;
+use serde::Serialize;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -94,7 +95,7 @@ pub struct Tenant {
     pub created_at: Timestamp,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct NewSite {
     pub name: String,
     pub timezone: String,
@@ -107,7 +108,7 @@ pub struct NewSite {
     pub cancellation_policy: String,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Site {
     pub id: Uuid,
     pub name: String,
@@ -124,7 +125,7 @@ pub struct Site {
     pub updated_at: Timestamp,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct NewProduct {
     pub site_id: Uuid,
     pub name: String,
@@ -148,7 +149,7 @@ pub struct NewProduct {
     pub requires_waiver: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Product {
     pub id: Uuid,
     pub site_id: Uuid,
@@ -259,4 +260,185 @@ pub struct CustomerPatch {
     pub phone: Option<Option<String>>,
     pub marketing_opt_in: Option<bool>,
     pub sms_opt_in: Option<bool>,
+}
+
+/// A product variant. `price_mode`: `none` (base price), `adjustment` (base + amount, may be
+/// negative) or `override` (amount replaces the base price).
+#[derive(Debug, Clone, Serialize)]
+pub struct NewVariant {
+    pub name: String,
+    pub description: String,
+    pub price_mode: String,
+    pub price_amount: i64,
+    pub capacity_share: Option<i32>,
+    pub display_order: i32,
+    pub is_active: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Variant {
+    pub id: Uuid,
+    pub product_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub price_mode: String,
+    pub price_amount: i64,
+    pub capacity_share: Option<i32>,
+    pub display_order: i32,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A product add-on (spec Part B 2.2). `amount` is minor units for `fixed` and
+/// `per_person` prices and basis points for `percentage`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NewAddon {
+    pub name: String,
+    pub description: String,
+    pub addon_type: String,
+    pub mode: String,
+    pub price_type: String,
+    pub amount: i64,
+    pub max_quantity: Option<i32>,
+    pub display_order: i32,
+    pub is_active: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Addon {
+    pub id: Uuid,
+    pub product_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub addon_type: String,
+    pub mode: String,
+    pub price_type: String,
+    pub amount: i64,
+    pub max_quantity: Option<i32>,
+    pub display_order: i32,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Input of a schedule template (times `HH:MM`, site local).
+#[derive(Debug, Clone, Serialize)]
+pub struct NewTemplate {
+    pub scope_type: String,
+    pub scope_id: Uuid,
+    pub day_of_week: Option<i32>,
+    pub start_time: String,
+    pub end_time: String,
+    pub recurrence_kind: String,
+    pub by_day: Option<i32>,
+    pub by_month: Option<i32>,
+    pub by_month_day: Option<i32>,
+    pub exdates: Vec<chrono::NaiveDate>,
+    pub valid_from: Option<chrono::NaiveDate>,
+    pub valid_to: Option<chrono::NaiveDate>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TemplateRecord {
+    pub id: Uuid,
+    #[serde(flatten)]
+    pub fields: NewTemplate,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Input of a schedule override or blackout. Blackouts carry `kind` and may omit times
+/// (all day); overrides have no kind and need both times.
+#[derive(Debug, Clone, Serialize)]
+pub struct NewDateRule {
+    pub scope_type: String,
+    pub scope_id: Uuid,
+    pub kind: Option<String>,
+    pub date_from: chrono::NaiveDate,
+    pub date_to: chrono::NaiveDate,
+    pub start_time: Option<String>,
+    pub end_time: Option<String>,
+    /// `none` or `annual`.
+    pub recurrence: String,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DateRuleRecord {
+    pub id: Uuid,
+    #[serde(flatten)]
+    pub fields: NewDateRule,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Which of the two date-rule tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateRuleKind {
+    Override,
+    Blackout,
+}
+
+/// A bookable slot.
+#[derive(Debug, Clone, Serialize)]
+pub struct Slot {
+    pub id: Uuid,
+    pub product_id: Uuid,
+    pub site_id: Uuid,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    pub capacity: i32,
+    pub booked: i32,
+    pub is_orphaned: bool,
+}
+
+/// What a regeneration did (or would do, for a preview).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RegenReport {
+    pub products: usize,
+    pub created: usize,
+    pub deleted: usize,
+    pub orphaned: usize,
+    pub restored: usize,
+    pub kept: usize,
+    pub sample_created: Vec<Timestamp>,
+    pub sample_deleted: Vec<Timestamp>,
+    pub sample_orphaned: Vec<Timestamp>,
+}
+
+impl RegenReport {
+    pub const SAMPLES: usize = 10;
+
+    pub fn absorb(&mut self, other: RegenReport) {
+        self.products += other.products;
+        self.created += other.created;
+        self.deleted += other.deleted;
+        self.orphaned += other.orphaned;
+        self.restored += other.restored;
+        self.kept += other.kept;
+        for (into, from) in [
+            (&mut self.sample_created, other.sample_created),
+            (&mut self.sample_deleted, other.sample_deleted),
+            (&mut self.sample_orphaned, other.sample_orphaned),
+        ] {
+            into.extend(from);
+            into.truncate(Self::SAMPLES);
+        }
+    }
+}
+
+/// Dates a regeneration covers; missing ends mean today and today + horizon (site time).
+/// Both are clamped to that window.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DateSpan {
+    pub from: Option<chrono::NaiveDate>,
+    pub to: Option<chrono::NaiveDate>,
+}
+
+/// A schedule change with the regeneration it caused.
+#[derive(Debug, Clone)]
+pub struct Changed<T> {
+    pub record: T,
+    pub regeneration: RegenReport,
 }

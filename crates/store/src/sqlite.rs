@@ -12,6 +12,15 @@ pub mod dialect {
     pub const FOR_UPDATE: &str = "";
     /// Case-insensitive match.
     pub const ILIKE: &str = "LIKE";
+
+    /// Serialises regeneration of one product across instances: a no-op on SQLite, whose
+    /// write transaction already excludes every other writer.
+    pub async fn lock_key(
+        _tx: &mut sqlx::Transaction<'static, super::Db>,
+        _key: &str,
+    ) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
 }
 
 #[path = "ops/mod.rs"]

@@ -93,3 +93,23 @@ impl Repo {
             .collect())
     }
 }
+
+/// `{field: {from, to}}` for every top-level field that differs between two records.
+pub(super) fn diff<T: serde::Serialize>(before: &T, after: &T) -> Value {
+    let (Ok(Value::Object(a)), Ok(Value::Object(b))) =
+        (serde_json::to_value(before), serde_json::to_value(after))
+    else {
+        return Value::Object(serde_json::Map::new());
+    };
+    let mut changes = serde_json::Map::new();
+    for (key, new) in &b {
+        if matches!(key.as_str(), "created_at" | "updated_at" | "id") {
+            continue;
+        }
+        let old = a.get(key).cloned().unwrap_or(Value::Null);
+        if &old != new {
+            changes.insert(key.clone(), serde_json::json!({"from": old, "to": new}));
+        }
+    }
+    Value::Object(changes)
+}

@@ -6,7 +6,9 @@
 
 mod admin_users;
 mod audit;
+mod catalog;
 mod customers;
+mod scheduling;
 mod system;
 mod tenancy;
 

@@ -39,7 +39,7 @@ impl TryFrom<TenantRow> for Tenant {
 }
 
 #[derive(sqlx::FromRow)]
-struct SiteRow {
+pub(super) struct SiteRow {
     id: Uuid,
     name: String,
     timezone: String,
@@ -75,11 +75,11 @@ impl From<SiteRow> for Site {
     }
 }
 
-const SITE_COLUMNS: &str = "id, name, timezone, currency, locale, address, contact_email, \
+pub(super) const SITE_COLUMNS: &str = "id, name, timezone, currency, locale, address, contact_email, \
      contact_phone, hold_ttl_minutes, cancellation_policy, is_active, created_at, updated_at";
 
 #[derive(sqlx::FromRow)]
-struct ProductRow {
+pub(super) struct ProductRow {
     id: Uuid,
     site_id: Uuid,
     name: String,
@@ -129,7 +129,7 @@ impl From<ProductRow> for Product {
     }
 }
 
-const PRODUCT_COLUMNS: &str = "id, site_id, name, description, duration_mins, capacity, \
+pub(super) const PRODUCT_COLUMNS: &str = "id, site_id, name, description, duration_mins, capacity, \
      base_price, price_type, tax_rate_bp, prices_include_tax, slot_policy, slot_interval_min, \
      fixed_slot_times, setup_time, cleanup_time, label_codes, requires_waiver, is_active, \
      created_at, updated_at";
