@@ -3,6 +3,8 @@
 //! operation, map to a response type.
 
 pub mod auth;
+pub mod availability;
+pub mod catalog;
 pub mod customers;
 pub mod error;
 pub mod extract;
@@ -10,6 +12,7 @@ pub mod openapi;
 pub mod operations;
 pub mod rate_limit;
 pub mod router;
+pub mod scheduling;
 pub mod state;
 
 pub use error::{ApiError, ApiResult};

@@ -24,6 +24,9 @@ admin:customers:read, admin:read).",
         (name = "auth", description = "Administrator authentication"),
         (name = "staff", description = "Staff accounts and roles (owners)"),
         (name = "customers", description = "Customer accounts"),
+        (name = "catalog", description = "Sites, products, variants and add-ons (admin:read / admin:write)"),
+        (name = "schedules", description = "Schedule templates, overrides, blackouts and slot regeneration"),
+        (name = "availability", description = "Public availability, add-ons and site configuration"),
         (name = "operations", description = "Health, readiness, metrics, this document"),
     )
 )]

@@ -5,7 +5,7 @@
 
 use crate::error::{ApiError, code};
 use crate::state::AppState;
-use crate::{auth, customers, operations, rate_limit};
+use crate::{auth, availability, catalog, customers, operations, rate_limit, scheduling};
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
 use axum::middleware::{self, Next};
@@ -39,8 +39,62 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
             auth::users::deactivate_user
         ))
         .routes(routes!(customers::get_me, customers::update_me))
+        .routes(routes!(catalog::list_sites, catalog::create_site))
+        .routes(routes!(
+            catalog::get_site,
+            catalog::update_site,
+            catalog::deactivate_site
+        ))
+        .routes(routes!(catalog::list_products, catalog::create_product))
+        .routes(routes!(
+            catalog::get_product,
+            catalog::update_product,
+            catalog::deactivate_product
+        ))
+        .routes(routes!(catalog::list_variants, catalog::create_variant))
+        .routes(routes!(
+            catalog::get_variant,
+            catalog::update_variant,
+            catalog::deactivate_variant
+        ))
+        .routes(routes!(catalog::list_addons, catalog::create_addon))
+        .routes(routes!(
+            catalog::get_addon,
+            catalog::update_addon,
+            catalog::deactivate_addon
+        ))
+        .routes(routes!(
+            scheduling::list_templates,
+            scheduling::create_template
+        ))
+        .routes(routes!(
+            scheduling::get_template,
+            scheduling::update_template,
+            scheduling::delete_template
+        ))
+        .routes(routes!(
+            scheduling::list_overrides,
+            scheduling::create_override
+        ))
+        .routes(routes!(
+            scheduling::get_override,
+            scheduling::delete_override
+        ))
+        .routes(routes!(
+            scheduling::list_blackouts,
+            scheduling::create_blackout
+        ))
+        .routes(routes!(
+            scheduling::get_blackout,
+            scheduling::delete_blackout
+        ))
+        .routes(routes!(scheduling::preview_regeneration))
+        .routes(routes!(scheduling::regenerate))
         .layer(middleware::from_fn(rate_limit_standard));
     let relaxed = OpenApiRouter::new()
+        .routes(routes!(availability::get_availability))
+        .routes(routes!(availability::product_addons))
+        .routes(routes!(availability::site_config))
         .routes(routes!(operations::healthz))
         .routes(routes!(operations::readyz))
         .routes(routes!(operations::metrics))
