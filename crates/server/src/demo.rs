@@ -1,11 +1,15 @@
 //! The demo tenant: a realistic venue a new user can try within a minute.
 
 use anyhow::Context;
+use chrono::NaiveDate;
 use chrono::{DateTime, Utc};
 use kairos_api::auth::passwords;
 use kairos_domain::TenantId;
 use kairos_domain::auth::Role;
-use kairos_store::{Actor, NewAdminUser, NewProduct, NewSite, NewTenant, Store};
+use kairos_store::{
+    Actor, DateRuleKind, NewAdminUser, NewDateRule, NewProduct, NewSite, NewTemplate, NewTenant,
+    Store,
+};
 
 pub const TENANT_ID: &str = "demo";
 pub const ADMIN_USERNAME: &str = "admin";
@@ -107,6 +111,49 @@ pub async fn ensure(store: &Store, now: DateTime<Utc>) -> anyhow::Result<Option<
                 .name,
         );
     }
+    // Open every day 10:00-21:00, closed over Christmas every year. Creating the schedule
+    // generates the slots, so the first availability query already finds some.
+    store
+        .create_template(
+            &tenant,
+            NewTemplate {
+                scope_type: "site".into(),
+                scope_id: site.id,
+                day_of_week: None,
+                start_time: "10:00".into(),
+                end_time: "21:00".into(),
+                recurrence_kind: "daily".into(),
+                by_day: None,
+                by_month: None,
+                by_month_day: None,
+                exdates: Vec::new(),
+                valid_from: None,
+                valid_to: None,
+            },
+            &actor,
+            now,
+        )
+        .await?;
+    let christmas = |day: u32| NaiveDate::from_ymd_opt(2026, 12, day).context("date");
+    store
+        .create_date_rule(
+            &tenant,
+            DateRuleKind::Blackout,
+            NewDateRule {
+                scope_type: "site".into(),
+                scope_id: site.id,
+                kind: Some("holiday".into()),
+                date_from: christmas(24)?,
+                date_to: christmas(26)?,
+                start_time: None,
+                end_time: None,
+                recurrence: "annual".into(),
+                reason: Some("Christmas".into()),
+            },
+            &actor,
+            now,
+        )
+        .await?;
     for (username, password, display, role) in [
         (ADMIN_USERNAME, ADMIN_PASSWORD, "Demo Owner", Role::Owner),
         (
@@ -141,7 +188,7 @@ pub async fn ensure(store: &Store, now: DateTime<Utc>) -> anyhow::Result<Option<
 /// The lines printed after the demo tenant is created.
 pub fn describe(created: &DemoCreated) -> String {
     format!(
-        "Demo tenant created (site: {}; products: {}):\n  \
+        "Demo tenant created (site: {}, open daily 10:00-21:00; products: {}):\n  \
          tenant id : {TENANT_ID}   (send it as the x-tenant-id header)\n  \
          owner     : {ADMIN_USERNAME} / {ADMIN_PASSWORD}\n  \
          front desk: {STAFF_USERNAME} / {STAFF_PASSWORD}\n  \

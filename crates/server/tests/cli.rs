@@ -306,6 +306,45 @@ fn serve_on_a_fresh_data_directory_creates_and_prints_the_demo_tenant() {
     );
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("front_desk"));
+
+    // The demo has schedules: a first availability query finds slots.
+    let (_, body) = http(
+        &addr,
+        "POST",
+        "/api/auth/login",
+        &[("content-type", "application/json")],
+        login,
+    );
+    let token =
+        serde_json::from_str::<serde_json::Value>(&body).unwrap_or_default()["access_token"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+    let auth = format!("Bearer {token}");
+    let (status, body) = http(
+        &addr,
+        "GET",
+        "/api/v1/admin/products",
+        &[("x-tenant-id", "demo"), ("authorization", &auth)],
+        "",
+    );
+    assert_eq!(status, 200, "{body}");
+    let products: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+    let day = (chrono::Utc::now() + chrono::Duration::days(2)).date_naive();
+    for product in products["items"].as_array().cloned().unwrap_or_default() {
+        let path = format!(
+            "/api/v1/availability?product_id={}&site_id={}&date_from={day}",
+            product["id"].as_str().unwrap_or_default(),
+            product["siteId"].as_str().unwrap_or_default()
+        );
+        let (status, body) = http(&addr, "GET", &path, &[("x-tenant-id", "demo")], "");
+        assert_eq!(status, 200, "{body}");
+        let slots: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        let count = slots["slots"].as_array().map(Vec::len).unwrap_or(0);
+        let christmas = day.format("%m-%d").to_string().as_str() >= "12-24"
+            && day.format("%m-%d").to_string().as_str() <= "12-26";
+        assert!(count > 0 || christmas, "no demo slots on {day}: {body}");
+    }
     drop(server);
 
     // A second start finds the demo tenant and does not create it again.

@@ -228,6 +228,86 @@ impl TestApp {
     }
 }
 
+/// A site and a product made through the admin API by [`TestApp::catalog`].
+#[derive(Debug, Clone)]
+pub struct CatalogFixture {
+    pub site_id: String,
+    pub product_id: String,
+}
+
+impl TestApp {
+    /// Creates a Helsinki site and a product (60-minute slots every 60 minutes, capacity
+    /// 10, 20.00 per person incl. 24 % tax) in `tenant`, with no schedule yet.
+    pub async fn catalog(&self, tenant: &TenantFixture) -> CatalogFixture {
+        let site = self
+            .post("/api/v1/admin/sites")
+            .tenant(&tenant.id)
+            .token(&tenant.owner_token)
+            .json(json!({"name": "Main hall", "timezone": "Europe/Helsinki"}))
+            .send()
+            .await;
+        site.assert_status(201);
+        let site_id = site.str("id").to_owned();
+        let product = self
+            .post("/api/v1/admin/products")
+            .tenant(&tenant.id)
+            .token(&tenant.owner_token)
+            .json(json!({
+                "siteId": site_id, "name": "Climbing session", "durationMins": 60,
+                "capacity": 10, "basePrice": 20.0, "priceType": "per_person", "taxRate": 24,
+                "slotIntervalMin": 60, "labelCodes": ["beginner_friendly"]
+            }))
+            .send()
+            .await;
+        product.assert_status(201);
+        CatalogFixture {
+            site_id,
+            product_id: product.str("id").to_owned(),
+        }
+    }
+
+    /// Adds a daily template `start`–`end` to a scope and returns the response body.
+    pub async fn daily_hours(
+        &self,
+        tenant: &TenantFixture,
+        scope_type: &str,
+        scope_id: &str,
+        start: &str,
+        end: &str,
+    ) -> serde_json::Value {
+        let res = self
+            .post("/api/v1/admin/schedules/templates")
+            .tenant(&tenant.id)
+            .token(&tenant.owner_token)
+            .json(json!({
+                "scopeType": scope_type, "scopeId": scope_id, "recurrenceKind": "daily",
+                "startTime": start, "endTime": end
+            }))
+            .send()
+            .await;
+        res.assert_status(201);
+        res.body
+    }
+
+    /// `GET /availability` for one local date range, returning the response.
+    pub async fn availability(
+        &self,
+        tenant: &str,
+        fixture: &CatalogFixture,
+        from: &str,
+        to: &str,
+        party: u32,
+    ) -> TestResponse {
+        self.get(&format!(
+            "/api/v1/availability?product_id={}&site_id={}&date_from={from}&date_to={to}&party_size={party}",
+            fixture.product_id, fixture.site_id
+        ))
+        .tenant(tenant)
+        .send()
+        .await
+    }
+}
+
 /// Whether the suite runs against PostgreSQL (`TEST_DATABASE_URL=postgres://…`).
 pub fn on_postgres() -> bool {
     std::env::var("TEST_DATABASE_URL").is_ok_and(|u| u.starts_with("postgres"))

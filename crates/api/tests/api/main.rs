@@ -2,9 +2,12 @@
 //! when `TEST_DATABASE_URL` is set).
 
 mod auth;
+mod availability;
+mod catalog;
 mod customers;
 mod errors;
 mod operations;
 mod rate_limits;
+mod schedules;
 mod staff;
 mod tenancy;

@@ -1,0 +1,370 @@
+use kairos_domain::TenantId;
+use kairos_testkit::{TenantFixture, TestApp};
+use serde_json::json;
+use uuid::Uuid;
+
+async fn slot_count(app: &TestApp, tenant: &str, product: &str) -> usize {
+    let tenant = TenantId::parse(tenant).unwrap_or_else(|e| panic!("{e}"));
+    let product = Uuid::parse_str(product).unwrap_or_else(|e| panic!("{e}"));
+    let from = app.clock_now() - chrono::Duration::days(1);
+    let to = app.clock_now() + chrono::Duration::days(90);
+    app.store
+        .list_slots(&tenant, product, from, to)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .len()
+}
+
+async fn post(
+    app: &TestApp,
+    t: &TenantFixture,
+    path: &str,
+    body: serde_json::Value,
+) -> kairos_testkit::TestResponse {
+    app.post(path)
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(body)
+        .send()
+        .await
+}
+
+#[tokio::test]
+async fn a_template_generates_slots_to_the_horizon() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    let body = app
+        .daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    // Now is 11:00 in Helsinki: today keeps 11:00, 12:00 and 13:00; then 60 days of four.
+    assert_eq!(body["regeneration"]["created"], 243);
+    assert_eq!(body["recurrenceKind"], "daily");
+    assert_eq!(slot_count(&app, "acme", &fx.product_id).await, 243);
+    let again = post(
+        &app,
+        &t,
+        "/api/v1/admin/schedules/regenerate",
+        json!({"scopeType": "site", "scopeId": fx.site_id}),
+    )
+    .await;
+    again.assert_status(200);
+    assert_eq!(again.body["created"], 0, "regeneration is idempotent");
+    assert_eq!(again.body["kept"], 243);
+}
+
+#[tokio::test]
+async fn template_validation_names_each_rule() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    let res = post(
+        &app,
+        &t,
+        "/api/v1/admin/schedules/templates",
+        json!({
+            "scopeType": "room", "scopeId": "x", "startTime": "24:00", "endTime": "9:00"
+        }),
+    )
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(
+        res.error_fields(),
+        ["scopeType", "scopeId", "startTime", "endTime"]
+    );
+    let res = post(&app, &t, "/api/v1/admin/schedules/templates", json!({
+        "scopeType": "site", "scopeId": fx.site_id, "startTime": "18:00", "endTime": "09:00",
+        "recurrenceKind": "weekly", "byDay": 200, "validFrom": "2026-12-31", "validTo": "2026-12-01"
+    }))
+    .await;
+    assert_eq!(res.error_fields(), ["startTime", "byDay", "validFrom"]);
+    let res = post(&app, &t, "/api/v1/admin/schedules/templates", json!({
+        "scopeType": "site", "scopeId": fx.site_id, "startTime": "09:00", "endTime": "10:00", "recurrenceKind": "hourly"
+    }))
+    .await;
+    assert_eq!(res.error_fields(), ["recurrenceKind"]);
+}
+
+#[tokio::test]
+async fn schedules_of_unknown_or_foreign_scopes_are_not_found() {
+    let app = TestApp::spawn().await;
+    let a = app.tenant("alpha").await;
+    let b = app.tenant("beta").await;
+    let fx = app.catalog(&a).await;
+    for scope in [fx.site_id.clone(), Uuid::now_v7().to_string()] {
+        let res = post(&app, &b, "/api/v1/admin/schedules/templates", json!({
+            "scopeType": "site", "scopeId": scope, "recurrenceKind": "daily", "startTime": "09:00", "endTime": "10:00"
+        }))
+        .await;
+        res.assert_error(404, "NOT_FOUND");
+    }
+    let res = post(&app, &b, "/api/v1/admin/schedules/blackouts", json!({
+        "scopeType": "product", "scopeId": fx.product_id, "kind": "closure", "dateFrom": "2026-12-01"
+    }))
+    .await;
+    res.assert_error(404, "NOT_FOUND");
+    assert_eq!(slot_count(&app, "alpha", &fx.product_id).await, 0);
+}
+
+#[tokio::test]
+async fn conflicting_templates_are_reported() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    let first = app
+        .daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    assert_eq!(first["warnings"], json!([]));
+    let second = app
+        .daily_hours(&t, "site", &fx.site_id, "13:00", "16:00")
+        .await;
+    assert_eq!(second["warnings"][0]["type"], "template_conflict");
+    assert_eq!(second["warnings"][0]["details"]["templateId"], first["id"]);
+    let evening = app
+        .daily_hours(&t, "site", &fx.site_id, "16:00", "18:00")
+        .await;
+    assert_eq!(
+        evening["warnings"],
+        json!([]),
+        "touching hours do not conflict"
+    );
+}
+
+#[tokio::test]
+async fn overrides_and_blackouts_regenerate_their_dates() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    app.daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+
+    let over = post(&app, &t, "/api/v1/admin/schedules/overrides", json!({
+        "scopeType": "site", "scopeId": fx.site_id, "dateFrom": "2026-12-24", "dateTo": "2026-12-24",
+        "startTime": "10:00", "endTime": "12:00", "reason": "Christmas Eve"
+    }))
+    .await;
+    over.assert_status(201);
+    assert_eq!(over.body["regeneration"]["deleted"], 2);
+    let eve = app
+        .availability("acme", &fx, "2026-12-24", "2026-12-24", 1)
+        .await;
+    assert_eq!(eve.body["slots"].as_array().map(Vec::len), Some(2));
+
+    let black = post(
+        &app,
+        &t,
+        "/api/v1/admin/schedules/blackouts",
+        json!({
+            "scopeType": "product", "scopeId": fx.product_id, "kind": "maintenance",
+            "dateFrom": "2026-12-01", "dateTo": "2026-12-02"
+        }),
+    )
+    .await;
+    black.assert_status(201);
+    assert_eq!(black.body["regeneration"]["deleted"], 8);
+    assert_eq!(black.body["kind"], "maintenance");
+    let dec1 = app
+        .availability("acme", &fx, "2026-12-01", "2026-12-02", 1)
+        .await;
+    assert_eq!(dec1.body["slots"], json!([]));
+
+    // Removing the blackout brings the slots back.
+    let id = black.str("id").to_owned();
+    let back = app
+        .delete(&format!("/api/v1/admin/schedules/blackouts/{id}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    back.assert_status(200);
+    assert_eq!(back.body["regeneration"]["created"], 8);
+    app.get(&format!("/api/v1/admin/schedules/blackouts/{id}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await
+        .assert_error(404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn date_rule_validation() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    let res = post(&app, &t, "/api/v1/admin/schedules/overrides", json!({
+        "scopeType": "site", "scopeId": fx.site_id, "dateFrom": "2026-12-24", "dateTo": "2026-12-20"
+    }))
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), ["dateFrom", "startTime", "endTime"]);
+    let res = post(
+        &app,
+        &t,
+        "/api/v1/admin/schedules/blackouts",
+        json!({
+            "scopeType": "site", "scopeId": fx.site_id, "dateFrom": "2026-13-01", "kind": "party",
+            "startTime": "12:00", "recurrence": "weekly"
+        }),
+    )
+    .await;
+    assert_eq!(
+        res.error_fields(),
+        ["dateFrom", "endTime", "kind", "recurrence"]
+    );
+}
+
+#[tokio::test]
+async fn booked_slots_are_orphaned_not_deleted_and_restored_when_the_schedule_returns() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    app.daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    let day = app
+        .availability("acme", &fx, "2026-12-01", "2026-12-01", 1)
+        .await;
+    let slot = day.body["slots"][0]["slotId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let tenant = TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
+    let slot_id = Uuid::parse_str(&slot).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        app.store
+            .reserve_seats(&tenant, slot_id, 2, app.clock_now())
+            .await
+            .unwrap_or(false)
+    );
+
+    let black = post(
+        &app,
+        &t,
+        "/api/v1/admin/schedules/blackouts",
+        json!({
+            "scopeType": "site", "scopeId": fx.site_id, "kind": "closure", "dateFrom": "2026-12-01"
+        }),
+    )
+    .await;
+    black.assert_status(201);
+    assert_eq!(black.body["regeneration"]["orphaned"], 1);
+    assert_eq!(black.body["regeneration"]["deleted"], 3);
+    assert_eq!(black.body["warnings"][0]["type"], "bookings_affected");
+    assert_eq!(
+        black.body["warnings"][0]["details"]["orphanedSlots"][0],
+        day.body["slots"][0]["startsAt"]
+    );
+    // The booked slot still exists but is not offered.
+    let offered = app
+        .availability("acme", &fx, "2026-12-01", "2026-12-01", 1)
+        .await;
+    assert_eq!(offered.body["slots"], json!([]));
+    let product = Uuid::parse_str(&fx.product_id).unwrap_or_else(|e| panic!("{e}"));
+    let all = app
+        .store
+        .list_slots(
+            &tenant,
+            product,
+            app.clock_now(),
+            app.clock_now() + chrono::Duration::days(30),
+        )
+        .await
+        .unwrap_or_default();
+    let kept = all
+        .iter()
+        .find(|s| s.id == slot_id)
+        .map(|s| (s.is_orphaned, s.booked));
+    assert_eq!(kept, Some((true, 2)));
+
+    let id = black.str("id").to_owned();
+    let back = app
+        .delete(&format!("/api/v1/admin/schedules/blackouts/{id}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(back.body["regeneration"]["restored"], 1);
+    assert_eq!(back.body["regeneration"]["created"], 3);
+    let offered = app
+        .availability("acme", &fx, "2026-12-01", "2026-12-01", 1)
+        .await;
+    assert_eq!(offered.body["slots"][0]["slotId"], slot.as_str());
+    assert_eq!(offered.body["slots"][0]["availableCapacity"], 8);
+}
+
+#[tokio::test]
+async fn preview_reports_without_writing() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    app.daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    let before = slot_count(&app, "acme", &fx.product_id).await;
+    let preview = post(&app, &t, "/api/v1/admin/schedules/regenerate/preview", json!({
+        "scopeType": "product", "scopeId": fx.product_id, "dateFrom": "2026-12-01", "dateTo": "2026-12-07"
+    }))
+    .await;
+    preview.assert_status(200);
+    assert_eq!(preview.body["dryRun"], true);
+    assert_eq!(preview.body["kept"], 28);
+    assert_eq!(preview.body["created"], 0);
+    assert_eq!(slot_count(&app, "acme", &fx.product_id).await, before);
+
+    let bad = post(&app, &t, "/api/v1/admin/schedules/regenerate/preview", json!({
+        "scopeType": "product", "scopeId": fx.product_id, "dateFrom": "2026-12-07", "dateTo": "2026-12-01"
+    }))
+    .await;
+    bad.assert_error(400, "VALIDATION_ERROR");
+    let missing = post(
+        &app,
+        &t,
+        "/api/v1/admin/schedules/regenerate",
+        json!({"scopeType": "product", "scopeId": Uuid::now_v7()}),
+    )
+    .await;
+    missing.assert_error(404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn deleting_a_template_removes_unbooked_slots() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    let tpl = app
+        .daily_hours(&t, "product", &fx.product_id, "10:00", "12:00")
+        .await;
+    assert_eq!(tpl["scopeType"], "product");
+    let id = tpl["id"].as_str().unwrap_or_default();
+    let list = app
+        .get(&format!(
+            "/api/v1/admin/schedules/templates?scopeType=product&scopeId={}",
+            fx.product_id
+        ))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(list.body["items"].as_array().map(Vec::len), Some(1));
+    let patched = app
+        .patch(&format!("/api/v1/admin/schedules/templates/{id}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"endTime": "11:00"}))
+        .send()
+        .await;
+    patched.assert_status(200);
+    assert_eq!(patched.body["endTime"], "11:00");
+    assert!(
+        patched.body["regeneration"]["deleted"]
+            .as_u64()
+            .unwrap_or(0)
+            >= 60
+    );
+    let gone = app
+        .delete(&format!("/api/v1/admin/schedules/templates/{id}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    gone.assert_status(200);
+    assert_eq!(slot_count(&app, "acme", &fx.product_id).await, 0);
+}
