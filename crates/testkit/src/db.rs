@@ -17,9 +17,16 @@ pub enum TestDb {
 }
 
 impl TestDb {
+    /// A fresh database on `TEST_DATABASE_URL`'s server, or SQLite.
     pub async fn create() -> TestDb {
-        match std::env::var("TEST_DATABASE_URL") {
-            Ok(url) if url.starts_with("postgres") => Self::create_postgres(&url).await,
+        let url = std::env::var("TEST_DATABASE_URL").ok();
+        Self::create_on(url.as_deref()).await
+    }
+
+    /// A fresh database on the PostgreSQL server of `postgres_url`, or SQLite when `None`.
+    pub async fn create_on(postgres_url: Option<&str>) -> TestDb {
+        match postgres_url {
+            Some(url) if url.starts_with("postgres") => Self::create_postgres(url).await,
             _ => {
                 let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
                 let url = format!("sqlite://{}/kairos.db", dir.path().display());
