@@ -15,6 +15,9 @@ use kairos_domain::scheduling::start_of_day;
 use kairos_domain::tenancy::{Currency, parse_time_zone};
 use kairos_store::{Product, Site};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use utoipa::{IntoParams, ToSchema};
 
 /// The longest range one query may cover, in days (inclusive of both ends).
@@ -75,7 +78,92 @@ pub struct AvailabilityResponse {
     pub date_from: NaiveDate,
     pub date_to: NaiveDate,
     pub party_size: i64,
-    pub slots: Vec<AvailabilitySlot>,
+    /// Open slots, soonest first (spec Part B 2.1).
+    #[schema(value_type = Vec<AvailabilitySlot>)]
+    pub slots: Arc<RawValue>,
+}
+
+/// A short-lived per-instance cache of availability answers (see
+/// [`crate::ApiConfig::availability_cache_ttl`]). Holds and every other write check
+/// capacity in the database, so a stale answer can only show a slot that a hold then
+/// refuses, never oversell one.
+pub struct AvailabilityCache {
+    ttl: chrono::Duration,
+    entries: Mutex<HashMap<String, (DateTime<Utc>, Cached)>>,
+}
+
+#[derive(Clone)]
+struct Cached {
+    product_id: String,
+    site_id: String,
+    slots: Arc<RawValue>,
+}
+
+impl AvailabilityCache {
+    pub fn new(ttl: std::time::Duration) -> Self {
+        Self {
+            ttl: chrono::Duration::from_std(ttl).unwrap_or_default(),
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (DateTime<Utc>, Cached)>> {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn get(&self, key: &str, now: DateTime<Utc>) -> Option<Cached> {
+        if self.ttl.is_zero() {
+            return None;
+        }
+        let entries = self.lock();
+        let (at, cached) = entries.get(key)?;
+        (now - *at < self.ttl).then(|| cached.clone())
+    }
+
+    fn put(&self, key: String, value: Cached, now: DateTime<Utc>) {
+        if self.ttl.is_zero() {
+            return;
+        }
+        let mut entries = self.lock();
+        if entries.len() >= 20_000 {
+            let ttl = self.ttl;
+            entries.retain(|_, (at, _)| now - *at < ttl);
+        }
+        entries.insert(key, (now, value));
+    }
+
+    /// Forgets every answer of `tenant` (after a write through this instance).
+    pub fn invalidate(&self, tenant: &str) {
+        let prefix = format!("{tenant}\u{1f}");
+        self.lock().retain(|k, _| !k.starts_with(&prefix));
+    }
+}
+
+/// Middleware: a successful write names its tenant; drop that tenant's cached answers.
+pub async fn invalidate_on_write(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let write = !matches!(
+        *req.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD | axum::http::Method::OPTIONS
+    );
+    let tenant = write
+        .then(|| {
+            req.headers()
+                .get(crate::extract::TENANT_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        })
+        .flatten();
+    let state = req.extensions().get::<AppState>().cloned();
+    let response = next.run(req).await;
+    if let (Some(tenant), Some(state)) = (tenant, state) {
+        if response.status().is_success() {
+            state.availability_cache.invalidate(&tenant);
+        }
+    }
+    response
 }
 
 /// The preview for `party_size` of `product` (the hold's pricing hash is authoritative).
@@ -221,8 +309,57 @@ pub async fn get_availability(
     let (Some(from), Some(to), Some(product_raw)) = (from, to, q.product_id.as_deref()) else {
         return Err(ApiError::validation(FieldErrors::new()));
     };
-    let (product, site) =
-        active_product_and_site(&state, &tenant, product_raw, q.site_id.as_deref()).await?;
+    let now = state.now();
+    let key = format!(
+        "{}\u{1f}{product_raw}\u{1f}{}\u{1f}{from}\u{1f}{to}\u{1f}{party_size}\u{1f}{include_labels}",
+        tenant.id(),
+        q.site_id.as_deref().unwrap_or_default()
+    );
+    let cached = match state.availability_cache.get(&key, now) {
+        Some(hit) => hit,
+        None => {
+            let fresh = compute(
+                &state,
+                &tenant,
+                product_raw,
+                q.site_id.as_deref(),
+                from,
+                to,
+                party_size,
+                include_labels,
+            )
+            .await?;
+            state.availability_cache.put(key, fresh.clone(), now);
+            fresh
+        }
+    };
+    Ok(axum::Json(AvailabilityResponse {
+        request_id: request_id(&headers),
+        product_id: cached.product_id,
+        site_id: cached.site_id,
+        date_from: from,
+        date_to: to,
+        party_size,
+        slots: cached.slots,
+    }))
+}
+
+/// Reads the open slots and renders them once, for the cache.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the query's parameters, passed through"
+)]
+async fn compute(
+    state: &AppState,
+    tenant: &Tenant,
+    product_raw: &str,
+    site_raw: Option<&str>,
+    from: NaiveDate,
+    to: NaiveDate,
+    party_size: i64,
+    include_labels: bool,
+) -> ApiResult<Cached> {
+    let (product, site) = active_product_and_site(state, tenant, product_raw, site_raw).await?;
     let tz = parse_time_zone(&site.timezone).map_err(ApiError::internal)?;
     let currency = Currency::parse(&site.currency).map_err(ApiError::internal)?;
     let (Some(lo), Some(hi)) = (
@@ -238,26 +375,24 @@ pub async fn get_availability(
         .await?;
     let preview = pricing_preview(&product, u32::try_from(party_size).unwrap_or(1), currency);
     let labels = include_labels.then(|| product.label_codes.clone());
-    Ok(axum::Json(AvailabilityResponse {
-        request_id: request_id(&headers),
+    let slots: Vec<AvailabilitySlot> = slots
+        .into_iter()
+        .map(|s| AvailabilitySlot {
+            slot_id: s.id.to_string(),
+            starts_at: s.starts_at,
+            ends_at: s.ends_at,
+            available_capacity: (s.capacity - s.booked).max(0),
+            total_capacity: s.capacity,
+            label_codes: labels.clone(),
+            pricing_preview: preview.clone(),
+        })
+        .collect();
+    let rendered = serde_json::value::to_raw_value(&slots).map_err(ApiError::internal)?;
+    Ok(Cached {
         product_id: product.id.to_string(),
         site_id: site.id.to_string(),
-        date_from: from,
-        date_to: to,
-        party_size,
-        slots: slots
-            .into_iter()
-            .map(|s| AvailabilitySlot {
-                slot_id: s.id.to_string(),
-                starts_at: s.starts_at,
-                ends_at: s.ends_at,
-                available_capacity: (s.capacity - s.booked).max(0),
-                total_capacity: s.capacity,
-                label_codes: labels.clone(),
-                pricing_preview: preview.clone(),
-            })
-            .collect(),
-    }))
+        slots: Arc::from(rendered),
+    })
 }
 
 #[derive(Debug, Serialize, ToSchema)]

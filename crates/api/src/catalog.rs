@@ -761,6 +761,8 @@ pub async fn create_product(
         .create_product(auth.tenant.id(), new, &auth.actor(), state.now())
         .await
         .map_err(|e| not_found(e, "Site"))?;
+    // The site may already have hours: give the new product its slots now.
+    regenerate_product(&state, &auth, product.id).await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(product_dto(product, currency)),

@@ -122,6 +122,7 @@ pub fn router(state: AppState) -> Router {
     api.merge(docs)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(availability::invalidate_on_write))
         .layer(middleware::from_fn(operations::track))
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))
         .layer(TimeoutLayer::with_status_code(

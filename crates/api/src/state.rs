@@ -20,6 +20,10 @@ pub struct ApiConfig {
     pub trust_forwarded_for: bool,
     /// How long a tenant lookup is cached.
     pub tenant_cache_ttl: Duration,
+    /// How long a public availability answer may be served from this instance's memory.
+    /// Writes through this instance invalidate the tenant's entries at once; other
+    /// instances see a change within this time. Zero disables the cache.
+    pub availability_cache_ttl: Duration,
 }
 
 impl Default for ApiConfig {
@@ -29,6 +33,7 @@ impl Default for ApiConfig {
             token_ttl_secs: 3600,
             trust_forwarded_for: false,
             tenant_cache_ttl: Duration::from_secs(30),
+            availability_cache_ttl: Duration::from_secs(1),
         }
     }
 }
@@ -44,6 +49,7 @@ pub struct Inner {
     pub limiter: RateLimiter,
     pub metrics: Option<PrometheusHandle>,
     pub config: ApiConfig,
+    pub availability_cache: crate::availability::AvailabilityCache,
     tenants: Mutex<HashMap<TenantId, (Instant, Arc<Tenant>)>>,
 }
 
@@ -69,6 +75,9 @@ impl AppState {
             tokens,
             limiter,
             metrics,
+            availability_cache: crate::availability::AvailabilityCache::new(
+                config.availability_cache_ttl,
+            ),
             config,
             tenants: Mutex::new(HashMap::new()),
         }))

@@ -31,6 +31,9 @@ struct Cli {
     /// Concurrent connections.
     #[arg(long, global = true, default_value_t = 16)]
     connections: usize,
+    /// Milliseconds availability answers may be served from memory (as KAIROS_AVAILABILITY_CACHE_MS; 0 = off).
+    #[arg(long, global = true, default_value_t = 1000)]
+    cache_ms: u64,
     /// Seconds each measured phase lasts.
     #[arg(long, global = true, default_value_t = 10)]
     seconds: u64,
@@ -136,7 +139,7 @@ async fn drive(
 }
 
 /// The application on its own port, as `kairos serve` runs it, with limits off.
-async fn start_server(store: Store) -> anyhow::Result<SocketAddr> {
+async fn start_server(store: Store, cache_ms: u64) -> anyhow::Result<SocketAddr> {
     let state = AppState::new(
         store,
         Arc::new(SystemClock),
@@ -147,7 +150,10 @@ async fn start_server(store: Store) -> anyhow::Result<SocketAddr> {
             relaxed: 0,
         }),
         kairos_api::operations::install_metrics(),
-        ApiConfig::default(),
+        ApiConfig {
+            availability_cache_ttl: Duration::from_millis(cache_ms),
+            ..ApiConfig::default()
+        },
     );
     let app = kairos_api::router(state);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -257,7 +263,7 @@ async fn availability(cli: &Cli, store: Store) -> anyhow::Result<()> {
     let seeded = Instant::now();
     let (tenant, products) = seed_availability(&store).await?;
     println!("seeding took {:.1} s", seeded.elapsed().as_secs_f64());
-    let addr = start_server(store).await?;
+    let addr = start_server(store, cli.cache_ms).await?;
     let today = chrono::Utc::now().date_naive();
     let paths: Vec<String> = (0..7)
         .flat_map(|offset| {

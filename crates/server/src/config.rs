@@ -43,6 +43,8 @@ pub struct Config {
     pub body_limit_bytes: usize,
     /// Database pool size.
     pub max_connections: u32,
+    /// Milliseconds a public availability answer may be served from memory (0 = off).
+    pub availability_cache_ms: u64,
 }
 
 impl Default for Config {
@@ -61,6 +63,7 @@ impl Default for Config {
             trust_forwarded_for: false,
             body_limit_bytes: 1024 * 1024,
             max_connections: 16,
+            availability_cache_ms: 1000,
         }
     }
 }

@@ -347,6 +347,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
         ApiConfig {
             body_limit_bytes: config.body_limit_bytes,
             trust_forwarded_for: config.trust_forwarded_for,
+            availability_cache_ttl: std::time::Duration::from_millis(config.availability_cache_ms),
             ..ApiConfig::default()
         },
     );

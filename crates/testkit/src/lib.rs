@@ -34,6 +34,7 @@ pub struct TestAppBuilder {
     limits: Limits,
     redis: Option<(String, String)>,
     db: Option<Arc<TestDb>>,
+    availability_cache: std::time::Duration,
 }
 
 impl TestAppBuilder {
@@ -46,6 +47,13 @@ impl TestAppBuilder {
     /// Shares rate limit counts through Redis at `url`, under `prefix`.
     pub fn redis(mut self, url: &str, prefix: &str) -> Self {
         self.redis = Some((url.to_owned(), prefix.to_owned()));
+        self
+    }
+
+    /// Serves availability from the per-instance cache for `ttl` (default: off, so tests
+    /// that write to the store directly see their writes at once).
+    pub fn availability_cache(mut self, ttl: std::time::Duration) -> Self {
+        self.availability_cache = ttl;
         self
     }
 
@@ -76,7 +84,10 @@ impl TestAppBuilder {
             TokenKeys::from_secret(b"kairos-test-signing-key-0123456789"),
             limiter,
             kairos_api::operations::install_metrics(),
-            ApiConfig::default(),
+            ApiConfig {
+                availability_cache_ttl: self.availability_cache,
+                ..ApiConfig::default()
+            },
         );
         let router = kairos_api::router(state.clone());
         TestApp {
@@ -113,6 +124,7 @@ impl TestApp {
             limits: Limits::default(),
             redis: None,
             db: None,
+            availability_cache: std::time::Duration::ZERO,
         }
     }
 

@@ -286,3 +286,56 @@ async fn availability_uses_the_relaxed_rate_tier() {
         .await;
     assert_eq!(res.header("x-ratelimit-limit"), Some("200"));
 }
+
+#[tokio::test]
+async fn the_availability_cache_serves_repeats_and_forgets_on_writes_and_expiry() {
+    let app = TestApp::builder()
+        .availability_cache(std::time::Duration::from_secs(1))
+        .spawn()
+        .await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    app.daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    let first = app
+        .availability("acme", &fx, "2026-11-23", "2026-11-23", 1)
+        .await;
+    let slot = first.body["slots"][0]["slotId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let tenant = TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
+    let slot_id = Uuid::parse_str(&slot).unwrap_or_else(|e| panic!("{e}"));
+    // A write that bypasses this instance's API is seen after the time-to-live.
+    assert!(
+        app.store
+            .reserve_seats(&tenant, slot_id, 4, app.clock_now())
+            .await
+            .unwrap_or(false)
+    );
+    let cached = app
+        .availability("acme", &fx, "2026-11-23", "2026-11-23", 1)
+        .await;
+    assert_eq!(cached.body["slots"][0]["availableCapacity"], 10);
+    assert_ne!(
+        cached.body["request_id"], first.body["request_id"],
+        "each answer has its own request id"
+    );
+    app.clock.advance(chrono::Duration::seconds(1));
+    let fresh = app
+        .availability("acme", &fx, "2026-11-23", "2026-11-23", 1)
+        .await;
+    assert_eq!(fresh.body["slots"][0]["availableCapacity"], 6);
+    // A write through the API drops the tenant's answers at once.
+    app.post("/api/v1/admin/schedules/blackouts")
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"scopeType": "site", "scopeId": fx.site_id, "kind": "event", "dateFrom": "2026-11-23", "startTime": "13:00", "endTime": "14:00"}))
+        .send()
+        .await
+        .assert_status(201);
+    let after = app
+        .availability("acme", &fx, "2026-11-23", "2026-11-23", 1)
+        .await;
+    assert_eq!(after.body["slots"].as_array().map(Vec::len), Some(3));
+}

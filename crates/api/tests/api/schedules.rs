@@ -368,3 +368,87 @@ async fn deleting_a_template_removes_unbooked_slots() {
     gone.assert_status(200);
     assert_eq!(slot_count(&app, "acme", &fx.product_id).await, 0);
 }
+
+#[tokio::test]
+async fn a_new_product_on_a_scheduled_site_gets_slots_at_once() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    app.daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    let res = post(&app, &t, "/api/v1/admin/products", json!({
+        "siteId": fx.site_id, "name": "Second", "durationMins": 120, "capacity": 4, "basePrice": 30, "slotIntervalMin": 120
+    }))
+    .await;
+    res.assert_status(201);
+    // 10:00 and 12:00 each day; today only 12:00 is still ahead.
+    assert_eq!(slot_count(&app, "acme", res.str("id")).await, 1 + 60 * 2);
+}
+
+#[tokio::test]
+async fn concurrent_regenerations_create_each_slot_once() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    app.daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    let tenant = TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
+    // A product created behind the API has no slots yet; five instances race to fill it.
+    let product = app
+        .store
+        .create_product(
+            &tenant,
+            kairos_store::NewProduct {
+                site_id: Uuid::parse_str(&fx.site_id).unwrap_or_else(|e| panic!("{e}")),
+                name: "Raced".into(),
+                description: String::new(),
+                duration_mins: 60,
+                capacity: 5,
+                base_price: 1000,
+                price_type: "per_person".into(),
+                tax_rate_bp: 0,
+                prices_include_tax: true,
+                slot_policy: "interval".into(),
+                slot_interval_min: 60,
+                fixed_slot_times: vec![],
+                setup_time: 0,
+                cleanup_time: 0,
+                label_codes: vec![],
+                requires_waiver: false,
+            },
+            &kairos_store::Actor::system("test"),
+            app.clock_now(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let runs = (0..5).map(|_| {
+        let store = app.store.clone();
+        let tenant = tenant.clone();
+        let now = app.clock_now();
+        tokio::spawn(async move {
+            store
+                .regenerate(
+                    &tenant,
+                    "product",
+                    product.id,
+                    kairos_store::DateSpan::default(),
+                    now,
+                    false,
+                )
+                .await
+        })
+    });
+    let mut created = 0;
+    for run in runs {
+        created += run
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .created;
+    }
+    assert_eq!(slot_count(&app, "acme", &product.id.to_string()).await, 243);
+    assert_eq!(
+        created, 243,
+        "each slot reported created by exactly one run"
+    );
+}
