@@ -78,6 +78,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(
             scheduling::get_override,
+            scheduling::update_override,
             scheduling::delete_override
         ))
         .routes(routes!(
@@ -86,6 +87,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(
             scheduling::get_blackout,
+            scheduling::update_blackout,
             scheduling::delete_blackout
         ))
         .routes(routes!(scheduling::preview_regeneration))

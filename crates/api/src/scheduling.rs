@@ -779,6 +779,83 @@ async fn create_rule(
     ))
 }
 
+async fn update_rule(
+    state: AppState,
+    auth: AdminAuth,
+    id: String,
+    input: DateRuleInput,
+    kind: DateRuleKind,
+    what: &str,
+) -> ApiResult<axum::Json<DateRuleChange>> {
+    auth.require(perm::WRITE)?;
+    let id = path_id(&id, what)?;
+    let current = state
+        .store
+        .get_date_rule(auth.tenant.id(), kind, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(what))?;
+    let f = current.fields;
+    let merged = DateRuleInput {
+        scope_type: input.scope_type.or(Some(f.scope_type)),
+        scope_id: input.scope_id.or(Some(f.scope_id.to_string())),
+        kind: input.kind.or(f.kind),
+        date_from: input.date_from.or(Some(f.date_from.to_string())),
+        date_to: input.date_to.or(Some(f.date_to.to_string())),
+        start_time: input.start_time.or(f.start_time),
+        end_time: input.end_time.or(f.end_time),
+        recurrence: input.recurrence.or(Some(f.recurrence)),
+        reason: input.reason.or(f.reason),
+    };
+    let new = date_rule_fields(merged, kind).map_err(ApiError::validation)?;
+    let mut warnings = match kind {
+        DateRuleKind::Override => override_conflicts(&state, &auth, &new)
+            .await?
+            .into_iter()
+            .filter(|w| w.details["overrideId"] != id.to_string())
+            .collect(),
+        DateRuleKind::Blackout => Vec::new(),
+    };
+    let changed = state
+        .store
+        .update_date_rule(auth.tenant.id(), kind, id, new, &auth.actor(), state.now())
+        .await
+        .map_err(scope_missing)?;
+    warnings.extend(orphan_warning(&changed.regeneration));
+    Ok(axum::Json(DateRuleChange {
+        rule: changed.record.into(),
+        regeneration: changed.regeneration.into(),
+        warnings,
+    }))
+}
+
+/// Update an override (fields given replace the stored ones); regenerates old and new dates.
+#[utoipa::path(patch, path = "/api/v1/admin/schedules/overrides/{id}", tag = "schedules", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Override id")),
+    request_body = DateRuleInput,
+    responses((status = 200, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+pub async fn update_override(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+    Json(input): Json<DateRuleInput>,
+) -> ApiResult<axum::Json<DateRuleChange>> {
+    update_rule(state, auth, id, input, DateRuleKind::Override, "Override").await
+}
+
+/// Update a blackout (fields given replace the stored ones); regenerates old and new dates.
+#[utoipa::path(patch, path = "/api/v1/admin/schedules/blackouts/{id}", tag = "schedules", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Blackout id")),
+    request_body = DateRuleInput,
+    responses((status = 200, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+pub async fn update_blackout(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+    Json(input): Json<DateRuleInput>,
+) -> ApiResult<axum::Json<DateRuleChange>> {
+    update_rule(state, auth, id, input, DateRuleKind::Blackout, "Blackout").await
+}
+
 async fn list_rules(
     state: AppState,
     auth: AdminAuth,

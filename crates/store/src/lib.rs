@@ -241,6 +241,7 @@ delegate! {
     pub async fn update_template(&self, tenant: &TenantId, id: Uuid, new: NewTemplate, actor: &Actor, now: Timestamp) -> StoreResult<Changed<TemplateRecord>>;
     pub async fn delete_template(&self, tenant: &TenantId, id: Uuid, actor: &Actor, now: Timestamp) -> StoreResult<Changed<TemplateRecord>>;
     pub async fn create_date_rule(&self, tenant: &TenantId, kind: DateRuleKind, new: NewDateRule, actor: &Actor, now: Timestamp) -> StoreResult<Changed<DateRuleRecord>>;
+    pub async fn update_date_rule(&self, tenant: &TenantId, kind: DateRuleKind, id: Uuid, new: NewDateRule, actor: &Actor, now: Timestamp) -> StoreResult<Changed<DateRuleRecord>>;
     pub async fn get_date_rule(&self, tenant: &TenantId, kind: DateRuleKind, id: Uuid) -> StoreResult<Option<DateRuleRecord>>;
     pub async fn list_date_rules(&self, tenant: &TenantId, kind: DateRuleKind, scope: Option<(String, Uuid)>) -> StoreResult<Vec<DateRuleRecord>>;
     pub async fn delete_date_rule(&self, tenant: &TenantId, kind: DateRuleKind, id: Uuid, actor: &Actor, now: Timestamp) -> StoreResult<Changed<DateRuleRecord>>;

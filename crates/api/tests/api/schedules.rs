@@ -452,3 +452,91 @@ async fn concurrent_regenerations_create_each_slot_once() {
         "each slot reported created by exactly one run"
     );
 }
+
+#[tokio::test]
+async fn overrides_and_blackouts_can_be_changed_and_both_date_ranges_regenerate() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    app.daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    let black = post(
+        &app,
+        &t,
+        "/api/v1/admin/schedules/blackouts",
+        json!({
+            "scopeType": "site", "scopeId": fx.site_id, "kind": "event", "dateFrom": "2026-12-01"
+        }),
+    )
+    .await;
+    let id = black.str("id").to_owned();
+    // Move the blackout to the afternoon of 2 December.
+    let moved = app
+        .patch(&format!("/api/v1/admin/schedules/blackouts/{id}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"dateFrom": "2026-12-02", "dateTo": "2026-12-02", "startTime": "12:00", "endTime": "14:00", "reason": "Private party"}))
+        .send()
+        .await;
+    moved.assert_status(200);
+    assert_eq!(moved.body["kind"], "event");
+    assert_eq!(moved.body["reason"], "Private party");
+    assert_eq!(
+        moved.body["regeneration"]["created"], 4,
+        "1 December is open again"
+    );
+    assert_eq!(
+        moved.body["regeneration"]["deleted"], 2,
+        "2 December loses 12:00 and 13:00"
+    );
+    let dec1 = app
+        .availability("acme", &fx, "2026-12-01", "2026-12-01", 1)
+        .await;
+    assert_eq!(dec1.body["slots"].as_array().map(Vec::len), Some(4));
+    let dec2 = app
+        .availability("acme", &fx, "2026-12-02", "2026-12-02", 1)
+        .await;
+    assert_eq!(dec2.body["slots"].as_array().map(Vec::len), Some(2));
+
+    let over = post(&app, &t, "/api/v1/admin/schedules/overrides", json!({
+        "scopeType": "site", "scopeId": fx.site_id, "dateFrom": "2026-12-10", "startTime": "10:00", "endTime": "11:00"
+    }))
+    .await;
+    let oid = over.str("id").to_owned();
+    let widened = app
+        .patch(&format!("/api/v1/admin/schedules/overrides/{oid}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"endTime": "18:00"}))
+        .send()
+        .await;
+    widened.assert_status(200);
+    assert_eq!(widened.body["startTime"], "10:00");
+    assert_eq!(
+        widened.body["warnings"],
+        json!([]),
+        "an override does not conflict with itself"
+    );
+    let dec10 = app
+        .availability("acme", &fx, "2026-12-10", "2026-12-10", 1)
+        .await;
+    assert_eq!(dec10.body["slots"].as_array().map(Vec::len), Some(8));
+    let bad = app
+        .patch(&format!("/api/v1/admin/schedules/overrides/{oid}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"startTime": "19:00"}))
+        .send()
+        .await;
+    bad.assert_error(400, "VALIDATION_ERROR");
+    app.patch(&format!(
+        "/api/v1/admin/schedules/overrides/{}",
+        Uuid::now_v7()
+    ))
+    .tenant("acme")
+    .token(&t.owner_token)
+    .json(json!({}))
+    .send()
+    .await
+    .assert_error(404, "NOT_FOUND");
+}

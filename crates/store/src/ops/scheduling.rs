@@ -863,6 +863,101 @@ impl Repo {
         })
     }
 
+    /// Replaces an override's or blackout's fields; regenerates its old and new dates.
+    pub async fn update_date_rule(
+        &self,
+        tenant: &TenantId,
+        kind: DateRuleKind,
+        id: Uuid,
+        new: NewDateRule,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> StoreResult<Changed<DateRuleRecord>> {
+        let mut tx = self.begin_write().await?;
+        let before: DateRuleRecord = sqlx::query_as::<_, DateRuleRow>(&format!(
+            "SELECT {} FROM {} WHERE tenant_id = $1 AND id = $2",
+            date_rule_columns(kind),
+            table(kind)
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound)?
+        .into();
+        scope_exists(&mut tx, tenant, &new.scope_type, new.scope_id).await?;
+        let kind_column = match kind {
+            DateRuleKind::Override => "",
+            DateRuleKind::Blackout => ", kind = $12",
+        };
+        let row: DateRuleRow = sqlx::query_as(&format!(
+            "UPDATE {} SET scope_type = $3, scope_id = $4, date_from = $5, date_to = $6,
+                 start_time = $7, end_time = $8, recurrence = $9, reason = $10, updated_at = $11{kind_column}
+             WHERE tenant_id = $1 AND id = $2
+             RETURNING {}",
+            table(kind),
+            date_rule_columns(kind)
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .bind(&new.scope_type)
+        .bind(new.scope_id)
+        .bind(new.date_from)
+        .bind(new.date_to)
+        .bind(&new.start_time)
+        .bind(&new.end_time)
+        .bind(&new.recurrence)
+        .bind(&new.reason)
+        .bind(now)
+        .bind(&new.kind)
+        .fetch_one(&mut *tx)
+        .await?;
+        let after = DateRuleRecord::from(row);
+        let entity = match kind {
+            DateRuleKind::Override => "schedule_override",
+            DateRuleKind::Blackout => "schedule_blackout",
+        };
+        audit::record(
+            &mut tx,
+            tenant,
+            actor,
+            Change {
+                action: &format!("{entity}.updated"),
+                entity_type: entity,
+                entity_id: id.to_string(),
+                changes: diff(&before.fields, &after.fields),
+            },
+            now,
+        )
+        .await?;
+        let mut regeneration = regenerate_scope(
+            &mut tx,
+            tenant,
+            &before.fields.scope_type,
+            before.fields.scope_id,
+            rule_span(&before.fields),
+            now,
+            false,
+        )
+        .await?;
+        let second = regenerate_scope(
+            &mut tx,
+            tenant,
+            &after.fields.scope_type,
+            after.fields.scope_id,
+            rule_span(&after.fields),
+            now,
+            false,
+        )
+        .await?;
+        regeneration.absorb(second);
+        tx.commit().await?;
+        Ok(Changed {
+            record: after,
+            regeneration,
+        })
+    }
+
     pub async fn get_date_rule(
         &self,
         tenant: &TenantId,
