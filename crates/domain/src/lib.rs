@@ -4,6 +4,7 @@
 //! errors, tenancy rules, administrator roles and permissions, customer account rules.
 
 pub mod auth;
+pub mod bookings;
 pub mod clock;
 pub mod customers;
 pub mod ids;
