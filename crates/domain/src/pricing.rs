@@ -134,3 +134,309 @@ mod tests {
         assert_eq!(percent_to_bp(101.0), None);
     }
 }
+
+/// How a variant changes the base price.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariantPrice {
+    /// The product's base price.
+    Base,
+    /// Base price plus this amount (may be negative; the result never goes below zero).
+    Adjustment(i64),
+    /// This amount instead of the base price.
+    Override(i64),
+}
+
+/// How an add-on is chosen (spec Part B 2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddonMode {
+    /// A checkbox: quantity 1.
+    YesNo,
+    /// The customer enters a quantity.
+    FreeQty,
+    /// One per participant: quantity is the party size.
+    PerParticipant,
+}
+
+/// How an add-on is priced; amounts in minor units, percentages in basis points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddonPrice {
+    /// `amount` per unit.
+    Fixed(i64),
+    /// `amount` per person per unit.
+    PerPerson(i64),
+    /// A share of the base price line, in basis points, per unit.
+    Percentage(i32),
+}
+
+/// One chosen add-on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddonChoice {
+    pub id: String,
+    pub name: String,
+    pub mode: AddonMode,
+    pub price: AddonPrice,
+    /// As requested; yes/no add-ons count 1 and per-participant ones the party size.
+    pub quantity: u32,
+}
+
+/// Everything that determines a booking's price.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PriceInput {
+    pub currency: String,
+    pub party_size: u32,
+    pub base_price: i64,
+    pub price_type: PriceType,
+    pub variant_id: Option<String>,
+    pub variant: VariantPrice,
+    pub addons: Vec<AddonChoice>,
+    pub tax_rate_bp: i32,
+    pub prices_include_tax: bool,
+}
+
+/// A priced add-on line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddonLine {
+    pub id: String,
+    pub name: String,
+    pub quantity: u32,
+    pub total: i64,
+}
+
+/// A price breakdown in minor units, with its pricing hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quote {
+    pub currency: String,
+    /// The base price line (unit price × party, or per booking).
+    pub base_price: i64,
+    pub addons: Vec<AddonLine>,
+    /// Base price plus add-ons, as priced (tax included when prices include tax).
+    pub subtotal: i64,
+    pub tax: i64,
+    pub total: i64,
+    /// Deterministic digest of every input and result that makes the price.
+    pub pricing_hash: String,
+}
+
+/// Prices a booking.
+pub fn quote(input: &PriceInput) -> Quote {
+    let unit = match input.variant {
+        VariantPrice::Base => input.base_price,
+        VariantPrice::Adjustment(delta) => input.base_price.saturating_add(delta).max(0),
+        VariantPrice::Override(amount) => amount.max(0),
+    };
+    let party = i64::from(input.party_size);
+    let base_line = base_price(unit, input.price_type, input.party_size);
+    let addons: Vec<AddonLine> = input
+        .addons
+        .iter()
+        .map(|a| {
+            let quantity = match a.mode {
+                AddonMode::YesNo => a.quantity.min(1),
+                AddonMode::FreeQty => a.quantity,
+                AddonMode::PerParticipant => input.party_size,
+            };
+            let q = i64::from(quantity);
+            let total = match a.price {
+                AddonPrice::Fixed(amount) => amount.saturating_mul(q),
+                AddonPrice::PerPerson(amount) => match a.mode {
+                    // One unit per participant is already per person.
+                    AddonMode::PerParticipant => amount.saturating_mul(q),
+                    _ => amount.saturating_mul(q).saturating_mul(party),
+                },
+                AddonPrice::Percentage(bp) => {
+                    mul_div_round(base_line, i64::from(bp), 10_000).saturating_mul(q)
+                }
+            };
+            AddonLine {
+                id: a.id.clone(),
+                name: a.name.clone(),
+                quantity,
+                total,
+            }
+        })
+        .collect();
+    let subtotal = addons
+        .iter()
+        .fold(base_line, |acc, l| acc.saturating_add(l.total));
+    let totals = tax_of(subtotal, input.tax_rate_bp, input.prices_include_tax);
+    let pricing_hash = hash(input, base_line, &addons, totals);
+    Quote {
+        currency: input.currency.clone(),
+        base_price: base_line,
+        addons,
+        subtotal,
+        tax: totals.tax,
+        total: totals.total,
+        pricing_hash,
+    }
+}
+
+fn hash(input: &PriceInput, base_line: i64, addons: &[AddonLine], totals: Totals) -> String {
+    use sha2::{Digest, Sha256};
+    let mut canonical = format!(
+        "v1|{}|party={}|base={}|type={}|variant={}:{:?}|tax={}:{}|line={}",
+        input.currency,
+        input.party_size,
+        input.base_price,
+        input.price_type.as_str(),
+        input.variant_id.as_deref().unwrap_or("-"),
+        input.variant,
+        input.tax_rate_bp,
+        input.prices_include_tax,
+        base_line
+    );
+    let mut lines: Vec<&AddonLine> = addons.iter().collect();
+    lines.sort_by(|a, b| a.id.cmp(&b.id));
+    for l in lines {
+        canonical.push_str(&format!("|addon={}x{}={}", l.id, l.quantity, l.total));
+    }
+    canonical.push_str(&format!(
+        "|sub={}|taxed={}|total={}",
+        totals.subtotal, totals.tax, totals.total
+    ));
+    let digest = Sha256::digest(canonical.as_bytes());
+    format!("ph1_{}", hex::encode(&digest[..16]))
+}
+
+#[cfg(test)]
+mod quote_tests {
+    use super::*;
+
+    fn input() -> PriceInput {
+        PriceInput {
+            currency: "EUR".into(),
+            party_size: 4,
+            base_price: 2_000,
+            price_type: PriceType::PerPerson,
+            variant_id: None,
+            variant: VariantPrice::Base,
+            addons: Vec::new(),
+            tax_rate_bp: 2_400,
+            prices_include_tax: true,
+        }
+    }
+
+    fn addon(id: &str, mode: AddonMode, price: AddonPrice, quantity: u32) -> AddonChoice {
+        AddonChoice {
+            id: id.into(),
+            name: id.into(),
+            mode,
+            price,
+            quantity,
+        }
+    }
+
+    #[test]
+    fn base_price_by_party_with_inclusive_tax() {
+        let q = quote(&input());
+        assert_eq!(
+            (q.base_price, q.subtotal, q.tax, q.total),
+            (8_000, 8_000, 1_548, 8_000)
+        );
+    }
+
+    #[test]
+    fn exclusive_tax_is_added_on_top() {
+        let q = quote(&PriceInput {
+            prices_include_tax: false,
+            ..input()
+        });
+        assert_eq!((q.subtotal, q.tax, q.total), (8_000, 1_920, 9_920));
+    }
+
+    #[test]
+    fn variants_adjust_or_override_the_unit_price() {
+        let cheaper = quote(&PriceInput {
+            variant: VariantPrice::Adjustment(-500),
+            ..input()
+        });
+        assert_eq!(cheaper.base_price, 6_000);
+        let floor = quote(&PriceInput {
+            variant: VariantPrice::Adjustment(-5_000),
+            ..input()
+        });
+        assert_eq!(floor.base_price, 0);
+        let flat = quote(&PriceInput {
+            variant: VariantPrice::Override(1_000),
+            price_type: PriceType::PerBooking,
+            ..input()
+        });
+        assert_eq!(flat.base_price, 1_000);
+    }
+
+    #[test]
+    fn addons_by_mode_and_price_type() {
+        let q = quote(&PriceInput {
+            addons: vec![
+                addon("photo", AddonMode::YesNo, AddonPrice::Fixed(990), 3),
+                addon(
+                    "shoes",
+                    AddonMode::PerParticipant,
+                    AddonPrice::PerPerson(400),
+                    1,
+                ),
+                addon("chalk", AddonMode::FreeQty, AddonPrice::Fixed(250), 2),
+                addon("guide", AddonMode::YesNo, AddonPrice::PerPerson(500), 1),
+                addon("vip", AddonMode::YesNo, AddonPrice::Percentage(1_000), 1),
+            ],
+            ..input()
+        });
+        let totals: Vec<(u32, i64)> = q.addons.iter().map(|l| (l.quantity, l.total)).collect();
+        assert_eq!(
+            totals,
+            [(1, 990), (4, 1_600), (2, 500), (1, 2_000), (1, 800)]
+        );
+        assert_eq!(q.subtotal, 8_000 + 990 + 1_600 + 500 + 2_000 + 800);
+    }
+
+    #[test]
+    fn the_hash_is_stable_and_changes_with_any_price_input() {
+        let a = quote(&input());
+        assert_eq!(a.pricing_hash, quote(&input()).pricing_hash);
+        assert!(a.pricing_hash.starts_with("ph1_"));
+        for changed in [
+            PriceInput {
+                party_size: 5,
+                ..input()
+            },
+            PriceInput {
+                base_price: 2_001,
+                ..input()
+            },
+            PriceInput {
+                tax_rate_bp: 2_550,
+                ..input()
+            },
+            PriceInput {
+                prices_include_tax: false,
+                ..input()
+            },
+            PriceInput {
+                currency: "USD".into(),
+                ..input()
+            },
+            PriceInput {
+                variant_id: Some("v1".into()),
+                variant: VariantPrice::Adjustment(0),
+                ..input()
+            },
+            PriceInput {
+                addons: vec![addon("x", AddonMode::FreeQty, AddonPrice::Fixed(0), 1)],
+                ..input()
+            },
+        ] {
+            assert_ne!(quote(&changed).pricing_hash, a.pricing_hash, "{changed:?}");
+        }
+        // Add-on order does not matter.
+        let one = PriceInput {
+            addons: vec![
+                addon("a", AddonMode::YesNo, AddonPrice::Fixed(1), 1),
+                addon("b", AddonMode::YesNo, AddonPrice::Fixed(2), 1),
+            ],
+            ..input()
+        };
+        let mut two = one.clone();
+        two.addons.reverse();
+        assert_eq!(quote(&one).pricing_hash, quote(&two).pricing_hash);
+    }
+}
