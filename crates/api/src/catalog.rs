@@ -348,6 +348,18 @@ pub async fn update_site(
         )
         .await
         .map_err(|e| not_found(e, "Site"))?;
+    // The time zone or the products' hours may have moved: slots follow at once.
+    state
+        .store
+        .regenerate(
+            auth.tenant.id(),
+            "site",
+            site.id,
+            kairos_store::DateSpan::default(),
+            state.now(),
+            false,
+        )
+        .await?;
     Ok(axum::Json(site.into()))
 }
 

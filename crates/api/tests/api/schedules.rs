@@ -540,3 +540,78 @@ async fn overrides_and_blackouts_can_be_changed_and_both_date_ranges_regenerate(
     .await
     .assert_error(404, "NOT_FOUND");
 }
+
+#[tokio::test]
+async fn changing_a_sites_time_zone_moves_its_slots() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    app.daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    let before = app
+        .availability("acme", &fx, "2026-12-01", "2026-12-01", 1)
+        .await;
+    assert_eq!(before.body["slots"][0]["startsAt"], "2026-12-01T08:00:00Z");
+    app.patch(&format!("/api/v1/admin/sites/{}", fx.site_id))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"timezone": "America/New_York"}))
+        .send()
+        .await
+        .assert_status(200);
+    // 10:00 in New York (UTC-5) is 15:00 UTC; the Helsinki-time slots are gone.
+    let after = app
+        .availability("acme", &fx, "2026-12-01", "2026-12-01", 1)
+        .await;
+    let starts: Vec<&str> = after.body["slots"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["startsAt"].as_str())
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            "2026-12-01T15:00:00Z",
+            "2026-12-01T16:00:00Z",
+            "2026-12-01T17:00:00Z",
+            "2026-12-01T18:00:00Z"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn product_changes_regenerate_and_deactivation_removes_unbooked_slots() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    app.daily_hours(&t, "site", &fx.site_id, "10:00", "14:00")
+        .await;
+    let path = format!("/api/v1/admin/products/{}", fx.product_id);
+    app.patch(&path)
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"durationMins": 120, "slotIntervalMin": 120}))
+        .send()
+        .await
+        .assert_status(200);
+    let day = app
+        .availability("acme", &fx, "2026-12-01", "2026-12-01", 1)
+        .await;
+    let starts: Vec<&str> = day.body["slots"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["startsAt"].as_str())
+        .collect();
+    assert_eq!(starts, ["2026-12-01T08:00:00Z", "2026-12-01T10:00:00Z"]);
+    assert_eq!(day.body["slots"][0]["endsAt"], "2026-12-01T10:00:00Z");
+
+    app.delete(&path)
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(slot_count(&app, "acme", &fx.product_id).await, 0);
+}
