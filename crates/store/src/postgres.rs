@@ -5,8 +5,6 @@ pub type Db = sqlx::Postgres;
 pub mod dialect {
     //! PostgreSQL spellings of the few statements that differ.
     pub const BEGIN_WRITE: &str = "BEGIN";
-    pub const FOR_UPDATE: &str = "FOR UPDATE";
-    pub const ILIKE: &str = "ILIKE";
 
     /// Serialises regeneration of one product across instances with a transaction-scoped
     /// advisory lock on the key's hash.

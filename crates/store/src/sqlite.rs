@@ -8,10 +8,6 @@ pub mod dialect {
     /// Write transactions take the database write lock up front, so two writers never
     /// deadlock upgrading a read lock (SQLITE_BUSY_SNAPSHOT).
     pub const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
-    /// Row locks do not exist: the write transaction already excludes other writers.
-    pub const FOR_UPDATE: &str = "";
-    /// Case-insensitive match.
-    pub const ILIKE: &str = "LIKE";
 
     /// Serialises regeneration of one product across instances: a no-op on SQLite, whose
     /// write transaction already excludes every other writer.

@@ -33,10 +33,6 @@ impl Repo {
         &self.write
     }
 
-    pub fn read_pool(&self) -> &Pool<Db> {
-        &self.read
-    }
-
     pub async fn close(&self) {
         self.read.close().await;
         self.write.close().await;
