@@ -615,3 +615,92 @@ async fn product_changes_regenerate_and_deactivation_removes_unbooked_slots() {
         .assert_status(200);
     assert_eq!(slot_count(&app, "acme", &fx.product_id).await, 0);
 }
+
+#[tokio::test]
+async fn concurrent_changes_moving_schedules_between_site_and_products_all_succeed() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    let second = post(&app, &t, "/api/v1/admin/products", json!({
+        "siteId": fx.site_id, "name": "Second", "durationMins": 60, "capacity": 4, "basePrice": 10
+    }))
+    .await;
+    let site = Uuid::parse_str(&fx.site_id).unwrap_or_else(|e| panic!("{e}"));
+    let p1 = Uuid::parse_str(&fx.product_id).unwrap_or_else(|e| panic!("{e}"));
+    let p2 = Uuid::parse_str(second.str("id")).unwrap_or_else(|e| panic!("{e}"));
+    let a = app
+        .daily_hours(&t, "site", &fx.site_id, "10:00", "12:00")
+        .await;
+    let b = app
+        .daily_hours(&t, "site", &fx.site_id, "13:00", "15:00")
+        .await;
+    let id = |v: &serde_json::Value| {
+        Uuid::parse_str(v["id"].as_str().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (a, b) = (id(&a), id(&b));
+    let tenant = TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
+    for round in 0..6 {
+        // Moving a site template to a product regenerates that product, then every
+        // product of the site; the two moves below need the two products' locks in
+        // opposite orders unless they are taken together, sorted.
+        let moves = if round % 2 == 0 {
+            [
+                (a, "product", p2, "10:00", "12:00"),
+                (b, "product", p1, "13:00", "15:00"),
+            ]
+        } else {
+            [
+                (a, "site", site, "10:00", "12:00"),
+                (b, "site", site, "13:00", "15:00"),
+            ]
+        };
+        let runs: Vec<_> = moves
+            .into_iter()
+            .map(|(id, scope_type, scope_id, start, end)| {
+                let store = app.store.clone();
+                let tenant = tenant.clone();
+                let now = app.clock_now();
+                tokio::spawn(async move {
+                    let new = kairos_store::NewTemplate {
+                        scope_type: scope_type.into(),
+                        scope_id,
+                        day_of_week: None,
+                        start_time: start.into(),
+                        end_time: end.into(),
+                        recurrence_kind: "daily".into(),
+                        by_day: None,
+                        by_month: None,
+                        by_month_day: None,
+                        exdates: vec![],
+                        valid_from: None,
+                        valid_to: None,
+                    };
+                    store
+                        .update_template(
+                            &tenant,
+                            id,
+                            new,
+                            &kairos_store::Actor::system("test"),
+                            now,
+                        )
+                        .await
+                })
+            })
+            .collect();
+        for run in runs {
+            run.await
+                .unwrap_or_else(|e| panic!("{e}"))
+                .unwrap_or_else(|e| panic!("a concurrent change failed: {e}"));
+        }
+    }
+    // Whatever order they ran in, the slots match the final schedules.
+    let check = post(
+        &app,
+        &t,
+        "/api/v1/admin/schedules/regenerate/preview",
+        json!({"scopeType": "site", "scopeId": fx.site_id}),
+    )
+    .await;
+    assert_eq!(check.body["created"], 0);
+    assert_eq!(check.body["deleted"], 0);
+}

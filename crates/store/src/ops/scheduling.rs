@@ -514,6 +514,27 @@ async fn scope_exists(
     found.map(|_| ()).ok_or(StoreError::NotFound)
 }
 
+/// Takes every product lock two scopes need, in one sorted pass, before a change that
+/// regenerates both: taking them scope by scope could deadlock against a concurrent change
+/// taking them in the other order (PostgreSQL advisory locks are re-entrant, so the
+/// per-product lock taken again during regeneration is free).
+async fn lock_scopes(
+    tx: &mut Transaction<'static, Db>,
+    tenant: &TenantId,
+    scopes: [(&str, Uuid); 2],
+) -> StoreResult<()> {
+    let mut products = Vec::new();
+    for (scope_type, scope_id) in scopes {
+        products.extend(products_of_scope(tx, tenant, scope_type, scope_id).await?);
+    }
+    products.sort();
+    products.dedup();
+    for product in products {
+        dialect::lock_key(tx, &format!("slots:{tenant}:{product}")).await?;
+    }
+    Ok(())
+}
+
 async fn regenerate_scope(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
@@ -710,6 +731,15 @@ impl Repo {
                 changes: diff(&before.fields, &after.fields),
             },
             now,
+        )
+        .await?;
+        lock_scopes(
+            &mut tx,
+            tenant,
+            [
+                (&before.fields.scope_type, before.fields.scope_id),
+                (&new.scope_type, new.scope_id),
+            ],
         )
         .await?;
         let mut regeneration = regenerate_scope(
@@ -928,6 +958,15 @@ impl Repo {
                 changes: diff(&before.fields, &after.fields),
             },
             now,
+        )
+        .await?;
+        lock_scopes(
+            &mut tx,
+            tenant,
+            [
+                (&before.fields.scope_type, before.fields.scope_id),
+                (&after.fields.scope_type, after.fields.scope_id),
+            ],
         )
         .await?;
         let mut regeneration = regenerate_scope(
