@@ -211,6 +211,18 @@ async fn date_rule_validation() {
         res.error_fields(),
         ["dateFrom", "endTime", "kind", "recurrence"]
     );
+    let res = post(
+        &app,
+        &t,
+        "/api/v1/admin/schedules/templates",
+        json!({
+            "scopeType": "site", "scopeId": fx.site_id, "startTime": "09:00", "endTime": "10:00",
+            "recurrenceKind": "none", "validFrom": "+99999-01-01", "exdates": ["1066-10-14"]
+        }),
+    )
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), ["exdates[0]", "validFrom"]);
 }
 
 #[tokio::test]
