@@ -7,7 +7,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use kairos_domain::FieldErrors;
-use kairos_store::StoreError;
+use kairos_store::{BookingRefusal, StoreError};
 use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -28,6 +28,15 @@ pub mod code {
     pub const METHOD_NOT_ALLOWED: &str = "METHOD_NOT_ALLOWED";
     pub const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
     pub const INTERNAL_ERROR: &str = "INTERNAL_ERROR";
+    pub const BOOKING_NOT_FOUND: &str = "BOOKING_NOT_FOUND";
+    pub const SLOT_UNAVAILABLE: &str = "SLOT_UNAVAILABLE";
+    pub const PRICING_CHANGED: &str = "PRICING_CHANGED";
+    pub const OUTSIDE_WINDOW: &str = "OUTSIDE_WINDOW";
+    pub const INVALID_TRANSITION: &str = "INVALID_TRANSITION";
+    pub const HOLD_EXPIRED: &str = "HOLD_EXPIRED";
+    pub const AMOUNT_EXCEEDS_BALANCE: &str = "AMOUNT_EXCEEDS_BALANCE";
+    pub const IDEMPOTENCY_KEY_REUSED: &str = "IDEMPOTENCY_KEY_REUSED";
+    pub const IDEMPOTENCY_KEY_IN_FLIGHT: &str = "IDEMPOTENCY_KEY_IN_FLIGHT";
 }
 
 /// Error body shape A.
@@ -155,8 +164,61 @@ impl From<StoreError> for ApiError {
             StoreError::Conflict(what) => {
                 ApiError::conflict(code::CONFLICT, format!("{what} already exists"))
             }
+            StoreError::Refused(refusal) => refusal.into(),
             other => ApiError::internal(other),
         }
+    }
+}
+
+impl From<BookingRefusal> for ApiError {
+    fn from(r: BookingRefusal) -> Self {
+        let message = r.to_string();
+        match r {
+            BookingRefusal::InvalidTransition(t) => {
+                ApiError::conflict(code::INVALID_TRANSITION, format!("A {} booking cannot {}", t.from, t.trigger.name()))
+                    .with_details(json!({"currentStatus": t.from.as_str(), "trigger": t.trigger.name()}))
+            }
+            BookingRefusal::NoTransition { from, to } => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!("A {from} booking cannot become {to}"),
+            )
+            .with_details(json!({"currentStatus": from.as_str(), "requestedStatus": to.as_str()})),
+            BookingRefusal::NotMovable { status } => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!("A {status} booking cannot be rescheduled"),
+            )
+            .with_details(json!({"currentStatus": status.as_str()})),
+            BookingRefusal::HoldExpired => ApiError::conflict(
+                code::HOLD_EXPIRED,
+                "The hold expired and its seats were released; make a new hold",
+            ),
+            BookingRefusal::SlotUnavailable => ApiError::conflict(
+                code::SLOT_UNAVAILABLE,
+                "The slot no longer has room for this party",
+            ),
+            BookingRefusal::OutsideWindow { starts_at } => ApiError::conflict(
+                code::OUTSIDE_WINDOW,
+                "The booking is too close to its start time to be changed online; contact the venue",
+            )
+            .with_details(json!({"startTime": starts_at})),
+            BookingRefusal::AmountExceedsBalance { balance } => {
+                ApiError::conflict(code::AMOUNT_EXCEEDS_BALANCE, message)
+                    .with_details(json!({"balanceMinor": balance}))
+            }
+        }
+    }
+}
+
+impl ApiError {
+    /// The shape A body as JSON text (stored for idempotent replays).
+    pub fn body_text(&self) -> String {
+        let body = ErrorBody {
+            error: self.code.to_owned(),
+            message: self.message.clone(),
+            code: self.status.as_u16(),
+            details: self.details.as_deref().cloned(),
+        };
+        serde_json::to_string(&body).unwrap_or_default()
     }
 }
 

@@ -27,6 +27,8 @@ admin:customers:read, admin:read).",
         (name = "catalog", description = "Sites, products, variants and add-ons (admin:read / admin:write)"),
         (name = "schedules", description = "Schedule templates, overrides, blackouts and slot regeneration"),
         (name = "availability", description = "Public availability, add-ons and site configuration"),
+        (name = "bookings", description = "Public booking flow: hold, confirm, cancel, reschedule (booking token, customer or staff); staff actions"),
+        (name = "admin-bookings", description = "Booking administration: search, creation, details, notes, status and customer changes, customer history"),
         (name = "operations", description = "Health, readiness, metrics, this document"),
     )
 )]

@@ -5,7 +5,7 @@
 
 use crate::error::{ApiError, code};
 use crate::state::AppState;
-use crate::{auth, availability, catalog, customers, operations, rate_limit, scheduling};
+use crate::{auth, availability, bookings, catalog, customers, operations, rate_limit, scheduling};
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
 use axum::middleware::{self, Next};
@@ -92,11 +92,33 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(scheduling::preview_regeneration))
         .routes(routes!(scheduling::regenerate))
+        .routes(routes!(bookings::public::hold))
+        .routes(routes!(bookings::public::confirm))
+        .routes(routes!(bookings::public::cancel))
+        .routes(routes!(bookings::public::reschedule))
+        .routes(routes!(bookings::public::mark_arrived))
+        .routes(routes!(bookings::public::mark_paid))
+        .routes(routes!(bookings::public::mark_no_show))
+        .routes(routes!(bookings::admin::search, bookings::admin::create))
+        .routes(routes!(bookings::admin::detail))
+        .routes(routes!(bookings::admin::set_status))
+        .routes(routes!(bookings::admin::update_customer))
+        .routes(routes!(
+            bookings::notes::list_notes,
+            bookings::notes::add_note
+        ))
+        .routes(routes!(
+            bookings::notes::update_note,
+            bookings::notes::delete_note
+        ))
+        .routes(routes!(bookings::history::customer_bookings))
+        .routes(routes!(bookings::history::my_bookings))
         .layer(middleware::from_fn(rate_limit_standard));
     let relaxed = OpenApiRouter::new()
         .routes(routes!(availability::get_availability))
         .routes(routes!(availability::product_addons))
         .routes(routes!(availability::site_config))
+        .routes(routes!(bookings::public::get_booking))
         .routes(routes!(operations::healthz))
         .routes(routes!(operations::readyz))
         .routes(routes!(operations::metrics))

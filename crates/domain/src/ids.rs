@@ -15,6 +15,37 @@ pub fn parse_id(s: &str) -> Option<Uuid> {
     Uuid::parse_str(s.trim()).ok()
 }
 
+/// The alphabet of booking references: no 0/O, 1/I to misread.
+pub const REFERENCE_ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+/// Length of a booking reference: 32^8 ≈ 1.1 × 10^12 values per tenant.
+pub const REFERENCE_LEN: usize = 8;
+
+/// A random human-readable booking reference, e.g. `K7QXM2PA`.
+pub fn new_reference() -> String {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    (0..REFERENCE_LEN)
+        .map(|_| char::from(REFERENCE_ALPHABET[rng.random_range(0..REFERENCE_ALPHABET.len())]))
+        .collect()
+}
+
+/// A random secret of 32 bytes as hex (booking tokens), and its SHA-256 as stored.
+pub fn new_secret() -> (String, String) {
+    use rand::RngCore;
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    let secret = hex::encode(bytes);
+    let hash = secret_hash(&secret);
+    (secret, hash)
+}
+
+/// The stored form of a secret.
+pub fn secret_hash(secret: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
 /// The tenant a request acts for. Only the tenant extractor and the command line create one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -76,6 +107,25 @@ mod tests {
             TenantId::parse(&"x".repeat(65)),
             Err(TenantIdError::TooLong)
         );
+    }
+
+    #[test]
+    fn references_use_the_unambiguous_alphabet() {
+        for _ in 0..200 {
+            let r = new_reference();
+            assert_eq!(r.len(), REFERENCE_LEN);
+            assert!(r.bytes().all(|b| REFERENCE_ALPHABET.contains(&b)), "{r}");
+            assert!(!r.contains(['0', 'O', '1', 'I']));
+        }
+        assert_ne!(new_reference(), new_reference());
+    }
+
+    #[test]
+    fn secrets_are_stored_as_their_hash() {
+        let (secret, hash) = new_secret();
+        assert_eq!(secret.len(), 64);
+        assert_eq!(secret_hash(&secret), hash);
+        assert_ne!(secret, hash);
     }
 
     #[test]

@@ -10,12 +10,23 @@ use tokio::sync::watch;
 /// the horizon to move; running hourly also repairs slots after a missed run.
 const GENERATION_EVERY: Duration = Duration::from_secs(3600);
 
+/// How often overdue holds are expired. Holds are also reclaimed by the next hold on their
+/// slot, so capacity never waits for this worker.
+const EXPIRY_EVERY: Duration = Duration::from_secs(5);
+
+/// Holds expired per transaction.
+const EXPIRY_BATCH: i64 = 500;
+
 /// Runs the periodic jobs until `shutdown` turns true.
 pub async fn run(store: Store, clock: Arc<dyn Clock>, mut shutdown: watch::Receiver<bool>) {
     let mut tick = tokio::time::interval(Duration::from_secs(60));
     let mut generation = tokio::time::interval(GENERATION_EVERY);
+    let mut expiry = tokio::time::interval(EXPIRY_EVERY);
     loop {
         tokio::select! {
+            _ = expiry.tick() => {
+                expire_holds(&store, clock.as_ref()).await;
+            }
             _ = tick.tick() => {
                 purge_idempotency_keys(&store, clock.as_ref()).await;
             }
@@ -30,6 +41,29 @@ pub async fn run(store: Store, clock: Arc<dyn Clock>, mut shutdown: watch::Recei
         }
     }
     tracing::info!("workers stopped");
+}
+
+/// Moves overdue holds to `expired` and releases their seats, batch by batch.
+pub async fn expire_holds(store: &Store, clock: &dyn Clock) -> u64 {
+    let mut total = 0;
+    loop {
+        match store.expire_overdue_holds(clock.now(), EXPIRY_BATCH).await {
+            Ok(n) => {
+                total += n;
+                if n < u64::try_from(EXPIRY_BATCH).unwrap_or(0) {
+                    break;
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "hold expiry failed");
+                break;
+            }
+        }
+    }
+    if total > 0 {
+        tracing::info!(expired = total, "overdue holds expired");
+    }
+    total
 }
 
 /// Idempotency records live 24 hours (ARCHITECTURE section 5); expired ones go.
@@ -112,5 +146,42 @@ mod tests {
         );
         generate_slots(&app.store, &app.clock).await;
         assert_eq!(count().await, before + 4);
+    }
+
+    #[tokio::test]
+    async fn hold_expiry_releases_overdue_holds_only() {
+        let app = TestApp::spawn().await;
+        let t = app.tenant("acme").await;
+        let fx = app.bookable(&t).await;
+        app.hold(&t.id, &fx, &fx.slots[0], 4)
+            .await
+            .assert_status(201);
+        app.clock.advance(chrono::Duration::minutes(10));
+        app.hold(&t.id, &fx, &fx.slots[1], 2)
+            .await
+            .assert_status(201);
+        assert_eq!(
+            expire_holds(&app.store, &app.clock).await,
+            0,
+            "none overdue yet"
+        );
+        app.clock.advance(chrono::Duration::minutes(6));
+        assert_eq!(
+            expire_holds(&app.store, &app.clock).await,
+            1,
+            "the first is overdue"
+        );
+        assert_eq!(
+            expire_holds(&app.store, &app.clock).await,
+            0,
+            "and expires once"
+        );
+        app.clock.advance(chrono::Duration::minutes(10));
+        assert_eq!(expire_holds(&app.store, &app.clock).await, 1);
+        app.assert_capacity_invariant(&t.id).await;
+        let open = app
+            .availability(&t.id, &fx.catalog, "2026-11-22", "2026-11-22", 10)
+            .await;
+        assert_eq!(open.body["slots"].as_array().map(Vec::len), Some(4));
     }
 }

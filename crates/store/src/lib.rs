@@ -26,6 +26,10 @@ pub enum StoreError {
     /// A uniqueness rule named by the operation was violated.
     #[error("conflict: {0}")]
     Conflict(&'static str),
+    /// A business rule of the booking lifecycle refused the operation; nothing changed
+    /// (apart from expiring an overdue hold, which is always kept).
+    #[error("refused: {0}")]
+    Refused(BookingRefusal),
     /// Anything else the database reported: logged, answered as a 500.
     #[error(transparent)]
     Database(#[from] sqlx::Error),
@@ -251,6 +255,32 @@ delegate! {
     pub async fn open_slots(&self, tenant: &TenantId, product: Uuid, from: Timestamp, to: Timestamp, party_size: i32, now: Timestamp) -> StoreResult<Vec<Slot>>;
     pub async fn list_slots(&self, tenant: &TenantId, product: Uuid, from: Timestamp, to: Timestamp) -> StoreResult<Vec<Slot>>;
     pub async fn reserve_seats(&self, tenant: &TenantId, slot: Uuid, seats: i32, now: Timestamp) -> StoreResult<bool>;
+
+    // idempotency keys
+    /// Claims an Idempotency-Key for a request with this canonical hash.
+    pub async fn claim_idempotency_key(&self, tenant: &TenantId, key: &str, request_hash: &str, now: Timestamp) -> StoreResult<IdempotencyClaim>;
+    /// Stores the response of a claimed key whose request changed nothing.
+    pub async fn complete_idempotency_key(&self, tenant: &TenantId, key: &str, status: u16, body: &str) -> StoreResult<()>;
+    /// Forgets a claim whose request failed unexpectedly.
+    pub async fn release_idempotency_key(&self, tenant: &TenantId, key: &str) -> StoreResult<()>;
+
+    // bookings
+    pub async fn create_booking(&self, tenant: &TenantId, new: NewBooking, actor: &Actor, now: Timestamp, idem: Option<IdempotentFinish<'_>>) -> StoreResult<Booking>;
+    pub async fn get_booking(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Booking>>;
+    pub async fn get_booking_view(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<BookingView>>;
+    pub async fn apply_booking_action(&self, tenant: &TenantId, id: Uuid, action: BookingAction, actor: &Actor, now: Timestamp, idem: Option<IdempotentFinish<'_>>) -> StoreResult<Booking>;
+    /// Expires overdue holds of every tenant (hold expiry worker).
+    pub async fn expire_overdue_holds(&self, now: Timestamp, batch: i64) -> StoreResult<u64>;
+    pub async fn search_bookings(&self, tenant: &TenantId, filter: BookingFilter, sort: BookingSort, descending: bool, page: u32, limit: u32) -> StoreResult<BookingPage>;
+    pub async fn bookings_of_customer(&self, tenant: &TenantId, account: Option<Uuid>, email: Option<String>, phone: Option<String>) -> StoreResult<Vec<BookingView>>;
+    pub async fn update_booking_customer(&self, tenant: &TenantId, id: Uuid, patch: BookingCustomerPatch, actor: &Actor, now: Timestamp) -> StoreResult<Booking>;
+    pub async fn list_payments(&self, tenant: &TenantId, booking: Uuid) -> StoreResult<Vec<Payment>>;
+    pub async fn create_note(&self, tenant: &TenantId, booking: Uuid, new: NewNote, actor: &Actor, now: Timestamp) -> StoreResult<BookingNote>;
+    pub async fn list_notes(&self, tenant: &TenantId, bookings: Vec<Uuid>) -> StoreResult<Vec<BookingNote>>;
+    pub async fn update_note(&self, tenant: &TenantId, booking: Uuid, id: Uuid, new: NewNote, actor: &Actor, now: Timestamp) -> StoreResult<BookingNote>;
+    pub async fn delete_note(&self, tenant: &TenantId, booking: Uuid, id: Uuid, actor: &Actor, now: Timestamp) -> StoreResult<()>;
+    /// Slots whose booked count differs from the seats of their bookings (should be none).
+    pub async fn capacity_mismatches(&self, tenant: &TenantId) -> StoreResult<Vec<(Uuid, i64, i64)>>;
 
     // audit log
     pub async fn list_audit(&self, tenant: &TenantId, entity_type: &str, entity_id: &str) -> StoreResult<Vec<AuditEntry>>;

@@ -4,6 +4,13 @@ pub type Db = sqlx::Postgres;
 
 pub mod dialect {
     //! PostgreSQL spellings of the few statements that differ.
+
+    /// Locks the rows a transaction reads and goes on to change.
+    pub const FOR_UPDATE: &str = " FOR UPDATE";
+
+    /// Claims rows no other worker holds, skipping those another transaction locked.
+    pub const FOR_UPDATE_SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
+
     pub const BEGIN_WRITE: &str = "BEGIN";
 
     /// Serialises regeneration of one product across instances with a transaction-scoped

@@ -5,6 +5,13 @@ pub type Db = sqlx::Sqlite;
 pub mod dialect {
     //! SQLite spellings of the few statements that differ.
 
+    /// Row locks of a read that a transaction goes on to change: none on SQLite, whose
+    /// write transaction holds the database lock.
+    pub const FOR_UPDATE: &str = "";
+
+    /// Claims rows no other worker holds: plain reads on SQLite (one writer at a time).
+    pub const FOR_UPDATE_SKIP_LOCKED: &str = "";
+
     /// Write transactions take the database write lock up front, so two writers never
     /// deadlock upgrading a read lock (SQLITE_BUSY_SNAPSHOT).
     pub const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";

@@ -320,7 +320,162 @@ impl TestApp {
     }
 }
 
+/// A bookable catalog: [`CatalogFixture`] with the site open 10:00–14:00 daily, so the
+/// product has four 60-minute slots (capacity 10) a day.
+#[derive(Debug, Clone)]
+pub struct BookingFixture {
+    pub catalog: CatalogFixture,
+    /// Tomorrow's slot ids (2026-11-22, 10:00–13:00 Helsinki), in order.
+    pub slots: Vec<String>,
+}
+
+impl TestApp {
+    /// Builds a [`BookingFixture`] in `tenant`.
+    pub async fn bookable(&self, tenant: &TenantFixture) -> BookingFixture {
+        let catalog = self.catalog(tenant).await;
+        self.daily_hours(tenant, "site", &catalog.site_id, "10:00", "14:00")
+            .await;
+        let res = self
+            .availability(&tenant.id, &catalog, "2026-11-22", "2026-11-22", 1)
+            .await;
+        res.assert_status(200);
+        let slots: Vec<String> = res.body["slots"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s["slotId"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(slots.len(), 4, "four slots tomorrow: {}", res.text);
+        BookingFixture { catalog, slots }
+    }
+
+    /// `POST /bookings/hold` for `party` people on `slot` (anonymous, with a customer).
+    pub async fn hold(
+        &self,
+        tenant: &str,
+        fixture: &BookingFixture,
+        slot: &str,
+        party: u32,
+    ) -> TestResponse {
+        self.post("/api/v1/bookings/hold")
+            .tenant(tenant)
+            .json(json!({
+                "siteId": fixture.catalog.site_id, "productId": fixture.catalog.product_id,
+                "slotId": slot, "partySize": party,
+                "customer": {"name": "Ada Lovelace", "email": "ada@example.com", "phone": "+358 40 123 4567"}
+            }))
+            .send()
+            .await
+    }
+
+    /// Asserts that every slot's booked count equals the party sizes of the bookings
+    /// holding seats in it (the capacity invariant).
+    pub async fn assert_capacity_invariant(&self, tenant: &str) {
+        let tenant = TenantId::parse(tenant).unwrap_or_else(|e| panic!("{e}"));
+        let mismatches = self
+            .store
+            .capacity_mismatches(&tenant)
+            .await
+            .unwrap_or_else(|e| panic!("invariant query: {e}"));
+        assert!(
+            mismatches.is_empty(),
+            "slots whose booked count differs from their bookings (slot, booked, held): {mismatches:?}"
+        );
+    }
+}
+
 /// Whether the suite runs against PostgreSQL (`TEST_DATABASE_URL=postgres://…`).
 pub fn on_postgres() -> bool {
     std::env::var("TEST_DATABASE_URL").is_ok_and(|u| u.starts_with("postgres"))
+}
+
+impl TestApp {
+    /// Serves this app's router on a real TCP listener on 127.0.0.1 (a free port), as
+    /// `kairos serve` does (with the peer address as `ConnectInfo`), until the test's
+    /// runtime ends. Returns the address to send requests to with [`http`].
+    pub async fn serve(&self) -> std::net::SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("bind a test listener: {e}"));
+        let addr = listener
+            .local_addr()
+            .unwrap_or_else(|e| panic!("test listener address: {e}"));
+        let app = self
+            .router
+            .clone()
+            .into_make_service_with_connect_info::<std::net::SocketAddr>();
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                panic!("test server stopped: {e}");
+            }
+        });
+        addr
+    }
+}
+
+type HttpClient = hyper_util::client::legacy::Client<
+    hyper_util::client::legacy::connect::HttpConnector,
+    http_body_util::Full<axum::body::Bytes>,
+>;
+
+/// The client behind [`http`]: one connection pool for every test in the process.
+fn http_client() -> &'static HttpClient {
+    static CLIENT: std::sync::OnceLock<HttpClient> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(|| {
+        let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        connector.set_nodelay(true);
+        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .build(connector)
+    })
+}
+
+/// Sends one HTTP/1.1 request to a server started by [`TestApp::serve`] and returns the
+/// status and the body parsed as JSON (a JSON string holding the text when the body is
+/// not JSON, `Null` when it is empty). `body`, when given, is sent as
+/// `application/json`. Panics when the request cannot be sent or the answer read.
+pub async fn http(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    use http_body_util::BodyExt;
+    let mut builder = http::Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}{path}"));
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    let bytes = match &body {
+        Some(json) => {
+            builder = builder.header("content-type", "application/json");
+            axum::body::Bytes::from(json.to_string())
+        }
+        None => axum::body::Bytes::new(),
+    };
+    let request = builder
+        .body(http_body_util::Full::new(bytes))
+        .unwrap_or_else(|e| panic!("bad test request {method} {path}: {e}"));
+    let response = http_client()
+        .request(request)
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path} on {addr} failed: {e:?}"));
+    let status = response.status().as_u16();
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path}: reading the body failed: {e}"))
+        .to_bytes();
+    let body = if bytes.is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+            serde_json::Value::String(String::from_utf8_lossy(&bytes).into_owned())
+        })
+    };
+    (status, body)
 }

@@ -5,7 +5,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-/// Like `axum::extract::Query`, with a 400 `VALIDATION_ERROR` naming the parameter.
+/// Like `axum::extract::Query` (repeated parameters fill `Vec` fields), with a 400 `VALIDATION_ERROR` naming the parameter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Query<T>(pub T);
 
@@ -18,7 +18,8 @@ where
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         let query = parts.uri.query().unwrap_or_default();
-        let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        // serde_html_form reads a repeated parameter (`status=a&status=b`) into a Vec.
+        let de = serde_html_form::Deserializer::from_bytes(query.as_bytes());
         serde_path_to_error::deserialize(de)
             .map(Query)
             .map_err(|err| {

@@ -1,9 +1,14 @@
 //! API tests: the in-process app on a fresh database per test (SQLite, or PostgreSQL
 //! when `TEST_DATABASE_URL` is set).
 
+mod admin_bookings;
 mod auth;
 mod availability;
+mod booking_notes;
+mod bookings;
 mod catalog;
+mod concurrency;
+mod customer_history;
 mod customers;
 mod errors;
 mod operations;

@@ -6,8 +6,10 @@
 
 mod admin_users;
 mod audit;
+mod bookings;
 mod catalog;
 mod customers;
+mod idempotency;
 mod scheduling;
 mod system;
 mod tenancy;

@@ -1,0 +1,606 @@
+//! Booking administration: search, creation, the full record, status and customer changes.
+
+use kairos_domain::auth::Role;
+use kairos_testkit::{BookingFixture, TenantFixture, TestApp, TestResponse};
+use serde_json::{Value, json};
+
+async fn setup() -> (TestApp, TenantFixture, BookingFixture) {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    (app, t, fx)
+}
+
+/// Tomorrow's slot starts (UTC): 08:00, 09:00, 10:00, 11:00.
+fn start(i: usize) -> String {
+    format!("2026-11-22T{:02}:00:00Z", 8 + i)
+}
+
+async fn create(
+    app: &TestApp,
+    t: &TenantFixture,
+    fx: &BookingFixture,
+    body: Value,
+) -> TestResponse {
+    let mut full = json!({
+        "siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
+        "startTime": start(0), "partySize": 2,
+        "customerInfo": {"name": "Grace Hopper", "email": "grace@example.com", "phone": "+1 555 0100"}
+    });
+    if let (Some(map), Value::Object(extra)) = (full.as_object_mut(), body) {
+        map.extend(extra);
+    }
+    app.post("/api/v1/admin/bookings")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(full)
+        .send()
+        .await
+}
+
+/// A public hold for `who` = (name, email, phone).
+async fn hold_as(
+    app: &TestApp,
+    t: &TenantFixture,
+    fx: &BookingFixture,
+    slot: usize,
+    party: u32,
+    who: (&str, &str, &str),
+) -> TestResponse {
+    let res = app
+        .post("/api/v1/bookings/hold")
+        .tenant(&t.id)
+        .json(json!({
+            "siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
+            "slotId": fx.slots[slot], "partySize": party,
+            "customer": {"name": who.0, "email": who.1, "phone": who.2}
+        }))
+        .send()
+        .await;
+    res.assert_status(201);
+    res
+}
+
+#[tokio::test]
+async fn admin_creation_auto_confirms_and_reports_the_breakdown() {
+    let (app, t, fx) = setup().await;
+    let res = create(
+        &app,
+        &t,
+        &fx,
+        json!({"autoConfirm": true, "adminNotes": "VIP"}),
+    )
+    .await;
+    res.assert_status(201);
+    assert_eq!(res.body["status"], "confirmed");
+    assert_eq!(res.body["grandTotal"], 40.0);
+    assert_eq!(res.body["breakdown"]["basePrice"], 40.0);
+    assert_eq!(res.body["breakdown"]["tax"], 7.74);
+    assert_eq!(res.body["breakdown"]["total"], 40.0);
+    assert_eq!(res.body["slot"]["startTime"], start(0));
+    assert_eq!(res.body["slot"]["endTime"], "2026-11-22T09:00:00Z");
+    assert_eq!(res.body["warnings"], json!([]));
+    assert_eq!(res.str("bookingReference").len(), 8);
+
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{}", res.str("bookingId")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    detail.assert_status(200);
+    assert_eq!(detail.body["source"], "admin");
+    assert_eq!(detail.body["adminNotes"], "VIP");
+    assert_eq!(detail.body["customer"]["email"], "grace@example.com");
+    assert_eq!(detail.body["product"]["name"], "Climbing session");
+    assert_eq!(detail.body["site"]["name"], "Main hall");
+    assert_eq!(
+        detail.body["payments"],
+        json!([]),
+        "no payment is collected"
+    );
+    assert_eq!(detail.body["statusHistory"][0]["to"], "confirmed");
+    assert_eq!(detail.body["statusHistory"][0]["actorName"], "owner (test)");
+
+    // Without autoConfirm it is a hold that staff confirm with its hash.
+    let res = create(&app, &t, &fx, json!({"startTime": start(1)})).await;
+    res.assert_status(201);
+    assert_eq!(res.body["status"], "hold");
+    let confirm = app
+        .post(&format!(
+            "/api/v1/bookings/{}/confirm",
+            res.str("bookingId")
+        ))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"pricingHash": res.str("pricingHash"), "paymentMethod": "invoice"}))
+        .send()
+        .await;
+    confirm.assert_status(200);
+    assert_eq!(confirm.body["status"], "confirmed");
+    app.assert_capacity_invariant(&t.id).await;
+}
+
+#[tokio::test]
+async fn admin_creation_validates_and_checks_permissions() {
+    let (app, t, fx) = setup().await;
+    let res = app
+        .post("/api/v1/admin/bookings")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(
+            json!({"siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
+                     "startTime": start(0), "partySize": 2, "customerInfo": {"phone": "x"}}),
+        )
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    let fields = res.error_fields();
+    for f in [
+        "customerInfo.name",
+        "customerInfo.email",
+        "customerInfo.phone",
+    ] {
+        assert!(fields.contains(&f.to_owned()), "{f} in {fields:?}");
+    }
+    create(&app, &t, &fx, json!({"startTime": "2026-11-22T08:30:00Z"}))
+        .await
+        .assert_error(409, "SLOT_UNAVAILABLE");
+
+    app.staff(&t.id, "viewer", "viewer-pass-1", &[Role::Viewer])
+        .await;
+    let viewer = app.admin_token(&t.id, "viewer", "viewer-pass-1").await;
+    app.post("/api/v1/admin/bookings")
+        .tenant(&t.id)
+        .token(&viewer)
+        .json(json!({}))
+        .send()
+        .await
+        .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    // Front desk may create but not override capacity.
+    app.staff(&t.id, "desk", "desk-pass-123", &[Role::FrontDesk])
+        .await;
+    let desk = app.admin_token(&t.id, "desk", "desk-pass-123").await;
+    let res = app
+        .post("/api/v1/admin/bookings")
+        .tenant(&t.id)
+        .token(&desk)
+        .json(
+            json!({"siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
+                     "startTime": start(0), "partySize": 2, "bypassCapacity": true,
+                     "customerInfo": {"name": "A", "email": "a@example.com"}}),
+        )
+        .send()
+        .await;
+    res.assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    assert_eq!(
+        res.body["details"]["requiredPermission"],
+        "admin:capacity:override"
+    );
+}
+
+#[tokio::test]
+async fn bypass_capacity_overbooks_with_a_warning_and_skip_allows_a_started_slot() {
+    let (app, mut t, fx) = setup().await;
+    create(&app, &t, &fx, json!({"partySize": 10, "autoConfirm": true}))
+        .await
+        .assert_status(201);
+    create(&app, &t, &fx, json!({"partySize": 2}))
+        .await
+        .assert_error(409, "SLOT_UNAVAILABLE");
+    let res = create(
+        &app,
+        &t,
+        &fx,
+        json!({"partySize": 2, "bypassCapacity": true, "autoConfirm": true}),
+    )
+    .await;
+    res.assert_status(201);
+    assert_eq!(res.body["warnings"], json!(["capacity_exceeded"]));
+    app.assert_capacity_invariant(&t.id).await;
+
+    // Once the slot has started only skipAvailabilityCheck books it.
+    app.clock
+        .advance(chrono::Duration::hours(23) + chrono::Duration::minutes(10));
+    t.owner_token = app.admin_token(&t.id, "owner", &t.owner_password).await;
+    create(
+        &app,
+        &t,
+        &fx,
+        json!({"startTime": start(0), "partySize": 1, "bypassCapacity": true}),
+    )
+    .await
+    .assert_error(409, "SLOT_UNAVAILABLE");
+    let res = create(
+        &app,
+        &t,
+        &fx,
+        json!({"startTime": start(1), "partySize": 1}),
+    )
+    .await;
+    res.assert_status(201);
+    app.clock.advance(chrono::Duration::hours(1));
+    t.owner_token = app.admin_token(&t.id, "owner", &t.owner_password).await;
+    create(
+        &app,
+        &t,
+        &fx,
+        json!({"startTime": start(1), "partySize": 1}),
+    )
+    .await
+    .assert_error(409, "SLOT_UNAVAILABLE");
+    let res = create(&app, &t, &fx, json!({"startTime": start(1), "partySize": 1, "skipAvailabilityCheck": true, "autoConfirm": true}))
+        .await;
+    res.assert_status(201);
+    assert_eq!(res.body["warnings"], json!(["slot_started"]));
+    app.assert_capacity_invariant(&t.id).await;
+}
+
+#[tokio::test]
+async fn search_filters_sorts_pages_and_summarises_the_whole_set() {
+    let (app, t, fx) = setup().await;
+    let a = hold_as(
+        &app,
+        &t,
+        &fx,
+        0,
+        2,
+        ("Ada Lovelace", "ada@example.com", "+358 40 111 2222"),
+    )
+    .await;
+    let b = hold_as(
+        &app,
+        &t,
+        &fx,
+        1,
+        3,
+        ("Alan Turing", "alan@turing.org", "+44 20 7946 0000"),
+    )
+    .await;
+    hold_as(
+        &app,
+        &t,
+        &fx,
+        2,
+        1,
+        ("Ada Byron", "byron@example.com", "+358 40 333"),
+    )
+    .await;
+    // a: tentative (40.00); b: canceled (60.00); c stays a hold (20.00).
+    app.post(&format!("/api/v1/bookings/{}/confirm", a.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", a.str("bookingToken"))
+        .json(json!({"pricingHash": a.str("pricingHash"), "paymentMethod": "poa"}))
+        .send()
+        .await
+        .assert_status(200);
+    app.post(&format!("/api/v1/bookings/{}/cancel", b.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", b.str("bookingToken"))
+        .send()
+        .await
+        .assert_status(200);
+    let search = |q: &str| {
+        app.get(&format!("/api/v1/admin/bookings{q}"))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .send()
+    };
+    let all = search("").await;
+    all.assert_status(200);
+    assert_eq!(
+        all.body["pagination"],
+        json!({"page": 1, "limit": 50, "total": 3, "totalPages": 1})
+    );
+    assert_eq!(all.body["summary"]["totalBookings"], 3);
+    assert_eq!(
+        all.body["summary"]["totalRevenue"], 40.0,
+        "only the tentative booking counts"
+    );
+    assert_eq!(
+        all.body["summary"]["statusBreakdown"],
+        json!({"canceled": 1, "hold": 1, "tentative": 1})
+    );
+    let item = &all.body["bookings"][2];
+    assert_eq!(item["bookingReference"], a.body["reference"]);
+    assert_eq!(item["customer"]["name"], "Ada Lovelace");
+    assert_eq!(item["slot"]["siteName"], "Main hall");
+    assert_eq!(item["slot"]["productName"], "Climbing session");
+    assert_eq!(item["slot"]["startTime"], start(0));
+    assert_eq!(item["grandTotal"], 40.0);
+    assert_eq!(item["paidAmount"], 0.0);
+
+    let names = |res: &TestResponse| -> Vec<String> {
+        res.body["bookings"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|b| {
+                        b["customer"]["name"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_owned()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        names(&search("?customerName=ADA").await),
+        ["Ada Byron", "Ada Lovelace"]
+    );
+    assert_eq!(
+        names(&search("?customerEmail=turing").await),
+        ["Alan Turing"]
+    );
+    assert_eq!(
+        names(&search("?customerPhone=%2B358401112222").await),
+        ["Ada Lovelace"]
+    );
+    assert_eq!(
+        names(&search("?customerEmail=100%25").await),
+        Vec::<String>::new(),
+        "wildcards are literal"
+    );
+    assert_eq!(
+        names(
+            &search("?bookingStatus=hold&bookingStatus=canceled&sortBy=customerName&sortOrder=asc")
+                .await
+        ),
+        ["Ada Byron", "Alan Turing"]
+    );
+    assert_eq!(
+        names(
+            &search(&format!(
+                "?dateFrom={}&dateTo=2026-11-22T09:00:00Z&sortBy=startTime&sortOrder=asc",
+                start(0)
+            ))
+            .await
+        ),
+        ["Ada Lovelace", "Alan Turing"]
+    );
+    assert_eq!(
+        names(&search("?dateFrom=2026-11-23").await),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        names(&search("?minAmount=30&maxAmount=50").await),
+        ["Ada Lovelace"]
+    );
+    assert_eq!(
+        names(&search("?sortBy=grandTotal&sortOrder=desc").await),
+        ["Alan Turing", "Ada Lovelace", "Ada Byron"]
+    );
+    let filtered = search("?bookingStatus=tentative&bookingStatus=canceled").await;
+    assert_eq!(filtered.body["summary"]["totalBookings"], 2);
+    assert_eq!(
+        filtered.body["summary"]["statusBreakdown"],
+        json!({"canceled": 1, "tentative": 1})
+    );
+    let page = search("?limit=1&page=2&sortBy=startTime&sortOrder=asc").await;
+    assert_eq!(names(&page), ["Alan Turing"]);
+    assert_eq!(
+        page.body["pagination"],
+        json!({"page": 2, "limit": 1, "total": 3, "totalPages": 3})
+    );
+    assert_eq!(
+        page.body["summary"]["totalBookings"], 3,
+        "the summary covers every page"
+    );
+    assert_eq!(
+        names(
+            &search(&format!(
+                "?siteId={}&productId={}",
+                fx.catalog.site_id, fx.catalog.product_id
+            ))
+            .await
+        )
+        .len(),
+        3
+    );
+
+    let res = search("?limit=101&page=0&sortBy=price&sortOrder=up&bookingStatus=lost&dateFrom=yesterday&minAmount=-1&siteId=x").await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    let mut fields = res.error_fields();
+    fields.sort();
+    assert_eq!(
+        fields,
+        [
+            "bookingStatus",
+            "dateFrom",
+            "limit",
+            "minAmount",
+            "page",
+            "siteId",
+            "sortBy",
+            "sortOrder"
+        ]
+    );
+
+    // Permissions and tenancy.
+    let me = app.customer_token(&t.id, "cust@example.com").await;
+    app.get("/api/v1/admin/bookings")
+        .tenant(&t.id)
+        .token(&me)
+        .send()
+        .await
+        .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    let other = app.tenant("other").await;
+    let res = app
+        .get("/api/v1/admin/bookings")
+        .tenant(&other.id)
+        .token(&other.owner_token)
+        .send()
+        .await;
+    assert_eq!(res.body["summary"]["totalBookings"], 0);
+    app.get(&format!("/api/v1/admin/bookings/{}", a.str("id")))
+        .tenant(&other.id)
+        .token(&other.owner_token)
+        .send()
+        .await
+        .assert_error(404, "BOOKING_NOT_FOUND");
+}
+
+#[tokio::test]
+async fn status_changes_follow_the_machine_and_are_audited() {
+    let (app, t, fx) = setup().await;
+    let res = create(&app, &t, &fx, json!({"autoConfirm": true, "partySize": 4})).await;
+    let id = res.str("bookingId").to_owned();
+    let path = format!("/api/v1/admin/bookings/{id}/status");
+    let set = |status: &str, reason: &str| {
+        app.patch(&path)
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(json!({"status": status, "reason": reason, "adminNotes": "checked"}))
+            .send()
+    };
+    let res = set("completed", "skip ahead").await;
+    res.assert_error(409, "INVALID_TRANSITION");
+    assert_eq!(res.body["details"]["currentStatus"], "confirmed");
+    set("bogus", "x")
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    app.patch(&path)
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({}))
+        .send()
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    let res = set("arrived", "walked in").await;
+    res.assert_status(200);
+    assert_eq!(res.body["previousStatus"], "confirmed");
+    assert_eq!(res.body["status"], "arrived");
+    assert_eq!(res.body["adminNotes"], "checked");
+    assert_eq!(res.body["updatedBy"]["name"], "owner (test)");
+    set("completed", "done").await.assert_status(200);
+    set("canceled", "too late")
+        .await
+        .assert_error(409, "INVALID_TRANSITION");
+
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{id}"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    let history: Vec<(Value, Value, Value)> = detail.body["statusHistory"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|h| (h["from"].clone(), h["to"].clone(), h["reason"].clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        history,
+        vec![
+            (Value::Null, json!("confirmed"), Value::Null),
+            (json!("confirmed"), json!("arrived"), json!("walked in")),
+            (json!("arrived"), json!("completed"), json!("done")),
+        ]
+    );
+
+    // Cancel releases; expired → hold takes the seats again.
+    let hold = create(
+        &app,
+        &t,
+        &fx,
+        json!({"startTime": start(1), "partySize": 6}),
+    )
+    .await;
+    let hold_id = hold.str("bookingId").to_owned();
+    app.clock.advance(chrono::Duration::minutes(20));
+    app.store
+        .expire_overdue_holds(app.clock_now(), 100)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    app.assert_capacity_invariant(&t.id).await;
+    create(
+        &app,
+        &t,
+        &fx,
+        json!({"startTime": start(1), "partySize": 6, "autoConfirm": true}),
+    )
+    .await
+    .assert_status(201);
+    let rehold = app
+        .patch(&format!("/api/v1/admin/bookings/{hold_id}/status"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"status": "hold", "reason": "customer called back"}))
+        .send()
+        .await;
+    rehold.assert_error(409, "SLOT_UNAVAILABLE");
+    let rehold = app
+        .patch(&format!("/api/v1/admin/bookings/{hold_id}/status"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"status": "canceled", "reason": "gave up"}))
+        .send()
+        .await;
+    rehold.assert_status(200);
+    app.assert_capacity_invariant(&t.id).await;
+}
+
+#[tokio::test]
+async fn customer_corrections_are_audited_field_by_field() {
+    let (app, t, fx) = setup().await;
+    let res = create(&app, &t, &fx, json!({"autoConfirm": true})).await;
+    let id = res.str("bookingId").to_owned();
+    let path = format!("/api/v1/admin/bookings/{id}/customer");
+    let res = app
+        .patch(&path)
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"customerEmail": "GRACE.H@Example.com", "customerPhone": "+1 555 0199"}))
+        .send()
+        .await;
+    res.assert_status(200);
+    assert_eq!(
+        res.body["customer"],
+        json!({"name": "Grace Hopper", "email": "grace.h@example.com", "phone": "+1 555 0199"})
+    );
+    assert_eq!(res.body["updatedBy"]["name"], "owner (test)");
+    let res = app
+        .patch(&path)
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"customerName": "", "customerEmail": "nope", "customerPhone": "abc"}))
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(
+        res.error_fields(),
+        ["customerName", "customerEmail", "customerPhone"]
+    );
+
+    let tenant = kairos_domain::TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
+    let audit = app
+        .store
+        .list_audit(&tenant, "booking", &id)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let change = audit
+        .iter()
+        .find(|e| e.action == "booking.customer_updated")
+        .unwrap_or_else(|| panic!("no audit entry"));
+    assert_eq!(
+        change.changes,
+        json!({
+            "customerEmail": {"from": "grace@example.com", "to": "grace.h@example.com"},
+            "customerPhone": {"from": "+1 555 0100", "to": "+1 555 0199"}
+        })
+    );
+    assert_eq!(change.actor_name.as_deref(), Some("owner (test)"));
+    assert!(change.actor_id.is_some());
+    assert_eq!(change.occurred_at, app.clock_now());
+
+    app.patch("/api/v1/admin/bookings/01890000-0000-7000-8000-000000000000/customer")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"customerName": "X"}))
+        .send()
+        .await
+        .assert_error(404, "BOOKING_NOT_FOUND");
+}

@@ -1,0 +1,585 @@
+//! Booking notes: add, list, update and delete at `/api/v1/admin/bookings/{id}/notes`,
+//! validation, permissions and tenant isolation.
+
+use kairos_domain::TenantId;
+use kairos_domain::auth::Role;
+use kairos_testkit::{BookingFixture, TenantFixture, TestApp, TestResponse};
+use serde_json::json;
+
+const UNKNOWN: &str = "01890000-0000-7000-8000-000000000000";
+
+/// An app with tenant `acme` and one held booking; returns the booking id.
+async fn setup() -> (TestApp, TenantFixture, BookingFixture, String) {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    let res = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
+    res.assert_status(201);
+    let id = res.str("id").to_owned();
+    (app, t, fx, id)
+}
+
+fn notes_path(booking: &str) -> String {
+    format!("/api/v1/admin/bookings/{booking}/notes")
+}
+
+fn note_path(booking: &str, note: &str) -> String {
+    format!("/api/v1/admin/bookings/{booking}/notes/{note}")
+}
+
+async fn add(
+    app: &TestApp,
+    t: &TenantFixture,
+    token: &str,
+    booking: &str,
+    body: serde_json::Value,
+) -> TestResponse {
+    app.post(&notes_path(booking))
+        .tenant(&t.id)
+        .token(token)
+        .json(body)
+        .send()
+        .await
+}
+
+async fn list(app: &TestApp, t: &TenantFixture, token: &str, booking: &str) -> TestResponse {
+    app.get(&notes_path(booking))
+        .tenant(&t.id)
+        .token(token)
+        .send()
+        .await
+}
+
+fn contents(res: &TestResponse) -> Vec<String> {
+    res.body["notes"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|n| n["content"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn adding_a_note_records_its_fields_and_author() {
+    let (app, t, _fx, id) = setup().await;
+    let desk = app
+        .staff(&t.id, "desk", "desk-password-1", &[Role::FrontDesk])
+        .await;
+    let desk_token = app.admin_token(&t.id, "desk", "desk-password-1").await;
+    let res = add(
+        &app,
+        &t,
+        &desk_token,
+        &id,
+        json!({"content": "  Needs wheelchair access  ", "category": "special_request",
+               "priority": "high", "isInternal": false}),
+    )
+    .await;
+    res.assert_status(201);
+    assert!(
+        kairos_domain::ids::parse_id(res.str("noteId")).is_some(),
+        "{}",
+        res.text
+    );
+    assert_eq!(res.body["bookingId"], id.as_str());
+    assert_eq!(res.body["content"], "Needs wheelchair access", "trimmed");
+    assert_eq!(res.body["category"], "special_request");
+    assert_eq!(res.body["priority"], "high");
+    assert_eq!(res.body["isInternal"], false);
+    assert_eq!(res.body["createdBy"], desk.to_string().as_str());
+    assert_eq!(res.body["createdByName"], "desk (test)");
+    assert_eq!(res.body["createdAt"], "2026-11-21T09:00:00Z");
+    assert_eq!(res.body["updatedAt"], "2026-11-21T09:00:00Z");
+
+    // Defaults: general, normal, internal.
+    let res = add(
+        &app,
+        &t,
+        &t.owner_token,
+        &id,
+        json!({"content": "Called the customer"}),
+    )
+    .await;
+    res.assert_status(201);
+    assert_eq!(res.body["category"], "general");
+    assert_eq!(res.body["priority"], "normal");
+    assert_eq!(res.body["isInternal"], true);
+    assert_eq!(res.body["createdByName"], "owner (test)");
+
+    // Exactly 5000 characters is allowed.
+    let long = "é".repeat(5000);
+    let res = add(&app, &t, &t.owner_token, &id, json!({"content": long})).await;
+    res.assert_status(201);
+    assert_eq!(
+        res.body["content"].as_str().map(|s| s.chars().count()),
+        Some(5000)
+    );
+
+    // The note is audited on the booking.
+    let tenant = TenantId::parse(&t.id).unwrap_or_else(|e| panic!("{e}"));
+    let audit = app
+        .store
+        .list_audit(&tenant, "booking", &id)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let added = audit
+        .iter()
+        .filter(|e| e.action == "booking.note_added")
+        .count();
+    assert_eq!(added, 3);
+}
+
+#[tokio::test]
+async fn listing_returns_the_booking_notes_oldest_first() {
+    let (app, t, fx, id) = setup().await;
+    let res = list(&app, &t, &t.owner_token, &id).await;
+    res.assert_status(200);
+    assert_eq!(res.body, json!({"notes": []}));
+    for (i, content) in ["first", "second", "third"].iter().enumerate() {
+        app.clock
+            .advance(chrono::Duration::seconds(i64::try_from(i).unwrap_or(0) + 1));
+        add(&app, &t, &t.owner_token, &id, json!({"content": content}))
+            .await
+            .assert_status(201);
+    }
+    let res = list(&app, &t, &t.owner_token, &id).await;
+    res.assert_status(200);
+    assert_eq!(contents(&res), vec!["first", "second", "third"]);
+    let note = &res.body["notes"][0];
+    for key in [
+        "noteId",
+        "bookingId",
+        "content",
+        "category",
+        "priority",
+        "isInternal",
+        "createdBy",
+        "createdByName",
+        "createdAt",
+        "updatedAt",
+    ] {
+        assert!(note.get(key).is_some(), "{key} in {note}");
+    }
+
+    // Notes of another booking stay with it.
+    let other = app.hold(&t.id, &fx, &fx.slots[1], 1).await;
+    let other_id = other.str("id").to_owned();
+    add(
+        &app,
+        &t,
+        &t.owner_token,
+        &other_id,
+        json!({"content": "elsewhere"}),
+    )
+    .await
+    .assert_status(201);
+    assert_eq!(
+        contents(&list(&app, &t, &t.owner_token, &id).await).len(),
+        3
+    );
+    assert_eq!(
+        contents(&list(&app, &t, &t.owner_token, &other_id).await),
+        vec!["elsewhere"]
+    );
+}
+
+#[tokio::test]
+async fn adding_validates_every_field() {
+    let (app, t, _fx, id) = setup().await;
+    let res = add(&app, &t, &t.owner_token, &id, json!({})).await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["content"]);
+
+    let res = add(&app, &t, &t.owner_token, &id, json!({"content": "   "})).await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["content"]);
+
+    let res = add(
+        &app,
+        &t,
+        &t.owner_token,
+        &id,
+        json!({"content": "x".repeat(5001)}),
+    )
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["content"]);
+
+    let res = add(
+        &app,
+        &t,
+        &t.owner_token,
+        &id,
+        json!({"category": "gossip", "priority": "whenever"}),
+    )
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["content", "category", "priority"]);
+
+    let res = add(
+        &app,
+        &t,
+        &t.owner_token,
+        &id,
+        json!({"content": "ok", "category": "GENERAL"}),
+    )
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["category"]);
+
+    let res = add(
+        &app,
+        &t,
+        &t.owner_token,
+        &id,
+        json!({"content": "ok", "isInternal": "yes"}),
+    )
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["isInternal"]);
+
+    // Nothing was stored.
+    assert!(contents(&list(&app, &t, &t.owner_token, &id).await).is_empty());
+}
+
+#[tokio::test]
+async fn updating_changes_only_the_fields_sent() {
+    let (app, t, _fx, id) = setup().await;
+    let res = add(
+        &app,
+        &t,
+        &t.owner_token,
+        &id,
+        json!({"content": "Birthday party", "category": "special_request", "isInternal": false}),
+    )
+    .await;
+    let note = res.str("noteId").to_owned();
+    app.clock.advance(chrono::Duration::minutes(5));
+
+    let res = app
+        .patch(&note_path(&id, &note))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"priority": "urgent"}))
+        .send()
+        .await;
+    res.assert_status(200);
+    assert_eq!(res.body["noteId"], note.as_str());
+    assert_eq!(res.body["content"], "Birthday party");
+    assert_eq!(res.body["category"], "special_request");
+    assert_eq!(res.body["priority"], "urgent");
+    assert_eq!(res.body["isInternal"], false);
+    assert_eq!(res.body["createdAt"], "2026-11-21T09:00:00Z");
+    assert_eq!(res.body["updatedAt"], "2026-11-21T09:05:00Z");
+
+    let res = app
+        .patch(&note_path(&id, &note))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"content": "Birthday party, cake at 12", "category": "follow_up", "isInternal": true}))
+        .send()
+        .await;
+    res.assert_status(200);
+    assert_eq!(res.body["content"], "Birthday party, cake at 12");
+    assert_eq!(res.body["category"], "follow_up");
+    assert_eq!(res.body["priority"], "urgent");
+    assert_eq!(res.body["isInternal"], true);
+
+    // The change is stored.
+    let listed = list(&app, &t, &t.owner_token, &id).await;
+    assert_eq!(
+        listed.body["notes"][0]["content"],
+        "Birthday party, cake at 12"
+    );
+    assert_eq!(listed.body["notes"][0]["priority"], "urgent");
+
+    // The audit log keeps each change's old and new values.
+    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap_or_else(|e| panic!("{e}"));
+    let audit = app
+        .store
+        .list_audit(&tenant, "booking", &id)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let updates: Vec<&serde_json::Value> = audit
+        .iter()
+        .filter(|e| e.action == "booking.note_updated")
+        .map(|e| &e.changes)
+        .collect();
+    assert_eq!(
+        updates,
+        [
+            &json!({"noteId": note, "priority": {"from": "normal", "to": "urgent"}}),
+            &json!({
+                "noteId": note,
+                "content": {"from": "Birthday party", "to": "Birthday party, cake at 12"},
+                "category": {"from": "special_request", "to": "follow_up"},
+                "isInternal": {"from": false, "to": true}
+            }),
+        ]
+    );
+
+    // An empty patch changes nothing.
+    app.clock.advance(chrono::Duration::minutes(5));
+    let res = app
+        .patch(&note_path(&id, &note))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({}))
+        .send()
+        .await;
+    res.assert_status(200);
+    assert_eq!(res.body["updatedAt"], "2026-11-21T09:05:00Z");
+
+    // Invalid values are refused and change nothing.
+    let res = app
+        .patch(&note_path(&id, &note))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"content": "", "category": "other", "priority": "asap"}))
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["content", "category", "priority"]);
+    let res = app
+        .patch(&note_path(&id, &note))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"isInternal": 1}))
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["isInternal"]);
+    let res = app
+        .patch(&note_path(&id, &note))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"content": "y".repeat(5001)}))
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["content"]);
+    let listed = list(&app, &t, &t.owner_token, &id).await;
+    assert_eq!(
+        listed.body["notes"][0]["content"],
+        "Birthday party, cake at 12"
+    );
+}
+
+#[tokio::test]
+async fn deleting_removes_the_note() {
+    let (app, t, _fx, id) = setup().await;
+    let a = add(&app, &t, &t.owner_token, &id, json!({"content": "keep"})).await;
+    let b = add(&app, &t, &t.owner_token, &id, json!({"content": "drop"})).await;
+    let res = app
+        .delete(&note_path(&id, b.str("noteId")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    res.assert_status(204);
+    assert!(res.text.is_empty(), "no body: {}", res.text);
+    assert_eq!(
+        contents(&list(&app, &t, &t.owner_token, &id).await),
+        vec!["keep"]
+    );
+    // The audit log keeps what was deleted.
+    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap_or_else(|e| panic!("{e}"));
+    let audit = app
+        .store
+        .list_audit(&tenant, "booking", &id)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let deleted = audit
+        .iter()
+        .find(|e| e.action == "booking.note_deleted")
+        .unwrap_or_else(|| panic!("no audit entry"));
+    assert_eq!(deleted.changes["content"], "drop");
+    assert_eq!(deleted.changes["noteId"], b.body["noteId"]);
+    // Twice is 404.
+    app.delete(&note_path(&id, b.str("noteId")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // A deleted note cannot be updated.
+    app.patch(&note_path(&id, b.str("noteId")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"content": "back"}))
+        .send()
+        .await
+        .assert_error(404, "NOT_FOUND");
+    assert_eq!(a.body["content"], "keep");
+}
+
+#[tokio::test]
+async fn unknown_bookings_and_notes_are_404() {
+    let (app, t, fx, id) = setup().await;
+    let note = add(&app, &t, &t.owner_token, &id, json!({"content": "n"})).await;
+    let note = note.str("noteId").to_owned();
+    for booking in [UNKNOWN, "not-an-id"] {
+        add(&app, &t, &t.owner_token, booking, json!({"content": "x"}))
+            .await
+            .assert_error(404, "BOOKING_NOT_FOUND");
+        list(&app, &t, &t.owner_token, booking)
+            .await
+            .assert_error(404, "BOOKING_NOT_FOUND");
+        app.patch(&note_path(booking, &note))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(json!({"content": "x"}))
+            .send()
+            .await
+            .assert_error(404, "BOOKING_NOT_FOUND");
+        app.delete(&note_path(booking, &note))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .send()
+            .await
+            .assert_error(404, "BOOKING_NOT_FOUND");
+    }
+    for missing in [UNKNOWN, "not-an-id"] {
+        app.patch(&note_path(&id, missing))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(json!({"content": "x"}))
+            .send()
+            .await
+            .assert_error(404, "NOT_FOUND");
+        // Found before the body is looked at.
+        app.patch(&note_path(&id, missing))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(json!({"isInternal": "x"}))
+            .send()
+            .await
+            .assert_error(404, "NOT_FOUND");
+        app.delete(&note_path(&id, missing))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .send()
+            .await
+            .assert_error(404, "NOT_FOUND");
+    }
+
+    // A note addressed through another booking of the tenant is not found.
+    let other = app.hold(&t.id, &fx, &fx.slots[1], 1).await;
+    let other_id = other.str("id").to_owned();
+    app.patch(&note_path(&other_id, &note))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"content": "moved?"}))
+        .send()
+        .await
+        .assert_error(404, "NOT_FOUND");
+    app.delete(&note_path(&other_id, &note))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await
+        .assert_error(404, "NOT_FOUND");
+    assert_eq!(
+        contents(&list(&app, &t, &t.owner_token, &id).await),
+        vec!["n"]
+    );
+}
+
+#[tokio::test]
+async fn viewers_may_read_but_not_write_notes() {
+    let (app, t, _fx, id) = setup().await;
+    let note = add(&app, &t, &t.owner_token, &id, json!({"content": "n"})).await;
+    let note = note.str("noteId").to_owned();
+    app.staff(&t.id, "viewer", "viewer-password-1", &[Role::Viewer])
+        .await;
+    let viewer = app.admin_token(&t.id, "viewer", "viewer-password-1").await;
+
+    let res = list(&app, &t, &viewer, &id).await;
+    res.assert_status(200);
+    assert_eq!(contents(&res), vec!["n"]);
+
+    let res = add(&app, &t, &viewer, &id, json!({"content": "mine"})).await;
+    res.assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    assert_eq!(
+        res.body["details"]["requiredPermission"],
+        "admin:bookings:write"
+    );
+    // The permission is checked before the body.
+    add(&app, &t, &viewer, &id, json!({"isInternal": "maybe"}))
+        .await
+        .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    app.patch(&note_path(&id, &note))
+        .tenant(&t.id)
+        .token(&viewer)
+        .json(json!({"content": "changed"}))
+        .send()
+        .await
+        .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    app.delete(&note_path(&id, &note))
+        .tenant(&t.id)
+        .token(&viewer)
+        .send()
+        .await
+        .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    assert_eq!(
+        contents(&list(&app, &t, &t.owner_token, &id).await),
+        vec!["n"]
+    );
+
+    // No token is 401; a customer token is refused.
+    app.get(&notes_path(&id))
+        .tenant(&t.id)
+        .send()
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    let customer = app.customer_token(&t.id, "ada@example.com").await;
+    list(&app, &t, &customer, &id)
+        .await
+        .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    add(&app, &t, &customer, &id, json!({"content": "hi"}))
+        .await
+        .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+}
+
+#[tokio::test]
+async fn another_tenant_cannot_see_or_touch_the_notes() {
+    let (app, t, _fx, id) = setup().await;
+    let note = add(&app, &t, &t.owner_token, &id, json!({"content": "private"})).await;
+    let note = note.str("noteId").to_owned();
+    let other = app.tenant("other").await;
+    list(&app, &other, &other.owner_token, &id)
+        .await
+        .assert_error(404, "BOOKING_NOT_FOUND");
+    add(
+        &app,
+        &other,
+        &other.owner_token,
+        &id,
+        json!({"content": "intruder"}),
+    )
+    .await
+    .assert_error(404, "BOOKING_NOT_FOUND");
+    app.patch(&note_path(&id, &note))
+        .tenant(&other.id)
+        .token(&other.owner_token)
+        .json(json!({"content": "defaced"}))
+        .send()
+        .await
+        .assert_error(404, "BOOKING_NOT_FOUND");
+    app.delete(&note_path(&id, &note))
+        .tenant(&other.id)
+        .token(&other.owner_token)
+        .send()
+        .await
+        .assert_error(404, "BOOKING_NOT_FOUND");
+    // acme's token with the other tenant's header is refused.
+    list(&app, &other, &t.owner_token, &id)
+        .await
+        .assert_error(403, "TENANT_MISMATCH");
+    assert_eq!(
+        contents(&list(&app, &t, &t.owner_token, &id).await),
+        vec!["private"]
+    );
+}
