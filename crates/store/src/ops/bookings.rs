@@ -233,6 +233,10 @@ async fn release_seats(
 }
 
 /// Expires the overdue holds of one slot and gives their seats back.
+///
+/// Holds another transaction has locked are skipped (it is canceling, confirming or
+/// expiring them and releases their seats itself). So this never waits for a booking row,
+/// which may come after the caller has locked slot rows without risking a deadlock.
 async fn reclaim_expired_holds(
     tx: &mut Tx,
     tenant: &TenantId,
@@ -247,7 +251,7 @@ async fn reclaim_expired_holds(
              ORDER BY id{})
            AND status = 'hold'
          RETURNING id, party_size",
-        dialect::FOR_UPDATE
+        dialect::FOR_UPDATE_SKIP_LOCKED
     ))
     .bind(tenant.as_str())
     .bind(slot)
