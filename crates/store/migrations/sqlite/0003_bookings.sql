@@ -58,6 +58,8 @@ CREATE INDEX bookings_email ON bookings (tenant_id, customer_email);
 CREATE INDEX bookings_phone ON bookings (tenant_id, customer_phone_key);
 CREATE INDEX bookings_customer ON bookings (tenant_id, customer_id);
 CREATE INDEX bookings_hold_expiry ON bookings (status, hold_expires_at);
+-- The holds of a slot, for reclaiming overdue ones before each new hold.
+CREATE INDEX bookings_slot_holds ON bookings (tenant_id, slot_id, hold_expires_at) WHERE status = 'hold';
 
 CREATE TABLE booking_notes (
     tenant_id        TEXT NOT NULL,
