@@ -279,6 +279,8 @@ delegate! {
     pub async fn list_notes(&self, tenant: &TenantId, bookings: Vec<Uuid>) -> StoreResult<Vec<BookingNote>>;
     pub async fn update_note(&self, tenant: &TenantId, booking: Uuid, id: Uuid, new: NewNote, actor: &Actor, now: Timestamp) -> StoreResult<BookingNote>;
     pub async fn delete_note(&self, tenant: &TenantId, booking: Uuid, id: Uuid, actor: &Actor, now: Timestamp) -> StoreResult<()>;
+    /// The tenant's outbox messages, oldest first: (kind, payload, status).
+    pub async fn list_outbox(&self, tenant: &TenantId) -> StoreResult<Vec<(String, serde_json::Value, String)>>;
     /// Slots whose booked count differs from the seats of their bookings (should be none).
     pub async fn capacity_mismatches(&self, tenant: &TenantId) -> StoreResult<Vec<(Uuid, i64, i64)>>;
 

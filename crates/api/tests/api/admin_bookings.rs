@@ -604,3 +604,68 @@ async fn customer_corrections_are_audited_field_by_field() {
         .await
         .assert_error(404, "BOOKING_NOT_FOUND");
 }
+
+#[tokio::test]
+async fn confirmations_and_cancellations_are_queued_in_the_outbox() {
+    let (app, t, fx) = setup().await;
+    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap_or_else(|e| panic!("{e}"));
+    let outbox = || async {
+        app.store
+            .list_outbox(&tenant)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into_iter()
+            .map(|(kind, payload, status)| (kind, payload["bookingReference"].clone(), status))
+            .collect::<Vec<_>>()
+    };
+    let quiet = create(
+        &app,
+        &t,
+        &fx,
+        json!({"autoConfirm": true, "sendConfirmationEmail": false}),
+    )
+    .await;
+    quiet.assert_status(201);
+    let hold = create(&app, &t, &fx, json!({"startTime": start(1)})).await;
+    assert_eq!(outbox().await, [], "no email for a quiet booking or a hold");
+    let loud = create(
+        &app,
+        &t,
+        &fx,
+        json!({"autoConfirm": true, "startTime": start(2)}),
+    )
+    .await;
+    let reference = loud.body["bookingReference"].clone();
+    assert_eq!(
+        outbox().await,
+        [(
+            "booking_confirmation".to_owned(),
+            reference.clone(),
+            "pending".to_owned()
+        )]
+    );
+    // Canceling a hold sends nothing; canceling a confirmed booking does.
+    for res in [&hold, &loud] {
+        app.post(&format!("/api/v1/bookings/{}/cancel", res.str("bookingId")))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .send()
+            .await
+            .assert_status(200);
+    }
+    assert_eq!(
+        outbox().await,
+        [
+            (
+                "booking_confirmation".to_owned(),
+                reference.clone(),
+                "pending".to_owned()
+            ),
+            (
+                "booking_cancellation".to_owned(),
+                reference,
+                "pending".to_owned()
+            ),
+        ]
+    );
+}

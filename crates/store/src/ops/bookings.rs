@@ -1404,6 +1404,20 @@ impl Repo {
         Ok(())
     }
 
+    /// The tenant's outbox messages, oldest first: (kind, payload, status).
+    pub async fn list_outbox(
+        &self,
+        tenant: &TenantId,
+    ) -> StoreResult<Vec<(String, Value, String)>> {
+        let rows: Vec<(String, Json<Value>, String)> = sqlx::query_as(
+            "SELECT kind, payload, status FROM outbox WHERE tenant_id = $1 ORDER BY created_at, id",
+        )
+        .bind(tenant.as_str())
+        .fetch_all(&self.read)
+        .await?;
+        Ok(rows.into_iter().map(|(k, p, s)| (k, p.0, s)).collect())
+    }
+
     /// Slots whose `booked` differs from the seats of the bookings holding them:
     /// (slot id, booked, seats held). Empty when the capacity invariant holds.
     pub async fn capacity_mismatches(
