@@ -3,7 +3,7 @@
 
 use crate::catalog::{AddonDto, CANCELLATION_POLICIES, addon_dto};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Query, Tenant, path_id};
+use crate::extract::{Query, Tenant, bool_param, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -184,18 +184,6 @@ pub fn pricing_preview(product: &Product, party_size: u32, currency: Currency) -
     }
 }
 
-fn parse_bool(errors: &mut FieldErrors, field: &str, value: Option<&str>, default: bool) -> bool {
-    match value.map(str::to_ascii_lowercase).as_deref() {
-        None => default,
-        Some("true" | "1") => true,
-        Some("false" | "0") => false,
-        Some(_) => {
-            errors.add(field, "must be true or false");
-            default
-        }
-    }
-}
-
 fn request_id(headers: &HeaderMap) -> String {
     headers
         .get("x-request-id")
@@ -299,7 +287,7 @@ pub async fn get_availability(
             }
         },
     };
-    let include_labels = parse_bool(
+    let include_labels = bool_param(
         &mut errors,
         "include_labels",
         q.include_labels.as_deref(),

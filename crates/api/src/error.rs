@@ -194,7 +194,11 @@ impl From<BookingRefusal> for ApiError {
             ),
             BookingRefusal::SlotUnavailable => ApiError::conflict(
                 code::SLOT_UNAVAILABLE,
-                "The slot no longer has room for this party",
+                "The slot is full for this party, has started or is closed",
+            ),
+            BookingRefusal::SlotStarted => ApiError::conflict(
+                code::SLOT_UNAVAILABLE,
+                "The slot has started; a hold on it can no longer be confirmed",
             ),
             BookingRefusal::OutsideWindow { starts_at } => ApiError::conflict(
                 code::OUTSIDE_WINDOW,

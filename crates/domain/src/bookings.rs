@@ -59,6 +59,16 @@ impl BookingStatus {
         !matches!(self, BookingStatus::Canceled | BookingStatus::Expired)
     }
 
+    /// Whether the booking's price counts as revenue (search summaries, a customer's
+    /// lifetime value): every booking that is or was going ahead, including no-shows, which
+    /// owe their price. Holds, cancellations and expired holds do not.
+    pub fn is_revenue(self) -> bool {
+        !matches!(
+            self,
+            BookingStatus::Hold | BookingStatus::Canceled | BookingStatus::Expired
+        )
+    }
+
     /// Completed and canceled are terminal (spec 3.1).
     pub fn is_terminal(self) -> bool {
         matches!(self, BookingStatus::Completed | BookingStatus::Canceled)
@@ -226,6 +236,23 @@ mod tests {
         (S::Expired, T::Rehold, S::Hold),
         (S::Expired, T::Cancel, S::Canceled),
     ];
+
+    #[test]
+    fn revenue_is_every_booking_going_ahead() {
+        let revenue: Vec<S> = S::ALL.into_iter().filter(|s| s.is_revenue()).collect();
+        assert_eq!(
+            revenue,
+            [
+                S::Tentative,
+                S::Confirmed,
+                S::PartPaid,
+                S::Paid,
+                S::Arrived,
+                S::Completed,
+                S::NoShow
+            ]
+        );
+    }
 
     #[test]
     fn every_row_of_the_table_is_allowed() {

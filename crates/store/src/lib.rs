@@ -254,7 +254,6 @@ delegate! {
     pub async fn all_products(&self) -> StoreResult<Vec<(TenantId, Uuid)>>;
     pub async fn open_slots(&self, tenant: &TenantId, product: Uuid, from: Timestamp, to: Timestamp, party_size: i32, now: Timestamp) -> StoreResult<Vec<Slot>>;
     pub async fn list_slots(&self, tenant: &TenantId, product: Uuid, from: Timestamp, to: Timestamp) -> StoreResult<Vec<Slot>>;
-    pub async fn reserve_seats(&self, tenant: &TenantId, slot: Uuid, seats: i32, now: Timestamp) -> StoreResult<bool>;
 
     // idempotency keys
     /// Claims an Idempotency-Key for a request with this canonical hash.

@@ -656,6 +656,8 @@ pub enum BookingRefusal {
     HoldExpired,
     #[error("the slot is no longer available")]
     SlotUnavailable,
+    #[error("the slot has started")]
+    SlotStarted,
     #[error("outside the policy window")]
     OutsideWindow { starts_at: Timestamp },
     #[error("the amount exceeds the balance")]

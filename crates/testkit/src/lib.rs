@@ -359,10 +359,21 @@ impl TestApp {
         slot: &str,
         party: u32,
     ) -> TestResponse {
+        self.hold_in(tenant, &fixture.catalog, slot, party).await
+    }
+
+    /// `POST /bookings/hold` for `party` people on `slot` of `catalog`'s product.
+    pub async fn hold_in(
+        &self,
+        tenant: &str,
+        catalog: &CatalogFixture,
+        slot: &str,
+        party: u32,
+    ) -> TestResponse {
         self.post("/api/v1/bookings/hold")
             .tenant(tenant)
             .json(json!({
-                "siteId": fixture.catalog.site_id, "productId": fixture.catalog.product_id,
+                "siteId": catalog.site_id, "productId": catalog.product_id,
                 "slotId": slot, "partySize": party,
                 "customer": {"name": "Ada Lovelace", "email": "ada@example.com", "phone": "+358 40 123 4567"}
             }))

@@ -4,7 +4,7 @@
 use super::public::{AddonRequest, CustomerInput, DraftInput, Participant, draft};
 use super::{PriceDto, booking_error, booking_not_found, hold_ttl, major};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, Query};
+use crate::extract::{AdminAuth, Json, Query, page_param};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -28,18 +28,6 @@ use utoipa::{IntoParams, ToSchema};
 /// Admin search page size (spec Part A 8).
 pub const SEARCH_DEFAULT_LIMIT: u32 = 50;
 pub const SEARCH_MAX_LIMIT: u32 = 100;
-
-/// Statuses whose grand totals count as revenue in the search summary: every booking
-/// that is (or was) going ahead; holds, cancellations and expiries are not revenue.
-pub const REVENUE_STATUSES: [BookingStatus; 7] = [
-    BookingStatus::Tentative,
-    BookingStatus::Confirmed,
-    BookingStatus::PartPaid,
-    BookingStatus::Paid,
-    BookingStatus::Arrived,
-    BookingStatus::Completed,
-    BookingStatus::NoShow,
-];
 
 /// Query of `GET /admin/bookings` (camelCase).
 #[derive(Debug, Deserialize, IntoParams)]
@@ -171,21 +159,28 @@ impl From<&BookingView> for SearchItem {
     }
 }
 
-/// Parses `YYYY-MM-DD` or an RFC 3339 timestamp; a date is the start of its UTC day, or
-/// with `end_of_day` the start of the next one.
+/// Parses `YYYY-MM-DD` or an RFC 3339 timestamp as a bound on start times. A lower bound
+/// is the instant (a date: the start of its UTC day); with `inclusive_upper`, the result
+/// is the exclusive end of what the input includes (a date: the start of the next UTC
+/// day; a timestamp: one microsecond after it).
 fn instant(
     errors: &mut FieldErrors,
     field: &str,
     raw: Option<&str>,
-    end_of_day: bool,
+    inclusive_upper: bool,
 ) -> Option<DateTime<Utc>> {
     let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
     if let Ok(t) = DateTime::parse_from_rfc3339(raw) {
-        return Some(t.with_timezone(&Utc));
+        let t = t.with_timezone(&Utc);
+        return Some(if inclusive_upper {
+            t + chrono::Duration::microseconds(1)
+        } else {
+            t
+        });
     }
     match NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
         Ok(d) => {
-            let d = if end_of_day { d.succ_opt()? } else { d };
+            let d = if inclusive_upper { d.succ_opt()? } else { d };
             Some(d.and_hms_opt(0, 0, 0)?.and_utc())
         }
         Err(_) => {
@@ -195,26 +190,6 @@ fn instant(
             );
             None
         }
-    }
-}
-
-/// Parses a positive page number or page size with a default and a maximum.
-pub fn page_param(
-    errors: &mut FieldErrors,
-    field: &str,
-    raw: Option<&str>,
-    default: u32,
-    max: u32,
-) -> u32 {
-    match raw.map(str::trim).filter(|s| !s.is_empty()) {
-        None => default,
-        Some(s) => match s.parse::<u32>() {
-            Ok(n) if (1..=max).contains(&n) => n,
-            _ => {
-                errors.add(field, format!("must be a whole number from 1 to {max}"));
-                default
-            }
-        },
     }
 }
 
@@ -232,6 +207,24 @@ fn amount(
             None
         }
     }
+}
+
+/// A text search parameter: trimmed, at most 200 characters, no control characters; a
+/// phone must contain digits (it is matched on them).
+fn text_filter(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<String> {
+    let text = raw.map(str::trim).filter(|s| !s.is_empty())?;
+    if !super::short_text(text, 200) {
+        errors.add(
+            field,
+            "must be at most 200 characters without control characters",
+        );
+        return None;
+    }
+    if field == "customerPhone" && !text.chars().any(|c| c.is_ascii_digit()) {
+        errors.add(field, "must contain digits");
+        return None;
+    }
+    Some(text.to_owned())
 }
 
 fn optional_id(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<uuid::Uuid> {
@@ -275,36 +268,15 @@ pub async fn search(
         }
     }
     let filter = BookingFilter {
-        email_contains: q
-            .customer_email
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned),
-        phone: q
-            .customer_phone
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned),
-        name_contains: q
-            .customer_name
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned),
+        email_contains: text_filter(&mut errors, "customerEmail", q.customer_email.as_deref()),
+        phone: text_filter(&mut errors, "customerPhone", q.customer_phone.as_deref()),
+        name_contains: text_filter(&mut errors, "customerName", q.customer_name.as_deref()),
         statuses,
         site_id: optional_id(&mut errors, "siteId", q.site_id.as_deref()),
         product_id: optional_id(&mut errors, "productId", q.product_id.as_deref()),
         customer_id: None,
         starts_from: instant(&mut errors, "dateFrom", q.date_from.as_deref(), false),
-        starts_before: instant(&mut errors, "dateTo", q.date_to.as_deref(), true).map(|t| {
-            if q.date_to.as_deref().is_some_and(|d| d.contains('T')) {
-                t + chrono::Duration::microseconds(1)
-            } else {
-                t
-            }
-        }),
+        starts_before: instant(&mut errors, "dateTo", q.date_to.as_deref(), true),
         min_total: amount(&mut errors, "minAmount", q.min_amount.as_deref(), currency),
         max_total: amount(&mut errors, "maxAmount", q.max_amount.as_deref(), currency),
     };
@@ -354,7 +326,7 @@ pub async fn search(
     let revenue: i64 = result
         .by_status
         .iter()
-        .filter(|(s, _, _)| REVENUE_STATUSES.contains(s))
+        .filter(|(s, _, _)| s.is_revenue())
         .map(|(_, _, sum)| sum)
         .sum();
     Ok(axum::Json(SearchResponse {
@@ -877,13 +849,29 @@ pub async fn set_status(
             )
         })?,
     };
-    let clean = |s: Option<&str>| {
-        s.map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-    };
-    let reason = clean(req.reason.as_deref());
-    let admin_notes = clean(req.admin_notes.as_deref());
+    if status == BookingStatus::PartPaid {
+        // Part payment needs its amount: there is nothing to derive it from.
+        return Err(ApiError::invalid_field(
+            "status",
+            "part_paid is reached by recording the payment: POST /api/v1/bookings/{id}/mark-paid with its amount",
+        ));
+    }
+    let reason = super::public::reason_of(req.reason.as_deref())?;
+    let admin_notes = req
+        .admin_notes
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned);
+    if admin_notes
+        .as_ref()
+        .is_some_and(|n| !super::free_text(n, 5000))
+    {
+        return Err(ApiError::invalid_field(
+            "adminNotes",
+            "must be at most 5000 characters without control characters",
+        ));
+    }
     let view = load(&state, &auth, &id).await?;
     let site = state
         .store
@@ -970,9 +958,12 @@ pub async fn update_customer(
         .map(str::trim)
         .map(str::to_owned);
     if let Some(n) = &name
-        && (n.is_empty() || n.chars().count() > 200)
+        && (n.is_empty() || !super::short_text(n, 200))
     {
-        errors.add("customerName", "must be 1 to 200 characters");
+        errors.add(
+            "customerName",
+            "must be 1 to 200 characters without control characters",
+        );
     }
     let email = match req.customer_email.as_deref().map(str::trim) {
         None => None,

@@ -2,10 +2,10 @@
 //! customer's bookings with lifetime statistics, and the customer's own bookings.
 
 use super::BookingResponse;
-use super::admin::{Pagination, page_param};
+use super::admin::Pagination;
 use super::notes::NoteDto;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, CustomerAuth, Query};
+use crate::extract::{AdminAuth, CustomerAuth, Query, bool_param, page_param};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
@@ -18,34 +18,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use utoipa::{IntoParams, ToSchema};
 
-/// Statuses whose grand total counts towards a customer's lifetime value and average
-/// booking value: every booking that was confirmed (or is awaiting payment on arrival),
-/// including no-shows, which owe their price. Holds, cancellations and expired holds do not.
-pub const VALUE_STATUSES: [BookingStatus; 7] = [
-    BookingStatus::Tentative,
-    BookingStatus::Confirmed,
-    BookingStatus::PartPaid,
-    BookingStatus::Paid,
-    BookingStatus::Arrived,
-    BookingStatus::Completed,
-    BookingStatus::NoShow,
-];
-
 /// The largest `limit` the history endpoints accept.
 pub const MAX_LIMIT: u32 = 100;
-
-/// Parses an optional boolean query parameter (`true` / `false`), recording a bad one.
-fn bool_param(errors: &mut FieldErrors, field: &str, raw: Option<&str>, default: bool) -> bool {
-    match raw.map(str::trim).filter(|s| !s.is_empty()) {
-        None => default,
-        Some("true") => true,
-        Some("false") => false,
-        Some(_) => {
-            errors.add(field, "must be true or false");
-            default
-        }
-    }
-}
 
 // ─────────────────────── administrator: a customer's history ───────────────────────
 
@@ -230,7 +204,7 @@ fn summarize(found: &Found, tenant_currency: &str) -> (CustomerSummary, Customer
     );
     let valued: Vec<i64> = views
         .iter()
-        .filter(|v| VALUE_STATUSES.contains(&v.booking.status))
+        .filter(|v| v.booking.status.is_revenue())
         .map(|v| v.booking.price.total)
         .collect();
     let lifetime: i64 = valued.iter().sum();

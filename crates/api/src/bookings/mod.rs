@@ -357,18 +357,30 @@ impl FromRequestParts<AppState> for BookingAccess {
 }
 
 impl BookingAccess {
-    /// Whether the caller may see and act on `booking` (staff need `permission`).
-    pub fn may_access(&self, booking: &Booking, permission: &str) -> bool {
+    /// Whether the caller may see and act on `booking`: its token holder, its customer,
+    /// or staff (whose permission [`accessible_booking`] checks first).
+    pub fn may_access(&self, booking: &Booking) -> bool {
         let token_ok = self
             .booking_token
             .as_deref()
             .is_some_and(|t| kairos_domain::ids::secret_hash(t) == booking.token_hash);
         token_ok
             || match &self.caller {
-                Caller::Admin(a) => a.has(permission),
+                Caller::Admin(_) => true,
                 Caller::Customer(c) => booking.customer.id == Some(c.customer.id),
                 Caller::Anonymous => false,
             }
+    }
+
+    /// Who is calling, for idempotency: the account behind a bearer token, else
+    /// `anonymous` (booking-token holders and anonymous holds share this scope, so their
+    /// keys should be unguessable, e.g. UUIDs).
+    pub fn caller_key(&self) -> String {
+        match &self.caller {
+            Caller::Admin(a) => format!("admin:{}", a.user.id),
+            Caller::Customer(c) => format!("customer:{}", c.customer.id),
+            Caller::Anonymous => "anonymous".to_owned(),
+        }
     }
 
     /// Staff act without the customer's policy window.
@@ -389,20 +401,38 @@ impl BookingAccess {
     }
 }
 
-/// Loads a booking the caller may access; 404 `BOOKING_NOT_FOUND` otherwise.
+/// Loads a booking the caller may access: 403 for staff without `permission`, 404
+/// `BOOKING_NOT_FOUND` for anyone else who may not see it.
 pub async fn accessible_booking(
     state: &AppState,
     access: &BookingAccess,
     raw_id: &str,
     permission: &str,
 ) -> ApiResult<Booking> {
+    if let Caller::Admin(staff) = &access.caller {
+        staff.require(permission)?;
+    }
     let id = kairos_domain::ids::parse_id(raw_id).ok_or_else(booking_not_found)?;
     state
         .store
         .get_booking(access.tenant.id(), id)
         .await?
-        .filter(|b| access.may_access(b, permission))
+        .filter(|b| access.may_access(b))
         .ok_or_else(booking_not_found)
+}
+
+/// A one-line text: at most `max` characters, no control characters (names, ids).
+pub fn short_text(s: &str, max: usize) -> bool {
+    s.chars().count() <= max && !s.chars().any(char::is_control)
+}
+
+/// A free text: at most `max` characters; line breaks and tabs, but no other control
+/// characters (reasons, notes).
+pub fn free_text(s: &str, max: usize) -> bool {
+    s.chars().count() <= max
+        && !s
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
 }
 
 /// A JSON body that may be left out entirely (actions whose fields are all optional).
@@ -431,7 +461,9 @@ pub fn idempotency_key(parts: &axum::http::HeaderMap) -> ApiResult<Option<String
     let key = value
         .to_str()
         .map(str::trim)
-        .map_err(|_| ApiError::invalid_field("Idempotency-Key", "must be visible ASCII"))?;
+        .ok()
+        .filter(|k| k.bytes().all(|b| b.is_ascii_graphic()))
+        .ok_or_else(|| ApiError::invalid_field("Idempotency-Key", "must be visible ASCII"))?;
     if key.is_empty() || key.len() > 255 {
         return Err(ApiError::invalid_field(
             "Idempotency-Key",
@@ -441,8 +473,10 @@ pub fn idempotency_key(parts: &axum::http::HeaderMap) -> ApiResult<Option<String
     Ok(Some(key.to_owned()))
 }
 
-/// A canonical digest of a request: method, path and body with object keys sorted.
-pub fn request_hash(method: &str, path: &str, body: &Value) -> String {
+/// A canonical digest of a request: who sends it (see [`BookingAccess::caller_key`]),
+/// method, path and body with object keys sorted. A key reused by another caller is then
+/// a mismatch (422), never a replay of someone else's response.
+pub fn request_hash(caller: &str, method: &str, path: &str, body: &Value) -> String {
     fn canonical(v: &Value, out: &mut String) {
         match v {
             Value::Object(map) => {
@@ -470,7 +504,7 @@ pub fn request_hash(method: &str, path: &str, body: &Value) -> String {
             other => out.push_str(&other.to_string()),
         }
     }
-    let mut text = format!("{method} {path}\n");
+    let mut text = format!("{caller}\n{method} {path}\n");
     canonical(body, &mut text);
     kairos_domain::ids::secret_hash(&text)
 }

@@ -138,10 +138,71 @@ impl Draft {
     }
 }
 
+/// An optional reason: trimmed, at most 1000 characters of free text.
+pub(super) fn reason_of(raw: Option<&str>) -> ApiResult<Option<String>> {
+    let reason = clean(raw);
+    if reason.as_ref().is_some_and(|r| !super::free_text(r, 1000)) {
+        return Err(ApiError::invalid_field(
+            "reason",
+            "must be at most 1000 characters without control characters",
+        ));
+    }
+    Ok(reason)
+}
+
 fn clean(s: Option<&str>) -> Option<String> {
     s.map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
+}
+
+/// Checks one participant: names required (at most 100 characters), a valid email and
+/// phone when given, a birth date from 1900 to today, free texts up to 1000 characters.
+fn check_participant(
+    errors: &mut FieldErrors,
+    field: &str,
+    p: &Participant,
+    today: chrono::NaiveDate,
+) {
+    for (name, value) in [("firstName", &p.first_name), ("lastName", &p.last_name)] {
+        match clean(value.as_deref()) {
+            None => errors.add(format!("{field}.{name}"), "is required"),
+            Some(v) if !super::short_text(&v, 100) => errors.add(
+                format!("{field}.{name}"),
+                "must be at most 100 characters without control characters",
+            ),
+            Some(_) => {}
+        }
+    }
+    if let Some(Err(message)) = clean(p.email.as_deref()).as_deref().map(Email::parse) {
+        errors.add(format!("{field}.email"), message);
+    }
+    if let Some(Err(message)) = clean(p.phone.as_deref()).as_deref().map(validate_phone) {
+        errors.add(format!("{field}.phone"), message);
+    }
+    if let Some(dob) = p.date_of_birth.as_deref() {
+        let earliest = chrono::NaiveDate::from_ymd_opt(1900, 1, 1).unwrap_or(today);
+        match chrono::NaiveDate::parse_from_str(dob, "%Y-%m-%d") {
+            Ok(d) if (earliest..=today).contains(&d) => {}
+            _ => errors.add(
+                format!("{field}.dateOfBirth"),
+                "must be a date YYYY-MM-DD from 1900 to today",
+            ),
+        }
+    }
+    for (name, value) in [
+        ("dietaryRestrictions", &p.dietary_restrictions),
+        ("medicalConditions", &p.medical_conditions),
+        ("emergencyContact", &p.emergency_contact),
+        ("specialRequests", &p.special_requests),
+    ] {
+        if value.as_deref().is_some_and(|v| !super::free_text(v, 1000)) {
+            errors.add(
+                format!("{field}.{name}"),
+                "must be at most 1000 characters without control characters",
+            );
+        }
+    }
 }
 
 /// Checks a new booking's input against the catalog: 400 naming every bad field, 404
@@ -164,7 +225,7 @@ pub(super) async fn draft(
             0
         }
         Some(n) if !(1..=10_000).contains(&n) => {
-            errors.add("partySize", "must be at least 1");
+            errors.add("partySize", "must be between 1 and 10000");
             0
         }
         Some(n) => i32::try_from(n).unwrap_or(0),
@@ -217,8 +278,11 @@ pub(super) async fn draft(
     if input.customer_required && customer.is_some() && email.is_none() {
         errors.add(format!("{cf}.email"), "is required");
     }
-    if name.as_ref().is_some_and(|n| n.chars().count() > 200) {
-        errors.add(format!("{cf}.name"), "must be at most 200 characters");
+    if name.as_ref().is_some_and(|n| !super::short_text(n, 200)) {
+        errors.add(
+            format!("{cf}.name"),
+            "must be at most 200 characters without control characters",
+        );
     }
     let email = match email.as_deref().map(Email::parse) {
         None => None,
@@ -234,21 +298,9 @@ pub(super) async fn draft(
     if party > 0 && input.participants.len() > usize::try_from(party).unwrap_or(0) {
         errors.add("participants", "must not list more people than partySize");
     }
+    let today = state.now().date_naive();
     for (i, p) in input.participants.iter().enumerate() {
-        if clean(p.first_name.as_deref()).is_none() {
-            errors.add(format!("participants[{i}].firstName"), "is required");
-        }
-        if clean(p.last_name.as_deref()).is_none() {
-            errors.add(format!("participants[{i}].lastName"), "is required");
-        }
-        if let Some(dob) = p.date_of_birth.as_deref()
-            && chrono::NaiveDate::parse_from_str(dob, "%Y-%m-%d").is_err()
-        {
-            errors.add(
-                format!("participants[{i}].dateOfBirth"),
-                "must be YYYY-MM-DD",
-            );
-        }
+        check_participant(&mut errors, &format!("participants[{i}]"), p, today);
     }
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
@@ -298,6 +350,15 @@ pub(super) async fn draft(
     super::check_addons(&mut errors, &catalog, &chosen);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
+    }
+    // Store what is priced: one per participant for per-participant add-ons.
+    for c in &mut chosen {
+        if catalog
+            .iter()
+            .any(|a| a.id == c.addon_id && a.mode == "per_participant")
+        {
+            c.quantity = u32::try_from(party).unwrap_or(0);
+        }
     }
     let participants = serde_json::to_value(input.participants).map_err(ApiError::internal)?;
     let price = price_booking(
@@ -373,7 +434,7 @@ where
 #[utoipa::path(post, path = "/api/v1/bookings/hold", tag = "bookings",
     params(
         ("x-tenant-id" = String, Header, description = "Tenant id"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe: one effect per key for 24 h"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe: one effect per key and caller for 24 h; use an unguessable value such as a UUID"),
     ),
     request_body = HoldRequest,
     responses(
@@ -389,7 +450,7 @@ pub async fn hold(
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
-    let hash = request_hash("POST", "/api/v1/bookings/hold", &body);
+    let hash = request_hash(&access.caller_key(), "POST", "/api/v1/bookings/hold", &body);
     let tenant = access.tenant.clone();
     idempotent(
         &state.clone(),
@@ -482,6 +543,7 @@ pub async fn hold(
     ),
     responses(
         (status = 200, body = BookingResponse),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: a staff token without admin:bookings:read", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND: no such booking, or the caller may not see it", body = ErrorBody),
     ))]
 pub async fn get_booking(
@@ -519,14 +581,14 @@ pub struct ConfirmRequest {
     params(
         ("x-tenant-id" = String, Header, description = "Tenant id"),
         ("x-booking-token" = Option<String>, Header, description = "The token returned by the hold"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe: one effect per key for 24 h"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe: one effect per key and caller for 24 h; use an unguessable value such as a UUID"),
         ("id" = String, Path, description = "Booking id"),
     ),
     request_body = ConfirmRequest,
     responses(
         (status = 200, body = BookingResponse),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS: comp and invoice are for staff", body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: comp and invoice are for staff; a staff token without admin:bookings:write", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
         (status = 409, description = "PRICING_CHANGED; HOLD_EXPIRED; INVALID_TRANSITION when not a hold", body = ErrorBody),
         (status = 422, description = "IDEMPOTENCY_KEY_REUSED", body = ErrorBody),
@@ -538,7 +600,14 @@ pub async fn confirm(
     Path(id): Path<String>,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
-    let hash = request_hash("POST", &format!("/api/v1/bookings/{id}/confirm"), &body);
+    // Access first: a stored answer is replayed only to callers who may see the booking.
+    let booking = accessible_booking(&state, &access, &id, perm::BOOKINGS_WRITE).await?;
+    let hash = request_hash(
+        &access.caller_key(),
+        "POST",
+        &format!("/api/v1/bookings/{id}/confirm"),
+        &body,
+    );
     let tenant = access.tenant.clone();
     idempotent(
         &state.clone(),
@@ -547,7 +616,6 @@ pub async fn confirm(
         hash,
         |key| async move {
             let req: ConfirmRequest = decode_json(body)?;
-            let booking = accessible_booking(&state, &access, &id, perm::BOOKINGS_WRITE).await?;
             let mut errors = FieldErrors::new();
             if req
                 .booking_id
@@ -561,6 +629,15 @@ pub async fn confirm(
                 errors.add("pricingHash", "is required");
             }
             let method_ref = clean(req.payment_method_id.as_deref());
+            if method_ref
+                .as_ref()
+                .is_some_and(|m| !super::short_text(m, 200))
+            {
+                errors.add(
+                    "paymentMethodId",
+                    "must be at most 200 characters without control characters",
+                );
+            }
             let method = match (clean(req.payment_method.as_deref()), &method_ref) {
                 (Some(m), _) => m,
                 (None, Some(_)) => "cardpay".to_owned(),
@@ -631,7 +708,8 @@ pub async fn confirm(
     .await
 }
 
-/// The booking's price from the catalog as it is now.
+/// The booking's price from the catalog as it is now; 409 `PRICING_CHANGED` without a
+/// new hash when its variant or an add-on was withdrawn.
 async fn current_price(
     state: &AppState,
     tenant: &Tenant,
@@ -661,19 +739,26 @@ async fn current_price(
     } else {
         state.store.list_addons(tenant.id(), b.product_id).await?
     };
-    let mut price = price_booking(
+    let withdrawn_addon = b
+        .addons
+        .iter()
+        .any(|c| !catalog.iter().any(|a| a.id == c.addon_id && a.is_active));
+    if !product.is_active || (b.variant_id.is_some() && variant.is_none()) || withdrawn_addon {
+        // Priced without it, the booking would no longer be what was held.
+        return Err(ApiError::conflict(
+            code::PRICING_CHANGED,
+            "The product, its variant or an add-on of this hold is no longer offered; make a new hold",
+        )
+        .with_details(serde_json::json!({"reason": "item_withdrawn"})));
+    }
+    Ok(price_booking(
         &product,
         variant.as_ref(),
         &catalog,
         &b.addons,
         u32::try_from(b.party_size).unwrap_or(0),
         site_currency(&site)?,
-    );
-    if b.variant_id.is_some() && variant.is_none() {
-        // The variant was withdrawn: the booking can no longer be priced as held.
-        price.pricing_hash = format!("{}-variant-withdrawn", price.pricing_hash);
-    }
-    Ok(price)
+    ))
 }
 
 /// The customer's window for a change: none for staff.
@@ -713,6 +798,7 @@ pub struct CancelRequest {
     request_body(content = Option<CancelRequest>, description = "Optional reason"),
     responses(
         (status = 200, body = BookingResponse),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: a staff token without admin:bookings:write", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
         (status = 409, description = "OUTSIDE_WINDOW; INVALID_TRANSITION (already canceled, completed, …)", body = ErrorBody),
     ))]
@@ -723,8 +809,8 @@ pub async fn cancel(
     body: axum::body::Bytes,
 ) -> ApiResult<axum::Json<BookingResponse>> {
     let req: CancelRequest = super::optional_body(&body)?;
+    let reason = reason_of(req.reason.as_deref())?;
     let b = accessible_booking(&state, &access, &id, perm::BOOKINGS_WRITE).await?;
-    let reason = clean(req.reason.as_deref());
     let min_lead = window_for(&state, &access, &b).await?;
     let b = state
         .store
@@ -764,6 +850,7 @@ pub struct RescheduleRequest {
     responses(
         (status = 200, body = BookingResponse),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: a staff token without admin:bookings:write", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND; NOT_FOUND for the slot", body = ErrorBody),
         (status = 409, description = "SLOT_UNAVAILABLE; OUTSIDE_WINDOW; INVALID_TRANSITION", body = ErrorBody),
     ))]
@@ -861,7 +948,8 @@ pub struct MarkPaidRequest {
 }
 
 /// Record a payment taken by staff (tentative → paid; confirmed → paid or part_paid;
-/// part_paid → paid).
+/// part_paid → paid, or part_paid again for a further instalment). Each payment is
+/// audited.
 #[utoipa::path(post, path = "/api/v1/bookings/{id}/mark-paid", tag = "bookings",
     security(("bearer" = [])),
     params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Booking id")),
@@ -892,7 +980,7 @@ pub async fn mark_paid(
                 _ => {
                     return Err(ApiError::invalid_field(
                         "amount",
-                        "must be a positive amount",
+                        "must be a positive amount in the currency's minor units (e.g. at most 2 decimals for EUR)",
                     ));
                 }
             }
@@ -939,6 +1027,6 @@ pub async fn mark_no_show(
     body: axum::body::Bytes,
 ) -> ApiResult<axum::Json<BookingResponse>> {
     let req: NoShowRequest = super::optional_body(&body)?;
-    let reason = clean(req.reason.as_deref());
+    let reason = reason_of(req.reason.as_deref())?;
     staff_action(&state, &auth, &id, BookingAction::MarkNoShow { reason }).await
 }

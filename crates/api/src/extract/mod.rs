@@ -9,7 +9,7 @@ mod tenant;
 
 pub use auth::{AdminAuth, CustomerAuth, bearer_token};
 pub use json::{Json, decode_json};
-pub use query::Query;
+pub use query::{Query, bool_param, page_param};
 pub use tenant::{TENANT_HEADER, Tenant};
 
 use crate::error::ApiError;

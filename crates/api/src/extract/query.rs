@@ -3,6 +3,7 @@
 use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
+use kairos_domain::FieldErrors;
 use serde::de::DeserializeOwned;
 
 /// Like `axum::extract::Query` (repeated parameters fill `Vec` fields), with a 400 `VALIDATION_ERROR` naming the parameter.
@@ -35,5 +36,40 @@ where
                     ),
                 }
             })
+    }
+}
+
+/// An optional boolean query parameter: `true`/`false` (or `1`/`0`, any case); anything
+/// else is recorded against `field`.
+pub fn bool_param(errors: &mut FieldErrors, field: &str, raw: Option<&str>, default: bool) -> bool {
+    match raw.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+        None | Some("") => default,
+        Some("true" | "1") => true,
+        Some("false" | "0") => false,
+        Some(_) => {
+            errors.add(field, "must be true or false");
+            default
+        }
+    }
+}
+
+/// An optional page number or page size from 1 to `max`; anything else is recorded
+/// against `field`.
+pub fn page_param(
+    errors: &mut FieldErrors,
+    field: &str,
+    raw: Option<&str>,
+    default: u32,
+    max: u32,
+) -> u32 {
+    match raw.map(str::trim).filter(|s| !s.is_empty()) {
+        None => default,
+        Some(s) => match s.parse::<u32>() {
+            Ok(n) if (1..=max).contains(&n) => n,
+            _ => {
+                errors.add(field, format!("must be a whole number from 1 to {max}"));
+                default
+            }
+        },
     }
 }

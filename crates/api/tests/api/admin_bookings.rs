@@ -399,6 +399,14 @@ async fn search_filters_sorts_pages_and_summarises_the_whole_set() {
         3
     );
 
+    for bad in [
+        "?customerPhone=%2B%25_",
+        "?customerName=a%00b",
+        "?customerEmail=a%0Ab",
+    ] {
+        let res = search(bad).await;
+        assert_eq!(res.status, 400, "{bad}: {}", res.text);
+    }
     let res = search("?limit=101&page=0&sortBy=price&sortOrder=up&bookingStatus=lost&dateFrom=yesterday&minAmount=-1&siteId=x").await;
     res.assert_error(400, "VALIDATION_ERROR");
     let mut fields = res.error_fields();
@@ -668,4 +676,52 @@ async fn confirmations_and_cancellations_are_queued_in_the_outbox() {
             ),
         ]
     );
+}
+
+#[tokio::test]
+async fn rehold_takes_the_seats_again_and_paid_records_the_balance() {
+    let (app, t, fx) = setup().await;
+    let hold = create(&app, &t, &fx, json!({"partySize": 3})).await;
+    let id = hold.str("bookingId").to_owned();
+    app.clock.advance(chrono::Duration::minutes(20));
+    app.store
+        .expire_overdue_holds(app.clock_now(), 100)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let set = |status: &str| {
+        app.patch(&format!("/api/v1/admin/bookings/{id}/status"))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(json!({"status": status, "reason": "customer called back"}))
+            .send()
+    };
+    let res = set("hold").await;
+    res.assert_status(200);
+    assert_eq!(res.body["previousStatus"], "expired");
+    assert_eq!(res.body["status"], "hold");
+    assert_eq!(res.body["holdExpiresAt"], "2026-11-21T09:35:00Z");
+    app.assert_capacity_invariant(&t.id).await;
+    let free = app
+        .availability(&t.id, &fx.catalog, "2026-11-22", "2026-11-22", 1)
+        .await;
+    assert_eq!(free.body["slots"][0]["availableCapacity"], 7);
+
+    set("tentative").await.assert_status(200);
+    // part_paid needs an amount: it is reached through mark-paid only.
+    let res = set("part_paid").await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), ["status"]);
+    let res = set("paid").await;
+    res.assert_status(200);
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{id}"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(detail.body["paidAmount"], 60.0);
+    assert_eq!(detail.body["balanceDue"], 0.0);
+    assert_eq!(detail.body["payments"][0]["amount"], 6000);
+    assert_eq!(detail.body["payments"][0]["method"], "manual");
+    assert_eq!(detail.body["payments"][0]["status"], "succeeded");
 }

@@ -1,4 +1,3 @@
-use kairos_domain::TenantId;
 use kairos_testkit::TestApp;
 use serde_json::json;
 use uuid::Uuid;
@@ -166,21 +165,10 @@ async fn nothing_free_is_an_empty_list_and_full_or_past_slots_are_not_offered() 
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    let tenant = TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
-    let slot = Uuid::parse_str(&first).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        app.store
-            .reserve_seats(&tenant, slot, 8, app.clock_now())
-            .await
-            .unwrap_or(false)
-    );
-    assert!(
-        !app.store
-            .reserve_seats(&tenant, slot, 3, app.clock_now())
-            .await
-            .unwrap_or(true),
-        "never oversold"
-    );
+    app.hold_in("acme", &fx, &first, 8).await.assert_status(201);
+    app.hold_in("acme", &fx, &first, 3)
+        .await
+        .assert_error(409, "SLOT_UNAVAILABLE");
     let for_two = app
         .availability("acme", &fx, "2026-11-23", "2026-11-23", 2)
         .await;
@@ -304,15 +292,13 @@ async fn the_availability_cache_serves_repeats_and_forgets_on_writes_and_expiry(
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    let tenant = TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
-    let slot_id = Uuid::parse_str(&slot).unwrap_or_else(|e| panic!("{e}"));
-    // A write that bypasses this instance's API is seen after the time-to-live.
-    assert!(
-        app.store
-            .reserve_seats(&tenant, slot_id, 4, app.clock_now())
-            .await
-            .unwrap_or(false)
-    );
+    // A hold made through another instance of the deployment is seen here after the
+    // time-to-live.
+    let other = TestApp::builder().same_database_as(&app).spawn().await;
+    other
+        .hold_in("acme", &fx, &slot, 4)
+        .await
+        .assert_status(201);
     let cached = app
         .availability("acme", &fx, "2026-11-23", "2026-11-23", 1)
         .await;

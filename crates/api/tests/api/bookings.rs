@@ -602,6 +602,24 @@ async fn partial_payment_makes_a_confirmed_booking_part_paid() {
     res.assert_status(200);
     assert_eq!(res.body["status"], "part_paid");
     assert_eq!(res.body["balanceDue"], 25.0);
+    // Another instalment keeps it part_paid.
+    let res = app
+        .post(&path)
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"amount": 5.0}))
+        .send()
+        .await;
+    res.assert_status(200);
+    assert_eq!(res.body["status"], "part_paid");
+    assert_eq!(res.body["balanceDue"], 20.0);
+    app.post(&path)
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"amount": 1.005}))
+        .send()
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
     let res = app
         .post(&path)
         .tenant(&t.id)
@@ -611,6 +629,21 @@ async fn partial_payment_makes_a_confirmed_booking_part_paid() {
     res.assert_status(200);
     assert_eq!(res.body["status"], "paid");
     assert_eq!(res.body["paidAmount"], 40.0);
+    // Settled at the desk: the pending online payment will not collect again.
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{}", a.str("id")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    let statuses: Vec<&str> = detail.body["payments"]
+        .as_array()
+        .map(|p| p.iter().filter_map(|p| p["status"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        statuses,
+        ["canceled", "succeeded", "succeeded", "succeeded"]
+    );
 }
 
 #[tokio::test]
@@ -805,6 +838,10 @@ async fn a_hold_prices_its_variant_addons_and_keeps_participants() {
         ]
     );
     assert_eq!(res.body["participants"][0]["firstName"], "Ada");
+    assert_eq!(
+        res.body["addons"][0]["quantity"], 2,
+        "stored as priced: one per participant"
+    );
     assert_eq!(res.body["variantId"], student.body["id"]);
 
     let res = hold(
@@ -857,7 +894,8 @@ async fn a_key_still_in_flight_is_409_until_its_attempt_is_abandoned() {
     let (app, t, fx) = setup().await;
     let body = json!({"siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
                       "slotId": fx.slots[0], "partySize": 2});
-    let hash = kairos_api::bookings::request_hash("POST", "/api/v1/bookings/hold", &body);
+    let hash =
+        kairos_api::bookings::request_hash("anonymous", "POST", "/api/v1/bookings/hold", &body);
     let tenant = kairos_domain::TenantId::parse(&t.id).unwrap_or_else(|e| panic!("{e}"));
     // Another request holds the key and has not finished.
     let claim = app
@@ -887,4 +925,269 @@ async fn a_key_still_in_flight_is_409_until_its_attempt_is_abandoned() {
         .send()
         .await
         .assert_error(400, "VALIDATION_ERROR");
+}
+
+#[tokio::test]
+async fn staff_without_the_permission_are_refused_not_misled() {
+    let (app, t, fx) = setup().await;
+    let a = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
+    app.staff(&t.id, "viewer", "viewer-pass-1", &[Role::Viewer])
+        .await;
+    let viewer = app.admin_token(&t.id, "viewer", "viewer-pass-1").await;
+    app.get(&format!("/api/v1/bookings/{}", a.str("id")))
+        .tenant(&t.id)
+        .token(&viewer)
+        .send()
+        .await
+        .assert_status(200);
+    for action in ["cancel", "reschedule", "confirm"] {
+        app.post(&format!("/api/v1/bookings/{}/{action}", a.str("id")))
+            .tenant(&t.id)
+            .token(&viewer)
+            .json(json!({}))
+            .send()
+            .await
+            .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    }
+    assert_eq!(available(&app, &t.id, &fx, &fx.slots[0]).await, 8);
+}
+
+#[tokio::test]
+async fn an_idempotency_key_is_scoped_to_its_caller() {
+    let (app, t, fx) = setup().await;
+    let body = json!({"siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
+                      "slotId": fx.slots[0], "partySize": 2});
+    let me = app.customer_token(&t.id, "bob@example.com").await;
+    let mine = app
+        .post("/api/v1/bookings/hold")
+        .tenant(&t.id)
+        .token(&me)
+        .header("Idempotency-Key", "shared-key")
+        .json(body.clone())
+        .send()
+        .await;
+    mine.assert_status(201);
+    // The same key and body from someone else never replays Bob's booking token.
+    let res = app
+        .post("/api/v1/bookings/hold")
+        .tenant(&t.id)
+        .header("Idempotency-Key", "shared-key")
+        .json(body)
+        .send()
+        .await;
+    res.assert_error(422, "IDEMPOTENCY_KEY_REUSED");
+    assert!(!res.text.contains(mine.str("bookingToken")));
+}
+
+#[tokio::test]
+async fn a_hold_whose_variant_or_addon_was_withdrawn_cannot_be_confirmed() {
+    let (app, t, fx) = setup().await;
+    let base = format!("/api/v1/admin/products/{}", fx.catalog.product_id);
+    let variant = app
+        .post(&format!("{base}/variants"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"name": "Student", "priceMode": "adjustment", "priceAmount": -5}))
+        .send()
+        .await;
+    let addon = app
+        .post(&format!("{base}/addons"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"name": "Photo", "addonType": "upgrade", "mode": "yesno", "priceType": "fixed", "price": 9.9}))
+        .send()
+        .await;
+    let hold = |extra: serde_json::Value| {
+        let mut body = json!({"siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
+                              "slotId": fx.slots[0], "partySize": 1});
+        if let (Some(map), serde_json::Value::Object(extra)) = (body.as_object_mut(), extra) {
+            map.extend(extra);
+        }
+        app.post("/api/v1/bookings/hold")
+            .tenant(&t.id)
+            .json(body)
+            .send()
+    };
+    let with_variant = hold(json!({"variantId": variant.str("id")})).await;
+    let with_addon = hold(json!({"addons": [{"addonId": addon.str("id")}]})).await;
+    let plain = hold(json!({})).await;
+    for path in [
+        format!("{base}/variants/{}", variant.str("id")),
+        format!("{base}/addons/{}", addon.str("id")),
+    ] {
+        app.delete(&path)
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .send()
+            .await
+            .assert_status(200);
+    }
+    for h in [&with_variant, &with_addon] {
+        let res = app
+            .post(&format!("/api/v1/bookings/{}/confirm", h.str("id")))
+            .tenant(&t.id)
+            .header("x-booking-token", &token(h))
+            .json(json!({"pricingHash": h.str("pricingHash"), "paymentMethod": "poa"}))
+            .send()
+            .await;
+        res.assert_error(409, "PRICING_CHANGED");
+        assert_eq!(res.body["details"]["reason"], "item_withdrawn");
+        assert!(res.body["details"].get("pricingHash").is_none());
+    }
+    app.delete(&base)
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await
+        .assert_status(200);
+    let res = app
+        .post(&format!("/api/v1/bookings/{}/confirm", plain.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", &token(&plain))
+        .json(json!({"pricingHash": plain.str("pricingHash"), "paymentMethod": "poa"}))
+        .send()
+        .await;
+    res.assert_error(409, "PRICING_CHANGED");
+    assert_eq!(res.body["details"]["reason"], "item_withdrawn");
+}
+
+#[tokio::test]
+async fn only_bookings_still_to_come_can_be_rescheduled() {
+    let (app, t, fx) = setup().await;
+    let (id, _) = confirmed(&app, &t.id, &fx, &fx.slots[0], 2).await;
+    for action in ["mark-paid", "mark-arrived"] {
+        app.post(&format!("/api/v1/bookings/{id}/{action}"))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .send()
+            .await
+            .assert_status(200);
+    }
+    let res = app
+        .post(&format!("/api/v1/bookings/{id}/reschedule"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"slotId": fx.slots[1]}))
+        .send()
+        .await;
+    res.assert_error(409, "INVALID_TRANSITION");
+    assert_eq!(res.body["details"]["currentStatus"], "arrived");
+    assert_eq!(available(&app, &t.id, &fx, &fx.slots[1]).await, 10);
+    app.assert_capacity_invariant(&t.id).await;
+}
+
+#[tokio::test]
+async fn a_hold_on_a_slot_that_has_started_cannot_be_confirmed() {
+    let (app, t, fx) = setup().await;
+    app.patch(&format!("/api/v1/admin/sites/{}", fx.catalog.site_id))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"holdTtlMinutes": 180}))
+        .send()
+        .await
+        .assert_status(200);
+    // Today 12:00 Helsinki (10:00Z) is an hour away.
+    let today = app
+        .availability(&t.id, &fx.catalog, "2026-11-21", "2026-11-21", 1)
+        .await;
+    let slot = today.body["slots"][1]["slotId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(today.body["slots"][1]["startsAt"], "2026-11-21T10:00:00Z");
+    let a = app.hold(&t.id, &fx, &slot, 2).await;
+    a.assert_status(201);
+    app.clock.advance(chrono::Duration::minutes(61));
+    let res = app
+        .post(&format!("/api/v1/bookings/{}/confirm", a.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", &token(&a))
+        .json(json!({"pricingHash": a.str("pricingHash"), "paymentMethod": "poa"}))
+        .send()
+        .await;
+    res.assert_error(409, "SLOT_UNAVAILABLE");
+    assert!(res.str("message").contains("started"), "{}", res.text);
+}
+
+#[tokio::test]
+async fn booking_texts_are_bounded_and_checked() {
+    let (app, t, fx) = setup().await;
+    let long = "x".repeat(1001);
+    let res = app
+        .post("/api/v1/bookings/hold")
+        .tenant(&t.id)
+        .json(json!({
+            "siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
+            "slotId": fx.slots[0], "partySize": 2,
+            "customer": {"name": "Eve\r\nBcc: x@example.com"},
+            "participants": [
+                {"firstName": "y".repeat(101), "lastName": "L", "email": "nope", "phone": "abc",
+                 "dateOfBirth": "1800-01-01", "specialRequests": long},
+                {"firstName": "A", "lastName": "B", "dateOfBirth": "2027-01-01"}
+            ]
+        }))
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    let mut fields = res.error_fields();
+    fields.sort();
+    assert_eq!(
+        fields,
+        [
+            "customer.name",
+            "participants[0].dateOfBirth",
+            "participants[0].email",
+            "participants[0].firstName",
+            "participants[0].phone",
+            "participants[0].specialRequests",
+            "participants[1].dateOfBirth",
+        ]
+    );
+    app.post("/api/v1/bookings/hold")
+        .tenant(&t.id)
+        .header("Idempotency-Key", "tab\there")
+        .json(json!({}))
+        .send()
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    let a = app.hold(&t.id, &fx, &fx.slots[0], 1).await;
+    let res = app
+        .post(&format!("/api/v1/bookings/{}/cancel", a.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", &token(&a))
+        .json(json!({"reason": long}))
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), ["reason"]);
+    assert_eq!(
+        available(&app, &t.id, &fx, &fx.slots[0]).await,
+        9,
+        "nothing canceled"
+    );
+}
+
+#[tokio::test]
+async fn a_stored_confirmation_is_replayed_only_to_who_may_see_the_booking() {
+    let (app, t, fx) = setup().await;
+    let a = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
+    let path = format!("/api/v1/bookings/{}/confirm", a.str("id"));
+    let body = json!({"pricingHash": a.str("pricingHash"), "paymentMethod": "poa"});
+    app.post(&path)
+        .tenant(&t.id)
+        .header("x-booking-token", &token(&a))
+        .header("Idempotency-Key", "confirm-once")
+        .json(body.clone())
+        .send()
+        .await
+        .assert_status(200);
+    let res = app
+        .post(&path)
+        .tenant(&t.id)
+        .header("Idempotency-Key", "confirm-once")
+        .json(body)
+        .send()
+        .await;
+    res.assert_error(404, "BOOKING_NOT_FOUND");
+    assert!(!res.text.contains("ada@example.com"));
 }

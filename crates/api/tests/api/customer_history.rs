@@ -495,7 +495,7 @@ async fn history_validates_its_query_and_needs_staff_of_the_tenant() {
         ("?limit=101", vec!["limit"]),
         ("?limit=ten", vec!["limit"]),
         ("?includeCompleted=yes", vec!["includeCompleted"]),
-        ("?includeCancelled=1", vec!["includeCancelled"]),
+        ("?includeCancelled=2", vec!["includeCancelled"]),
         (
             "?includeCompleted=no&includeCancelled=no&limit=-1",
             vec!["includeCompleted", "includeCancelled", "limit"],

@@ -241,12 +241,7 @@ async fn booked_slots_are_orphaned_not_deleted_and_restored_when_the_schedule_re
         .to_owned();
     let tenant = TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
     let slot_id = Uuid::parse_str(&slot).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        app.store
-            .reserve_seats(&tenant, slot_id, 2, app.clock_now())
-            .await
-            .unwrap_or(false)
-    );
+    app.hold_in("acme", &fx, &slot, 2).await.assert_status(201);
 
     let black = post(
         &app,

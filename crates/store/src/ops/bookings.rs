@@ -693,7 +693,9 @@ impl Repo {
     ) -> StoreResult<Booking> {
         let mut tx = self.begin_write().await?;
         let mut b = load_for_update(&mut tx, tenant, id).await?;
-        if b.status == BookingStatus::Hold && b.hold_expires_at.is_some_and(|t| t <= now) {
+        let overdue =
+            b.status == BookingStatus::Hold && b.hold_expires_at.is_some_and(|t| t <= now);
+        if overdue {
             apply_transition(
                 &mut tx,
                 tenant,
@@ -704,15 +706,14 @@ impl Repo {
                 now,
             )
             .await?;
-            if matches!(action, BookingAction::Confirm { .. }) {
-                tx.commit().await?;
-                return Err(refused(BookingRefusal::HoldExpired));
-            }
         }
-        if b.status == BookingStatus::Expired && matches!(action, BookingAction::Confirm { .. }) {
-            return Err(refused(BookingRefusal::HoldExpired));
-        }
-        let result = self.act(&mut tx, tenant, &mut b, action, actor, now).await;
+        let result = if b.status == BookingStatus::Expired
+            && matches!(action, BookingAction::Confirm { .. })
+        {
+            Err(refused(BookingRefusal::HoldExpired))
+        } else {
+            self.act(&mut tx, tenant, &mut b, action, actor, now).await
+        };
         match result {
             Ok(()) => {
                 if let Some(idem) = idem {
@@ -722,11 +723,11 @@ impl Repo {
                 tx.commit().await?;
                 Ok(b)
             }
-            Err(StoreError::Refused(r)) if b.status == BookingStatus::Expired => {
-                // Keep the expiry done above; nothing else of the action was written
-                // unless it failed after its first statement, which refusals never do.
+            // Refusals come before the action writes anything: committing keeps only the
+            // expiry of the overdue hold.
+            Err(e @ StoreError::Refused(_)) if overdue => {
                 tx.commit().await?;
-                Err(StoreError::Refused(r))
+                Err(e)
             }
             Err(e) => Err(e),
         }
@@ -748,6 +749,9 @@ impl Repo {
                 method_reference,
                 price,
             } => {
+                if b.status == BookingStatus::Hold && b.starts_at <= now {
+                    return Err(refused(BookingRefusal::SlotStarted));
+                }
                 let trigger = if pay_on_arrival {
                     Trigger::ConfirmPayOnArrival
                 } else {
@@ -837,12 +841,16 @@ impl Repo {
                     return Err(refused(BookingRefusal::AmountExceedsBalance { balance }));
                 }
                 let settles = amount == balance;
-                let trigger = if b.status == BookingStatus::Tentative && settles {
-                    Trigger::MarkPaid
+                if b.status == BookingStatus::PartPaid && !settles {
+                    // Another instalment: money is recorded, the status stays part_paid.
                 } else {
-                    Trigger::PaymentRecorded { settles }
-                };
-                apply_transition(tx, tenant, b, trigger, actor, None, now).await?;
+                    let trigger = if b.status == BookingStatus::Tentative && settles {
+                        Trigger::MarkPaid
+                    } else {
+                        Trigger::PaymentRecorded { settles }
+                    };
+                    apply_transition(tx, tenant, b, trigger, actor, None, now).await?;
+                }
                 self.record_payment(tx, tenant, b, amount, &method, actor, now)
                     .await?;
             }
@@ -923,6 +931,19 @@ impl Repo {
             return Ok(());
         }
         insert_payment(tx, tenant, b, amount, method, None, "succeeded", actor, now).await?;
+        audit::record(
+            tx,
+            tenant,
+            actor,
+            Change {
+                action: "booking.payment_recorded",
+                entity_type: "booking",
+                entity_id: b.id.to_string(),
+                changes: json!({"amount": amount, "method": method}),
+            },
+            now,
+        )
+        .await?;
         sqlx::query(
             "UPDATE bookings SET paid_amount = paid_amount + $3 WHERE tenant_id = $1 AND id = $2",
         )
@@ -932,6 +953,18 @@ impl Repo {
         .execute(&mut **tx)
         .await?;
         b.paid_amount += amount;
+        if b.paid_amount >= b.price.total {
+            // Settled at the desk: an online payment still pending must not collect again.
+            sqlx::query(
+                "UPDATE payments SET status = 'canceled', updated_at = $3
+                 WHERE tenant_id = $1 AND booking_id = $2 AND status = 'pending'",
+            )
+            .bind(tenant.as_str())
+            .bind(b.id)
+            .bind(now)
+            .execute(&mut **tx)
+            .await?;
+        }
         Ok(())
     }
 

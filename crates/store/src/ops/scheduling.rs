@@ -1187,29 +1187,4 @@ impl Repo {
         .await?;
         Ok(rows.into_iter().map(Slot::from).collect())
     }
-
-    /// Reserves `seats` of a slot if they are free: one conditional statement, so
-    /// capacity is never oversold (ARCHITECTURE section 5). False when the slot is full.
-    pub async fn reserve_seats(
-        &self,
-        tenant: &TenantId,
-        slot: Uuid,
-        seats: i32,
-        now: Timestamp,
-    ) -> StoreResult<bool> {
-        let mut tx = self.begin_write().await?;
-        let done = sqlx::query(
-            "UPDATE slots SET booked = booked + $3, updated_at = $4
-             WHERE tenant_id = $1 AND id = $2 AND booked + $3 <= capacity AND is_orphaned = $5",
-        )
-        .bind(tenant.as_str())
-        .bind(slot)
-        .bind(seats)
-        .bind(now)
-        .bind(false)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(done.rows_affected() == 1)
-    }
 }
