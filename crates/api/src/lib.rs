@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod customers;
 pub mod error;
 pub mod extract;
+pub mod idempotency;
 pub mod openapi;
 pub mod operations;
 pub mod rate_limit;

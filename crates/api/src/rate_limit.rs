@@ -224,6 +224,41 @@ pub async fn enforce(tier: Tier, state: AppState, req: Request, next: Next) -> R
     response
 }
 
+async fn tier(
+    tier: Tier,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let Some(state) = req.extensions().get::<AppState>().cloned() else {
+        return next.run(req).await;
+    };
+    enforce(tier, state, req, next).await
+}
+
+/// Middleware of the strict tier (sign-in and registration).
+pub async fn strict(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    tier(Tier::Strict, req, next).await
+}
+
+/// Middleware of the standard tier (authenticated endpoints).
+pub async fn standard(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    tier(Tier::Standard, req, next).await
+}
+
+/// Middleware of the relaxed tier (public reads, operational endpoints).
+pub async fn relaxed(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    tier(Tier::Relaxed, req, next).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

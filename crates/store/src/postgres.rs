@@ -27,5 +27,10 @@ pub mod dialect {
     }
 }
 
+/// `Store` methods are emitted by the SQLite instantiation (see `crate::sqlite`).
+macro_rules! store_facade {
+    ($($operations:tt)*) => {};
+}
+
 #[path = "ops/mod.rs"]
 pub mod ops;

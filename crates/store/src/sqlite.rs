@@ -26,5 +26,23 @@ pub mod dialect {
     }
 }
 
+/// The `Store` methods of the operations an `#[operations]` block declares, dispatching to
+/// the backend in use. Emitted by this instantiation only, so that each exists once.
+macro_rules! store_facade {
+    ($( $(#[$meta:meta])* pub async fn $name:ident(&$this:ident $(, $arg:ident : $ty:ty)*) -> $ret:ty; )*) => {
+        impl crate::Store {
+            $(
+                $(#[$meta])*
+                pub async fn $name(&$this $(, $arg: $ty)*) -> $ret {
+                    match $this {
+                        crate::Store::Sqlite(r) => r.$name($($arg),*).await,
+                        crate::Store::Postgres(r) => r.$name($($arg),*).await,
+                    }
+                }
+            )*
+        }
+    };
+}
+
 #[path = "ops/mod.rs"]
 pub mod ops;

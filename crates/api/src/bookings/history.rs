@@ -2,7 +2,7 @@
 //! customer's bookings with lifetime statistics, and the customer's own bookings.
 
 use super::BookingResponse;
-use super::admin::Pagination;
+use super::admin_search::Pagination;
 use super::notes::NoteDto;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, CustomerAuth, Query, bool_param, page_param};

@@ -895,7 +895,7 @@ async fn a_key_still_in_flight_is_409_until_its_attempt_is_abandoned() {
     let body = json!({"siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
                       "slotId": fx.slots[0], "partySize": 2});
     let hash =
-        kairos_api::bookings::request_hash("anonymous", "POST", "/api/v1/bookings/hold", &body);
+        kairos_api::idempotency::request_hash("anonymous", "POST", "/api/v1/bookings/hold", &body);
     let tenant = kairos_domain::TenantId::parse(&t.id).unwrap_or_else(|e| panic!("{e}"));
     // Another request holds the key and has not finished.
     let claim = app

@@ -3,6 +3,7 @@
 use super::{Db, Repo};
 use crate::{Actor, AuditEntry, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
+use kairos_store_macros::operations;
 use serde_json::Value;
 use sqlx::Transaction;
 use sqlx::types::Json;
@@ -57,6 +58,7 @@ struct AuditRow {
     changes: Json<Value>,
 }
 
+#[operations]
 impl Repo {
     /// The history of one entity, oldest first.
     pub async fn list_audit(

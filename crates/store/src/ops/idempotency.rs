@@ -10,6 +10,7 @@
 use super::{Db, Repo, dialect};
 use crate::{IdempotencyClaim, StoreResult, Timestamp};
 use kairos_domain::TenantId;
+use kairos_store_macros::operations;
 use sqlx::Transaction;
 
 /// How long a key and its response are kept.
@@ -48,6 +49,7 @@ pub(super) async fn finish(
     Ok(())
 }
 
+#[operations]
 impl Repo {
     /// Claims `key` for a request whose canonical hash is `request_hash`.
     pub async fn claim_idempotency_key(

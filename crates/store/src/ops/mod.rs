@@ -1,15 +1,21 @@
 //! Store operations, written once and compiled for each backend (see the crate docs).
 //!
 //! Inside this module `Db` is the backend's database type and `dialect` holds the few
-//! statements spelled differently. Every write runs in one transaction begun with
+//! statements spelled differently. Each area is a folder (`bookings/`, `catalog/`, …) with
+//! one file per resource or action; its `#[operations] impl Repo` blocks are the store's
+//! public surface, so adding an operation never edits a central list. Every write runs in one transaction begun with
 //! `dialect::BEGIN_WRITE`; every query filters on the tenant.
 
-mod admin_users;
+// What every area's writes share.
 mod audit;
+mod idempotency;
+
+// The areas, named as in every other layer.
+mod auth;
+mod availability;
 mod bookings;
 mod catalog;
 mod customers;
-mod idempotency;
 mod scheduling;
 mod system;
 mod tenancy;

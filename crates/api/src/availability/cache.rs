@@ -1,0 +1,91 @@
+//! Availability answers kept in memory per instance, dropped on any write of the tenant.
+
+use crate::state::AppState;
+use chrono::{DateTime, Utc};
+
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A short-lived per-instance cache of availability answers (see
+/// [`crate::ApiConfig::availability_cache_ttl`]). Holds and every other write check
+/// capacity in the database, so a stale answer can only show a slot that a hold then
+/// refuses, never oversell one.
+pub struct AvailabilityCache {
+    ttl: chrono::Duration,
+    entries: Mutex<HashMap<String, (DateTime<Utc>, Cached)>>,
+}
+
+#[derive(Clone)]
+pub(super) struct Cached {
+    pub(super) product_id: String,
+    pub(super) site_id: String,
+    pub(super) slots: Arc<RawValue>,
+}
+
+impl AvailabilityCache {
+    pub fn new(ttl: std::time::Duration) -> Self {
+        Self {
+            ttl: chrono::Duration::from_std(ttl).unwrap_or_default(),
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (DateTime<Utc>, Cached)>> {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn get(&self, key: &str, now: DateTime<Utc>) -> Option<Cached> {
+        if self.ttl.is_zero() {
+            return None;
+        }
+        let entries = self.lock();
+        let (at, cached) = entries.get(key)?;
+        (now - *at < self.ttl).then(|| cached.clone())
+    }
+
+    pub(super) fn put(&self, key: String, value: Cached, now: DateTime<Utc>) {
+        if self.ttl.is_zero() {
+            return;
+        }
+        let mut entries = self.lock();
+        if entries.len() >= 20_000 {
+            let ttl = self.ttl;
+            entries.retain(|_, (at, _)| now - *at < ttl);
+        }
+        entries.insert(key, (now, value));
+    }
+
+    /// Forgets every answer of `tenant` (after a write through this instance).
+    pub fn invalidate(&self, tenant: &str) {
+        let prefix = format!("{tenant}\u{1f}");
+        self.lock().retain(|k, _| !k.starts_with(&prefix));
+    }
+}
+
+/// Middleware: a successful write names its tenant; drop that tenant's cached answers.
+pub async fn invalidate_on_write(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let write = !matches!(
+        *req.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD | axum::http::Method::OPTIONS
+    );
+    let tenant = write
+        .then(|| {
+            req.headers()
+                .get(crate::extract::TENANT_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        })
+        .flatten();
+    let state = req.extensions().get::<AppState>().cloned();
+    let response = next.run(req).await;
+    if let (Some(tenant), Some(state)) = (tenant, state) {
+        if response.status().is_success() {
+            state.availability_cache.invalidate(&tenant);
+        }
+    }
+    response
+}

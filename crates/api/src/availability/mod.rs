@@ -1,0 +1,94 @@
+//! Public availability (spec Part B 4.1): open slots with a price preview, a product's
+//! add-ons and a site's front-end configuration. Tenant header only; relaxed rate tier.
+
+mod addons;
+mod cache;
+mod site_config;
+mod slots;
+
+use crate::state::AppState;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::sync::Arc;
+use utoipa::{IntoParams, ToSchema};
+
+/// The longest range one query may cover, in days (inclusive of both ends).
+pub const MAX_RANGE_DAYS: i64 = 31;
+/// The largest party a query may ask about.
+pub const MAX_PARTY_SIZE: i64 = 500;
+
+/// Query of `GET /availability` (snake_case).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AvailabilityQuery {
+    /// Required.
+    pub product_id: Option<String>,
+    /// Required.
+    pub site_id: Option<String>,
+    /// Required, YYYY-MM-DD (site local date).
+    pub date_from: Option<String>,
+    /// YYYY-MM-DD, default date_from; at most 31 days after date_from.
+    pub date_to: Option<String>,
+    /// Default 1.
+    pub party_size: Option<String>,
+    /// Default true.
+    pub include_labels: Option<String>,
+}
+
+/// Estimated price of the requested party in a slot.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PricingPreview {
+    pub subtotal: f64,
+    pub tax_total: f64,
+    pub grand_total: f64,
+    pub currency: String,
+}
+
+/// An open slot (spec Part B 2.1).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AvailabilitySlot {
+    pub slot_id: String,
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+    pub available_capacity: i32,
+    pub total_capacity: i32,
+    /// Omitted with include_labels=false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_codes: Option<Vec<String>>,
+    pub pricing_preview: PricingPreview,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AvailabilityResponse {
+    #[serde(rename = "request_id")]
+    pub request_id: String,
+    pub product_id: String,
+    pub site_id: String,
+    pub date_from: NaiveDate,
+    pub date_to: NaiveDate,
+    pub party_size: i64,
+    /// Open slots, soonest first (spec Part B 2.1).
+    #[schema(value_type = Vec<AvailabilitySlot>)]
+    pub slots: Arc<RawValue>,
+}
+
+use crate::rate_limit;
+use axum::middleware;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub use cache::{AvailabilityCache, invalidate_on_write};
+pub use slots::pricing_preview;
+
+/// The public availability reads (relaxed rate limit tier).
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(slots::get_availability))
+        .routes(routes!(addons::product_addons))
+        .routes(routes!(site_config::site_config))
+        .layer(middleware::from_fn(rate_limit::relaxed))
+}

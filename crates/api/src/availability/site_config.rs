@@ -1,0 +1,116 @@
+//! `GET /availability/sites/{siteId}/config`: what a booking widget needs about a site.
+
+use super::MAX_PARTY_SIZE;
+use crate::catalog::CANCELLATION_POLICIES;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{Tenant, path_id};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use kairos_domain::money::to_major;
+use kairos_domain::tenancy::Currency;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A product as the booking front end shows it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicProduct {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub duration_mins: i32,
+    pub capacity: i32,
+    pub base_price: f64,
+    pub price_type: String,
+    pub prices_include_tax: bool,
+    pub label_codes: Vec<String>,
+    pub requires_waiver: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BookingPolicies {
+    /// How long a hold reserves capacity.
+    pub hold_ttl_minutes: i32,
+    /// standard, flexible or strict (spec Part B 4.8).
+    pub cancellation_policy: String,
+    pub max_party_size: i64,
+    /// How many days ahead slots are bookable.
+    pub booking_horizon_days: i64,
+}
+
+/// The front-end configuration of a site.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteConfig {
+    pub site_id: String,
+    pub name: String,
+    pub timezone: String,
+    pub currency: String,
+    pub locale: String,
+    pub address: Option<String>,
+    pub contact_email: Option<String>,
+    pub contact_phone: Option<String>,
+    pub products: Vec<PublicProduct>,
+    pub booking_policies: BookingPolicies,
+}
+
+/// A site's public configuration: zone, currency, locale, products on sale, policies.
+#[utoipa::path(get, path = "/api/v1/availability/sites/{siteId}/config", tag = "availability",
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("siteId" = String, Path, description = "Site id")),
+    responses((status = 200, body = SiteConfig), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+pub async fn site_config(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(site): Path<String>,
+) -> ApiResult<axum::Json<SiteConfig>> {
+    let site_id = path_id(&site, "Site")?;
+    let site = state
+        .store
+        .get_site(tenant.id(), site_id)
+        .await?
+        .filter(|s| s.is_active)
+        .ok_or_else(|| ApiError::not_found("Site"))?;
+    let currency = Currency::parse(&site.currency).map_err(ApiError::internal)?;
+    let products = state
+        .store
+        .list_products(tenant.id())
+        .await?
+        .into_iter()
+        .filter(|p| p.site_id == site.id && p.is_active)
+        .map(|p| PublicProduct {
+            id: p.id.to_string(),
+            name: p.name,
+            description: p.description,
+            duration_mins: p.duration_mins,
+            capacity: p.capacity,
+            base_price: to_major(p.base_price, currency),
+            price_type: p.price_type,
+            prices_include_tax: p.prices_include_tax,
+            label_codes: p.label_codes,
+            requires_waiver: p.requires_waiver,
+        })
+        .collect();
+    let policy = if CANCELLATION_POLICIES.contains(&site.cancellation_policy.as_str()) {
+        site.cancellation_policy.clone()
+    } else {
+        "standard".to_owned()
+    };
+    Ok(axum::Json(SiteConfig {
+        site_id: site.id.to_string(),
+        name: site.name,
+        timezone: site.timezone,
+        currency: site.currency,
+        locale: site.locale,
+        address: site.address,
+        contact_email: site.contact_email,
+        contact_phone: site.contact_phone,
+        products,
+        booking_policies: BookingPolicies {
+            hold_ttl_minutes: site.hold_ttl_minutes.unwrap_or(tenant.0.hold_ttl_minutes),
+            cancellation_policy: policy,
+            max_party_size: MAX_PARTY_SIZE,
+            booking_horizon_days: kairos_domain::scheduling::HORIZON_DAYS,
+        },
+    }))
+}

@@ -1,0 +1,245 @@
+//! `POST /admin/bookings`: staff creation of a booking (spec Part A 4.2).
+
+use super::draft::{AddonRequest, CustomerInput, DraftInput, Participant, draft};
+use super::{PriceDto, hold_ttl};
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{AdminAuth, Json};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use kairos_domain::FieldErrors;
+use kairos_domain::auth::perm;
+use kairos_domain::bookings::BookingStatus;
+use kairos_domain::ids::new_secret;
+use kairos_store::{BookingSource, NewBooking, SeatPolicy};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `POST /admin/bookings` (spec Part A 2.2).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminCreateRequest {
+    pub site_id: Option<String>,
+    pub product_id: Option<String>,
+    pub variant_id: Option<String>,
+    /// The start of an existing slot of the product.
+    pub start_time: Option<DateTime<Utc>>,
+    pub party_size: Option<i64>,
+    /// Name and email required; phone optional.
+    pub customer_info: Option<CustomerInput>,
+    pub addons: Option<Vec<AddonRequest>>,
+    pub participants: Option<Vec<Participant>>,
+    /// Internal, not visible to the customer.
+    pub admin_notes: Option<String>,
+    /// Book a slot that has started or no longer matches the schedule.
+    pub skip_availability_check: Option<bool>,
+    /// Take the seats beyond capacity; needs admin:capacity:override.
+    pub bypass_capacity: Option<bool>,
+    /// Default false: the booking is a hold to confirm. True: confirmed, no payment collected.
+    pub auto_confirm: Option<bool>,
+    /// Default true: queue the confirmation email when the booking is confirmed.
+    pub send_confirmation_email: Option<bool>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Breakdown {
+    pub base_price: f64,
+    pub addons: Vec<super::AddonLineDto>,
+    pub tax: f64,
+    pub total: f64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlotTimes {
+    pub start_time: DateTime<Utc>,
+    pub end_time: DateTime<Utc>,
+}
+
+/// Response of admin creation (spec Part A 4.2), with the hold's expiry, pricing hash
+/// and booking token for confirming it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminCreateResponse {
+    pub booking_id: String,
+    pub booking_reference: String,
+    pub status: String,
+    pub grand_total: f64,
+    pub breakdown: Breakdown,
+    pub slot: SlotTimes,
+    /// What was overridden: capacity_exceeded, slot_started, slot_orphaned.
+    pub warnings: Vec<String>,
+    pub hold_expires_at: Option<DateTime<Utc>>,
+    pub pricing_hash: String,
+    pub booking_token: String,
+}
+
+/// Create a booking for a customer (phone, walk-in, correction).
+///
+/// Books the product's slot starting at `startTime`. Without `autoConfirm` the booking is
+/// a hold to confirm through `POST /bookings/{id}/confirm`; with it, it is `confirmed` and
+/// nothing is collected. `skipAvailabilityCheck` allows a slot that has started or left the
+/// schedule; `bypassCapacity` (admin:capacity:override) takes the seats even when full.
+#[utoipa::path(post, path = "/api/v1/admin/bookings", tag = "admin-bookings",
+    security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id")),
+    request_body = AdminCreateRequest,
+    responses(
+        (status = 201, body = AdminCreateResponse),
+        (status = 400, description = "VALIDATION_ERROR naming every bad field", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: admin:bookings:create; bypassCapacity needs admin:capacity:override", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: site, product, variant", body = ErrorBody),
+        (status = 409, description = "SLOT_UNAVAILABLE: no slot at startTime, full, started or closed", body = ErrorBody),
+    ))]
+pub async fn create(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Json(req): Json<AdminCreateRequest>,
+) -> ApiResult<(StatusCode, axum::Json<AdminCreateResponse>)> {
+    auth.require(perm::BOOKINGS_CREATE)?;
+    let bypass = req.bypass_capacity.unwrap_or(false);
+    if bypass {
+        auth.require(perm::CAPACITY_OVERRIDE)?;
+    }
+    let skip = req.skip_availability_check.unwrap_or(false);
+    let auto_confirm = req.auto_confirm.unwrap_or(false);
+    let Some(start) = req.start_time else {
+        let mut errors = FieldErrors::new();
+        errors.add("startTime", "is required");
+        return Err(ApiError::validation(errors));
+    };
+    let admin_notes = req
+        .admin_notes
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned);
+    if admin_notes
+        .as_ref()
+        .is_some_and(|n| n.chars().count() > 5000)
+    {
+        return Err(ApiError::invalid_field(
+            "adminNotes",
+            "must be at most 5000 characters",
+        ));
+    }
+    let tenant = auth.tenant.clone();
+    let draft = draft(
+        &state,
+        &tenant,
+        DraftInput {
+            site_id: req.site_id.as_deref(),
+            product_id: req.product_id.as_deref(),
+            variant_id: req.variant_id.as_deref(),
+            party_size: req.party_size,
+            addons: req.addons.as_deref().unwrap_or_default(),
+            customer: req.customer_info.as_ref(),
+            customer_required: true,
+            participants: req.participants.as_deref().unwrap_or_default(),
+            customer_field: "customerInfo",
+        },
+    )
+    .await?;
+    let now = state.now();
+    let slot = state
+        .store
+        .list_slots(
+            tenant.id(),
+            draft.product.id,
+            start,
+            start + chrono::Duration::seconds(1),
+        )
+        .await?
+        .into_iter()
+        .find(|s| s.starts_at == start)
+        .ok_or_else(|| {
+            ApiError::conflict(
+                crate::error::code::SLOT_UNAVAILABLE,
+                "The product has no slot starting at startTime",
+            )
+        })?;
+    let mut warnings = Vec::new();
+    let started = slot.starts_at <= now;
+    if (started || slot.is_orphaned) && !skip {
+        return Err(ApiError::conflict(
+            crate::error::code::SLOT_UNAVAILABLE,
+            if started {
+                "The slot has started; use skipAvailabilityCheck to book it anyway"
+            } else {
+                "The slot no longer matches the schedule; use skipAvailabilityCheck to book it anyway"
+            },
+        ));
+    }
+    if started {
+        warnings.push("slot_started".to_owned());
+    }
+    if slot.is_orphaned {
+        warnings.push("slot_orphaned".to_owned());
+    }
+    if bypass && slot.booked + draft.party_size > slot.capacity {
+        warnings.push("capacity_exceeded".to_owned());
+    }
+    let (token, token_hash) = new_secret();
+    let ttl = hold_ttl(&tenant, &draft.site);
+    let booking = state
+        .store
+        .create_booking(
+            tenant.id(),
+            NewBooking {
+                status: if auto_confirm {
+                    BookingStatus::Confirmed
+                } else {
+                    BookingStatus::Hold
+                },
+                hold_expires_at: (!auto_confirm).then_some(now + ttl),
+                admin_notes,
+                send_confirmation: req.send_confirmation_email.unwrap_or(true),
+                seats: if bypass {
+                    SeatPolicy::BypassCapacity
+                } else if skip {
+                    SeatPolicy::SkipAvailability
+                } else {
+                    SeatPolicy::Checked
+                },
+                ..draft.into_booking(slot.id, token_hash, BookingSource::Admin)
+            },
+            &auth.actor(),
+            now,
+            None,
+        )
+        .await
+        .map_err(|e| match e {
+            kairos_store::StoreError::NotFound => ApiError::conflict(
+                crate::error::code::SLOT_UNAVAILABLE,
+                "The slot no longer exists",
+            ),
+            other => other.into(),
+        })?;
+    let price = PriceDto::from(&booking.price);
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(AdminCreateResponse {
+            booking_id: booking.id.to_string(),
+            booking_reference: booking.reference.clone(),
+            status: booking.status.as_str().to_owned(),
+            grand_total: price.total,
+            breakdown: Breakdown {
+                base_price: price.base_price,
+                addons: price.addons,
+                tax: price.tax,
+                total: price.total,
+            },
+            slot: SlotTimes {
+                start_time: booking.starts_at,
+                end_time: booking.ends_at,
+            },
+            warnings,
+            hold_expires_at: booking.hold_expires_at,
+            pricing_hash: booking.price.pricing_hash.clone(),
+            booking_token: token,
+        }),
+    ))
+}

@@ -1,0 +1,226 @@
+//! `GET /admin/bookings/{id}`: the full record of a booking.
+
+use super::{PriceDto, booking_not_found, major};
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::AdminAuth;
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use chrono::{DateTime, Utc};
+use kairos_domain::auth::perm;
+use kairos_domain::ids::parse_id;
+use kairos_store::BookingView;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+pub(super) async fn load(state: &AppState, auth: &AdminAuth, raw: &str) -> ApiResult<BookingView> {
+    let id = parse_id(raw).ok_or_else(booking_not_found)?;
+    state
+        .store
+        .get_booking_view(auth.tenant.id(), id)
+        .await?
+        .ok_or_else(booking_not_found)
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Named {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DetailCustomer {
+    /// The customer account the booking belongs to, if any.
+    pub id: Option<String>,
+    pub name: String,
+    pub email: String,
+    pub phone: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DetailSlot {
+    pub slot_id: String,
+    pub start_time: DateTime<Utc>,
+    pub end_time: DateTime<Utc>,
+}
+
+/// A payment; amounts in integer minor units (spec Part A 1.1).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentDto {
+    pub payment_id: String,
+    pub amount: i64,
+    pub currency: String,
+    pub method: String,
+    pub method_reference: Option<String>,
+    /// pending, succeeded, failed, canceled.
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One change of status, from the audit log.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusChange {
+    /// Null for the booking's creation.
+    pub from: Option<String>,
+    pub to: String,
+    pub trigger: Option<String>,
+    pub reason: Option<String>,
+    pub actor_type: String,
+    pub actor_id: Option<String>,
+    pub actor_name: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// The full booking record.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BookingDetail {
+    pub booking_id: String,
+    pub booking_reference: String,
+    pub status: String,
+    /// public or admin.
+    pub source: String,
+    pub customer: DetailCustomer,
+    pub slot: DetailSlot,
+    pub site: Named,
+    pub product: Named,
+    pub variant_id: Option<String>,
+    pub party_size: i32,
+    #[schema(value_type = Vec<Object>)]
+    pub participants: Value,
+    pub price: PriceDto,
+    pub pricing_hash: String,
+    pub grand_total: f64,
+    pub paid_amount: f64,
+    pub balance_due: f64,
+    pub payment_method: Option<String>,
+    pub hold_expires_at: Option<DateTime<Utc>>,
+    pub admin_notes: Option<String>,
+    pub send_confirmation_email: bool,
+    pub payments: Vec<PaymentDto>,
+    pub notes: Vec<super::notes::NoteDto>,
+    pub status_history: Vec<StatusChange>,
+    pub created_by: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub confirmed_at: Option<DateTime<Utc>>,
+    pub canceled_at: Option<DateTime<Utc>>,
+}
+
+/// The full record of a booking: customer, slot, product, site, participants, price,
+/// payments, notes and status history.
+#[utoipa::path(get, path = "/api/v1/admin/bookings/{id}", tag = "admin-bookings",
+    security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Booking id")),
+    responses(
+        (status = 200, body = BookingDetail),
+        (status = 401, body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: needs admin:bookings:read", body = ErrorBody),
+        (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn detail(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<BookingDetail>> {
+    auth.require(perm::BOOKINGS_READ)?;
+    let view = load(&state, &auth, &id).await?;
+    let b = &view.booking;
+    let tenant = auth.tenant.id();
+    let payments = state.store.list_payments(tenant, b.id).await?;
+    let notes = state.store.list_notes(tenant, vec![b.id]).await?;
+    let audit = state
+        .store
+        .list_audit(tenant, "booking", &b.id.to_string())
+        .await?;
+    let currency = &b.price.currency;
+    let history = audit
+        .into_iter()
+        .filter(|e| e.action == "booking.created" || e.action == "booking.status_changed")
+        .filter_map(|e| {
+            let status = e.changes.get("status")?;
+            Some(StatusChange {
+                from: status
+                    .get("from")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                to: status.get("to").and_then(Value::as_str)?.to_owned(),
+                trigger: e
+                    .changes
+                    .get("trigger")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                reason: e
+                    .changes
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                actor_type: e.actor_type,
+                actor_id: e.actor_id,
+                actor_name: e.actor_name,
+                at: e.occurred_at,
+            })
+        })
+        .collect();
+    Ok(axum::Json(BookingDetail {
+        booking_id: b.id.to_string(),
+        booking_reference: b.reference.clone(),
+        status: b.status.as_str().to_owned(),
+        source: b.source.clone(),
+        customer: DetailCustomer {
+            id: b.customer.id.map(|id| id.to_string()),
+            name: b.customer.name.clone(),
+            email: b.customer.email.clone(),
+            phone: b.customer.phone.clone(),
+        },
+        slot: DetailSlot {
+            slot_id: b.slot_id.to_string(),
+            start_time: b.starts_at,
+            end_time: b.ends_at,
+        },
+        site: Named {
+            id: b.site_id.to_string(),
+            name: view.site_name.clone(),
+        },
+        product: Named {
+            id: b.product_id.to_string(),
+            name: view.product_name.clone(),
+        },
+        variant_id: b.variant_id.map(|v| v.to_string()),
+        party_size: b.party_size,
+        participants: b.participants.clone(),
+        price: PriceDto::from(&b.price),
+        pricing_hash: b.price.pricing_hash.clone(),
+        grand_total: major(b.price.total, currency),
+        paid_amount: major(b.paid_amount, currency),
+        balance_due: major((b.price.total - b.paid_amount).max(0), currency),
+        payment_method: b.payment_method.clone(),
+        hold_expires_at: b.hold_expires_at,
+        admin_notes: b.admin_notes.clone(),
+        send_confirmation_email: b.send_confirmation,
+        payments: payments
+            .into_iter()
+            .map(|p| PaymentDto {
+                payment_id: p.id.to_string(),
+                amount: p.amount,
+                currency: p.currency,
+                method: p.method,
+                method_reference: p.method_reference,
+                status: p.status,
+                created_at: p.created_at,
+            })
+            .collect(),
+        notes: notes.iter().map(super::notes::NoteDto::from).collect(),
+        status_history: history,
+        created_by: b.created_by.clone(),
+        created_at: b.created_at,
+        updated_at: b.updated_at,
+        confirmed_at: b.confirmed_at,
+        canceled_at: b.canceled_at,
+    }))
+}

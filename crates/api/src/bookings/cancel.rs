@@ -1,0 +1,61 @@
+//! `POST /bookings/{id}/cancel`.
+
+use super::confirm::window_for;
+use super::draft::reason_of;
+use super::{BookingAccess, BookingResponse, accessible_booking, booking_error};
+use crate::error::{ApiResult, ErrorBody};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use kairos_domain::auth::perm;
+use kairos_store::BookingAction;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+/// `POST /bookings/{id}/cancel`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct CancelRequest {
+    pub reason: Option<String>,
+}
+
+/// Cancel a booking and release its seats.
+///
+/// Customers and booking-token holders may cancel a hold at any time and a later booking
+/// while its start is outside the site's policy window (standard: 24 h before, strict:
+/// 72 h, flexible: until the start); otherwise 409 `OUTSIDE_WINDOW`. Staff may always.
+#[utoipa::path(post, path = "/api/v1/bookings/{id}/cancel", tag = "bookings",
+    params(
+        ("x-tenant-id" = String, Header, description = "Tenant id"),
+        ("x-booking-token" = Option<String>, Header, description = "The token returned by the hold"),
+        ("id" = String, Path, description = "Booking id"),
+    ),
+    request_body(content = Option<CancelRequest>, description = "Optional reason"),
+    responses(
+        (status = 200, body = BookingResponse),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: a staff token without admin:bookings:write", body = ErrorBody),
+        (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "OUTSIDE_WINDOW; INVALID_TRANSITION (already canceled, completed, …)", body = ErrorBody),
+    ))]
+pub async fn cancel(
+    State(state): State<AppState>,
+    access: BookingAccess,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<axum::Json<BookingResponse>> {
+    let req: CancelRequest = super::optional_body(&body)?;
+    let reason = reason_of(req.reason.as_deref())?;
+    let b = accessible_booking(&state, &access, &id, perm::BOOKINGS_WRITE).await?;
+    let min_lead = window_for(&state, &access, &b).await?;
+    let b = state
+        .store
+        .apply_booking_action(
+            access.tenant.id(),
+            b.id,
+            BookingAction::Cancel { reason, min_lead },
+            &access.actor(&b),
+            state.now(),
+            None,
+        )
+        .await
+        .map_err(booking_error)?;
+    Ok(axum::Json(BookingResponse::of(&b, None)))
+}

@@ -1,0 +1,378 @@
+//! A new booking's input checked against the catalog and priced (hold and staff creation).
+
+use super::{price_booking, site_currency};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Tenant;
+use crate::state::AppState;
+use kairos_domain::FieldErrors;
+use kairos_domain::bookings::BookingStatus;
+use kairos_domain::customers::{Email, validate_phone};
+use kairos_domain::ids::parse_id;
+use kairos_store::{
+    Addon, BookingCustomer, BookingSource, ChosenAddon, NewBooking, PriceBreakdown, Product,
+    SeatPolicy, Site, Variant,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// An add-on chosen for a booking.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AddonRequest {
+    pub addon_id: Option<String>,
+    pub quantity: Option<i64>,
+}
+
+/// Who the booking is for.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CustomerInput {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+}
+
+/// A participant (spec Part A 4.2: first and last name required, the rest optional).
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Participant {
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
+    /// YYYY-MM-DD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date_of_birth: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dietary_restrictions: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub medical_conditions: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emergency_contact: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub special_requests: Option<String>,
+}
+
+/// `POST /bookings/hold`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HoldRequest {
+    pub site_id: Option<String>,
+    pub product_id: Option<String>,
+    pub slot_id: Option<String>,
+    #[schema(example = 2)]
+    pub party_size: Option<i64>,
+    pub variant_id: Option<String>,
+    pub addons: Option<Vec<AddonRequest>>,
+    pub customer: Option<CustomerInput>,
+    pub participants: Option<Vec<Participant>>,
+}
+
+/// A booking being made, checked against the catalog and priced.
+pub(super) struct Draft {
+    pub site: Site,
+    pub product: Product,
+    pub variant: Option<Variant>,
+    pub chosen: Vec<ChosenAddon>,
+    pub party_size: i32,
+    pub customer: BookingCustomer,
+    pub participants: Value,
+    pub price: PriceBreakdown,
+}
+
+/// What a new booking names, as sent.
+pub(super) struct DraftInput<'a> {
+    pub site_id: Option<&'a str>,
+    pub product_id: Option<&'a str>,
+    pub variant_id: Option<&'a str>,
+    pub party_size: Option<i64>,
+    pub addons: &'a [AddonRequest],
+    pub customer: Option<&'a CustomerInput>,
+    /// Name and email are required (admin creation); otherwise optional.
+    pub customer_required: bool,
+    pub participants: &'a [Participant],
+    /// Field name of the customer object in error messages.
+    pub customer_field: &'a str,
+}
+
+impl Draft {
+    /// The booking of this draft in `slot_id`: a hold without expiry, seats checked,
+    /// confirmation email on; callers set what differs.
+    pub(super) fn into_booking(
+        self,
+        slot_id: Uuid,
+        token_hash: String,
+        source: BookingSource,
+    ) -> NewBooking {
+        NewBooking {
+            site_id: self.site.id,
+            product_id: self.product.id,
+            slot_id,
+            variant_id: self.variant.map(|v| v.id),
+            customer: self.customer,
+            party_size: self.party_size,
+            addons: self.chosen,
+            participants: self.participants,
+            price: self.price,
+            token_hash,
+            source,
+            status: BookingStatus::Hold,
+            hold_expires_at: None,
+            payment_method: None,
+            admin_notes: None,
+            send_confirmation: true,
+            seats: SeatPolicy::Checked,
+        }
+    }
+}
+
+/// An optional reason: trimmed, at most 1000 characters of free text.
+pub(super) fn reason_of(raw: Option<&str>) -> ApiResult<Option<String>> {
+    let reason = clean(raw);
+    if reason.as_ref().is_some_and(|r| !super::free_text(r, 1000)) {
+        return Err(ApiError::invalid_field(
+            "reason",
+            "must be at most 1000 characters without control characters",
+        ));
+    }
+    Ok(reason)
+}
+
+pub(super) fn clean(s: Option<&str>) -> Option<String> {
+    s.map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// Checks one participant: names required (at most 100 characters), a valid email and
+/// phone when given, a birth date from 1900 to today, free texts up to 1000 characters.
+fn check_participant(
+    errors: &mut FieldErrors,
+    field: &str,
+    p: &Participant,
+    today: chrono::NaiveDate,
+) {
+    for (name, value) in [("firstName", &p.first_name), ("lastName", &p.last_name)] {
+        match clean(value.as_deref()) {
+            None => errors.add(format!("{field}.{name}"), "is required"),
+            Some(v) if !super::short_text(&v, 100) => errors.add(
+                format!("{field}.{name}"),
+                "must be at most 100 characters without control characters",
+            ),
+            Some(_) => {}
+        }
+    }
+    if let Some(Err(message)) = clean(p.email.as_deref()).as_deref().map(Email::parse) {
+        errors.add(format!("{field}.email"), message);
+    }
+    if let Some(Err(message)) = clean(p.phone.as_deref()).as_deref().map(validate_phone) {
+        errors.add(format!("{field}.phone"), message);
+    }
+    if let Some(dob) = p.date_of_birth.as_deref() {
+        let earliest = chrono::NaiveDate::from_ymd_opt(1900, 1, 1).unwrap_or(today);
+        match chrono::NaiveDate::parse_from_str(dob, "%Y-%m-%d") {
+            Ok(d) if (earliest..=today).contains(&d) => {}
+            _ => errors.add(
+                format!("{field}.dateOfBirth"),
+                "must be a date YYYY-MM-DD from 1900 to today",
+            ),
+        }
+    }
+    for (name, value) in [
+        ("dietaryRestrictions", &p.dietary_restrictions),
+        ("medicalConditions", &p.medical_conditions),
+        ("emergencyContact", &p.emergency_contact),
+        ("specialRequests", &p.special_requests),
+    ] {
+        if value.as_deref().is_some_and(|v| !super::free_text(v, 1000)) {
+            errors.add(
+                format!("{field}.{name}"),
+                "must be at most 1000 characters without control characters",
+            );
+        }
+    }
+}
+
+/// Checks a new booking's input against the catalog: 400 naming every bad field, 404
+/// for ids that name nothing of this tenant.
+pub(super) async fn draft(
+    state: &AppState,
+    tenant: &Tenant,
+    input: DraftInput<'_>,
+) -> ApiResult<Draft> {
+    let mut errors = FieldErrors::new();
+    if input.site_id.is_none() {
+        errors.add("siteId", "is required");
+    }
+    if input.product_id.is_none() {
+        errors.add("productId", "is required");
+    }
+    let party = match input.party_size {
+        None => {
+            errors.add("partySize", "is required");
+            0
+        }
+        Some(n) if !(1..=10_000).contains(&n) => {
+            errors.add("partySize", "must be between 1 and 10000");
+            0
+        }
+        Some(n) => i32::try_from(n).unwrap_or(0),
+    };
+    let mut chosen = Vec::new();
+    for (i, a) in input.addons.iter().enumerate() {
+        let id = match a.addon_id.as_deref() {
+            None => {
+                errors.add(format!("addons[{i}].addonId"), "is required");
+                continue;
+            }
+            Some(raw) => match parse_id(raw) {
+                Some(id) => id,
+                None => {
+                    errors.add(
+                        format!("addons[{i}].addonId"),
+                        "is not an active add-on of this product",
+                    );
+                    continue;
+                }
+            },
+        };
+        let quantity = match a.quantity {
+            None => 1,
+            Some(q) if (0..=10_000).contains(&q) => u32::try_from(q).unwrap_or(0),
+            Some(_) => {
+                errors.add(
+                    format!("addons[{i}].quantity"),
+                    "must be between 1 and 10000",
+                );
+                continue;
+            }
+        };
+        chosen.push(ChosenAddon {
+            addon_id: id,
+            quantity,
+        });
+    }
+    let cf = input.customer_field;
+    let customer = input.customer;
+    let name = clean(customer.and_then(|c| c.name.as_deref()));
+    let email = clean(customer.and_then(|c| c.email.as_deref()));
+    let phone = clean(customer.and_then(|c| c.phone.as_deref()));
+    if input.customer_required && customer.is_none() {
+        errors.add(cf, "is required");
+    }
+    if input.customer_required && customer.is_some() && name.is_none() {
+        errors.add(format!("{cf}.name"), "is required");
+    }
+    if input.customer_required && customer.is_some() && email.is_none() {
+        errors.add(format!("{cf}.email"), "is required");
+    }
+    if name.as_ref().is_some_and(|n| !super::short_text(n, 200)) {
+        errors.add(
+            format!("{cf}.name"),
+            "must be at most 200 characters without control characters",
+        );
+    }
+    let email = match email.as_deref().map(Email::parse) {
+        None => None,
+        Some(Ok(e)) => Some(e.into_string()),
+        Some(Err(message)) => {
+            errors.add(format!("{cf}.email"), message);
+            None
+        }
+    };
+    if let Some(Err(message)) = phone.as_deref().map(validate_phone) {
+        errors.add(format!("{cf}.phone"), message);
+    }
+    if party > 0 && input.participants.len() > usize::try_from(party).unwrap_or(0) {
+        errors.add("participants", "must not list more people than partySize");
+    }
+    let today = state.now().date_naive();
+    for (i, p) in input.participants.iter().enumerate() {
+        check_participant(&mut errors, &format!("participants[{i}]"), p, today);
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    let product_id = input.product_id.and_then(parse_id);
+    let product = match product_id {
+        Some(id) => state.store.get_product(tenant.id(), id).await?,
+        None => None,
+    }
+    .filter(|p| p.is_active)
+    .ok_or_else(|| ApiError::not_found("Product"))?;
+    let site_id = input.site_id.and_then(parse_id);
+    if site_id != Some(product.site_id) {
+        return Err(ApiError::not_found("Product at this site"));
+    }
+    let site = state
+        .store
+        .get_site(tenant.id(), product.site_id)
+        .await?
+        .filter(|s| s.is_active)
+        .ok_or_else(|| ApiError::not_found("Site"))?;
+    let variant = match input.variant_id {
+        None => None,
+        Some(raw) => {
+            let id = parse_id(raw).ok_or_else(|| ApiError::not_found("Variant"))?;
+            let variants = state.store.list_variants(tenant.id(), product.id).await?;
+            Some(
+                variants
+                    .into_iter()
+                    .find(|v| v.id == id && v.is_active)
+                    .ok_or_else(|| ApiError::not_found("Variant"))?,
+            )
+        }
+    };
+    let catalog: Vec<Addon> = if chosen.is_empty() {
+        Vec::new()
+    } else {
+        state.store.list_addons(tenant.id(), product.id).await?
+    };
+    let mut errors = FieldErrors::new();
+    if party > product.capacity {
+        errors.add(
+            "partySize",
+            format!("must be at most {} for this product", product.capacity),
+        );
+    }
+    super::check_addons(&mut errors, &catalog, &chosen);
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    // Store what is priced: one per participant for per-participant add-ons.
+    for c in &mut chosen {
+        if catalog
+            .iter()
+            .any(|a| a.id == c.addon_id && a.mode == "per_participant")
+        {
+            c.quantity = u32::try_from(party).unwrap_or(0);
+        }
+    }
+    let participants = serde_json::to_value(input.participants).map_err(ApiError::internal)?;
+    let price = price_booking(
+        &product,
+        variant.as_ref(),
+        &catalog,
+        &chosen,
+        u32::try_from(party).unwrap_or(0),
+        site_currency(&site)?,
+    );
+    Ok(Draft {
+        site,
+        product,
+        variant,
+        chosen,
+        party_size: party,
+        customer: BookingCustomer {
+            id: None,
+            name: name.unwrap_or_default(),
+            email: email.unwrap_or_default(),
+            phone: phone.unwrap_or_default(),
+        },
+        participants,
+        price,
+    })
+}

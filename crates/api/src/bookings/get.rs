@@ -1,0 +1,28 @@
+//! `GET /bookings/{id}`.
+
+use super::{BookingAccess, BookingResponse, accessible_booking};
+use crate::error::{ApiResult, ErrorBody};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use kairos_domain::auth::perm;
+
+/// A booking, for its booking token, its customer or staff.
+#[utoipa::path(get, path = "/api/v1/bookings/{id}", tag = "bookings",
+    params(
+        ("x-tenant-id" = String, Header, description = "Tenant id"),
+        ("x-booking-token" = Option<String>, Header, description = "The token returned by the hold"),
+        ("id" = String, Path, description = "Booking id"),
+    ),
+    responses(
+        (status = 200, body = BookingResponse),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: a staff token without admin:bookings:read", body = ErrorBody),
+        (status = 404, description = "BOOKING_NOT_FOUND: no such booking, or the caller may not see it", body = ErrorBody),
+    ))]
+pub async fn get_booking(
+    State(state): State<AppState>,
+    access: BookingAccess,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<BookingResponse>> {
+    let b = accessible_booking(&state, &access, &id, perm::BOOKINGS_READ).await?;
+    Ok(axum::Json(BookingResponse::of(&b, None)))
+}

@@ -1,0 +1,164 @@
+//! `POST /bookings/hold`: a hold on a slot's seats.
+
+use super::draft::{DraftInput, HoldRequest, draft};
+use super::{
+    BookingAccess, BookingResponse, Claimed, claim, hold_ttl, idempotency_key, request_hash,
+    settle_failure,
+};
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{Json, Tenant, decode_json};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use kairos_domain::ids::{new_secret, parse_id};
+use kairos_store::{Booking, BookingSource, IdempotentFinish, NewBooking, StoreError};
+use serde_json::Value;
+
+fn created(b: &Booking, token: &str) -> (u16, String) {
+    let body = BookingResponse::of(b, Some(token.to_owned()));
+    (201, serde_json::to_string(&body).unwrap_or_default())
+}
+
+pub(super) fn ok_body(b: &Booking) -> (u16, String) {
+    (
+        200,
+        serde_json::to_string(&BookingResponse::of(b, None)).unwrap_or_default(),
+    )
+}
+
+/// Runs `work` under the request's Idempotency-Key (if any): a replay answers the stored
+/// response, a failure is settled so that it replays (4xx) or may be retried (5xx).
+pub(super) async fn idempotent<F, Fut>(
+    state: &AppState,
+    tenant: &Tenant,
+    headers: &HeaderMap,
+    hash: String,
+    work: F,
+) -> ApiResult<Response>
+where
+    F: FnOnce(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = ApiResult<Response>>,
+{
+    let key = idempotency_key(headers)?;
+    let key = match claim(state, tenant, key, &hash).await? {
+        Claimed::Answer(response) => return Ok(response),
+        Claimed::Run(key) => key,
+    };
+    let result = work(key.clone()).await;
+    if let Err(e) = &result {
+        settle_failure(state, tenant, key.as_deref(), e).await;
+    }
+    result
+}
+
+/// Hold capacity on a slot.
+///
+/// Reserves the seats atomically and returns the booking in status `hold` until
+/// `holdExpiresAt` (the site's or tenant's time-to-live, 15 minutes by default), with its
+/// price, `pricingHash` and a `bookingToken` for later calls. A hold made with a customer
+/// token belongs to that customer. With an `Idempotency-Key`, a repeat of the same request
+/// within 24 hours answers the first response (header `idempotent-replayed: true`), the
+/// same key with another body is 422 and a repeat while the first runs is 409.
+#[utoipa::path(post, path = "/api/v1/bookings/hold", tag = "bookings",
+    params(
+        ("x-tenant-id" = String, Header, description = "Tenant id"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe: one effect per key and caller for 24 h; use an unguessable value such as a UUID"),
+    ),
+    request_body = HoldRequest,
+    responses(
+        (status = 201, body = BookingResponse),
+        (status = 400, description = "VALIDATION_ERROR naming every bad field", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: unknown or inactive site, product, slot, variant", body = ErrorBody),
+        (status = 409, description = "SLOT_UNAVAILABLE: full, started or closed slot; IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
+        (status = 422, description = "IDEMPOTENCY_KEY_REUSED with another body", body = ErrorBody),
+    ))]
+pub async fn hold(
+    State(state): State<AppState>,
+    access: BookingAccess,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> ApiResult<Response> {
+    let hash = request_hash(&access.caller_key(), "POST", "/api/v1/bookings/hold", &body);
+    let tenant = access.tenant.clone();
+    idempotent(
+        &state.clone(),
+        &tenant.clone(),
+        &headers,
+        hash,
+        |key| async move {
+            let req: HoldRequest = decode_json(body)?;
+            let slot_id = match req.slot_id.as_deref() {
+                None => return Err(ApiError::invalid_field("slotId", "is required")),
+                Some(raw) => parse_id(raw).ok_or_else(|| ApiError::not_found("Slot"))?,
+            };
+            let mut draft = draft(
+                &state,
+                &tenant,
+                DraftInput {
+                    site_id: req.site_id.as_deref(),
+                    product_id: req.product_id.as_deref(),
+                    variant_id: req.variant_id.as_deref(),
+                    party_size: req.party_size,
+                    addons: req.addons.as_deref().unwrap_or_default(),
+                    customer: req.customer.as_ref(),
+                    customer_required: false,
+                    participants: req.participants.as_deref().unwrap_or_default(),
+                    customer_field: "customer",
+                },
+            )
+            .await?;
+            let actor = match &access.caller {
+                super::Caller::Customer(c) => {
+                    let me = &c.customer;
+                    draft.customer.id = Some(me.id);
+                    if draft.customer.email.is_empty() {
+                        draft.customer.email = me.email.clone();
+                    }
+                    if draft.customer.name.is_empty() {
+                        draft.customer.name = me.display_name();
+                    }
+                    if draft.customer.phone.is_empty() {
+                        draft.customer.phone = me.phone.clone().unwrap_or_default();
+                    }
+                    kairos_store::Actor::customer(me.id, Some(&me.display_name()))
+                }
+                super::Caller::Admin(a) => a.actor(),
+                super::Caller::Anonymous => kairos_store::Actor {
+                    kind: kairos_store::ActorKind::Customer,
+                    id: None,
+                    name: Some("public booking".to_owned()),
+                },
+            };
+            let now = state.now();
+            let (token, token_hash) = new_secret();
+            let render = |b: &Booking| created(b, &token);
+            let booking = state
+                .store
+                .create_booking(
+                    tenant.id(),
+                    NewBooking {
+                        hold_expires_at: Some(now + hold_ttl(&tenant, &draft.site)),
+                        ..draft.into_booking(slot_id, token_hash, BookingSource::Public)
+                    },
+                    &actor,
+                    now,
+                    key.as_deref().map(|key| IdempotentFinish {
+                        key,
+                        render: &render,
+                    }),
+                )
+                .await
+                .map_err(|e| match e {
+                    StoreError::NotFound => ApiError::not_found("Slot"),
+                    other => other.into(),
+                })?;
+            Ok((
+                StatusCode::CREATED,
+                axum::Json(BookingResponse::of(&booking, Some(token.clone()))),
+            )
+                .into_response())
+        },
+    )
+    .await
+}

@@ -1,0 +1,88 @@
+//! Catalog administration (camelCase, `admin:read` / `admin:write`): sites, products,
+//!
+//! One file per resource; [`router`] lists the routes.
+
+mod addons;
+mod products;
+mod sites;
+mod variants;
+
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use kairos_domain::FieldErrors;
+use kairos_domain::tenancy::Currency;
+use kairos_store::StoreError;
+
+/// Cancellation policies of spec Part B 4.8.
+pub const CANCELLATION_POLICIES: [&str; 3] = ["standard", "flexible", "strict"];
+
+fn currency(code: &str) -> ApiResult<Currency> {
+    Currency::parse(code).map_err(ApiError::internal)
+}
+
+fn not_found(e: StoreError, what: &str) -> ApiError {
+    match e {
+        StoreError::NotFound => ApiError::not_found(what),
+        other => other.into(),
+    }
+}
+
+fn text(errors: &mut FieldErrors, field: &str, value: &str, max: usize) -> String {
+    let v = value.trim();
+    if v.chars().count() > max {
+        errors.add(field, format!("must be at most {max} characters"));
+    }
+    if v.chars().any(char::is_control) && field != "description" {
+        errors.add(field, "must not contain control characters");
+    }
+    v.to_owned()
+}
+
+fn required_text(errors: &mut FieldErrors, field: &str, value: Option<&str>, max: usize) -> String {
+    match value.map(str::trim) {
+        None | Some("") => {
+            errors.add(field, "is required");
+            String::new()
+        }
+        Some(v) => text(errors, field, v, max),
+    }
+}
+
+// ───────────────────────────── sites ─────────────────────────────
+
+use crate::rate_limit;
+use axum::middleware;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub use addons::{AddonDto, addon_dto};
+
+/// Sites, products, variants and add-ons under `/api/v1/admin`.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(sites::list_sites, sites::create_site))
+        .routes(routes!(
+            sites::get_site,
+            sites::update_site,
+            sites::deactivate_site
+        ))
+        .routes(routes!(products::list_products, products::create_product))
+        .routes(routes!(
+            products::get_product,
+            products::update_product,
+            products::deactivate_product
+        ))
+        .routes(routes!(variants::list_variants, variants::create_variant))
+        .routes(routes!(
+            variants::get_variant,
+            variants::update_variant,
+            variants::deactivate_variant
+        ))
+        .routes(routes!(addons::list_addons, addons::create_addon))
+        .routes(routes!(
+            addons::get_addon,
+            addons::update_addon,
+            addons::deactivate_addon
+        ))
+        .layer(middleware::from_fn(rate_limit::standard))
+}

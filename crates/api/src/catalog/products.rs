@@ -1,0 +1,526 @@
+//! Products: `/api/v1/admin/products`.
+
+use super::{currency, not_found, required_text, text};
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{AdminAuth, Json, path_id};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use kairos_domain::FieldErrors;
+use kairos_domain::auth::perm;
+use kairos_domain::money::{from_major, to_major};
+use kairos_domain::pricing::{PriceType, percent_to_bp};
+use kairos_domain::scheduling::LocalTime;
+use kairos_domain::tenancy::Currency;
+use kairos_store::{NewProduct, Product};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// A product (an activity sold in slots).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductDto {
+    pub id: String,
+    pub site_id: String,
+    pub name: String,
+    pub description: String,
+    pub duration_mins: i32,
+    pub capacity: i32,
+    /// Major currency units.
+    pub base_price: f64,
+    pub currency: String,
+    /// per_person or per_booking.
+    pub price_type: String,
+    /// Percent, e.g. 25.5.
+    pub tax_rate: f64,
+    pub prices_include_tax: bool,
+    /// interval or fixed.
+    pub slot_policy: String,
+    pub slot_interval_min: i32,
+    pub fixed_slot_times: Vec<String>,
+    pub setup_time: i32,
+    pub cleanup_time: i32,
+    pub label_codes: Vec<String>,
+    pub requires_waiver: bool,
+    pub is_active: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+pub(crate) fn product_dto(p: Product, currency: Currency) -> ProductDto {
+    ProductDto {
+        id: p.id.to_string(),
+        site_id: p.site_id.to_string(),
+        name: p.name,
+        description: p.description,
+        duration_mins: p.duration_mins,
+        capacity: p.capacity,
+        base_price: to_major(p.base_price, currency),
+        currency: currency.code().to_owned(),
+        price_type: p.price_type,
+        tax_rate: f64::from(p.tax_rate_bp) / 100.0,
+        prices_include_tax: p.prices_include_tax,
+        slot_policy: p.slot_policy,
+        slot_interval_min: p.slot_interval_min,
+        fixed_slot_times: p.fixed_slot_times,
+        setup_time: p.setup_time,
+        cleanup_time: p.cleanup_time,
+        label_codes: p.label_codes,
+        requires_waiver: p.requires_waiver,
+        is_active: p.is_active,
+        created_at: p.created_at,
+        updated_at: p.updated_at,
+    }
+}
+
+/// Product fields; on create `siteId`, `name`, `durationMins`, `capacity` and `basePrice`
+/// are required.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductInput {
+    pub site_id: Option<String>,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub duration_mins: Option<i64>,
+    pub capacity: Option<i64>,
+    /// Major units in the site's currency.
+    pub base_price: Option<f64>,
+    /// per_person (default) or per_booking.
+    pub price_type: Option<String>,
+    /// Percent, 0 to 100 with at most two decimals.
+    pub tax_rate: Option<f64>,
+    /// Default true.
+    pub prices_include_tax: Option<bool>,
+    /// interval (default) or fixed.
+    pub slot_policy: Option<String>,
+    /// Default 30.
+    pub slot_interval_min: Option<i64>,
+    /// HH:MM times, for the fixed policy.
+    pub fixed_slot_times: Option<Vec<String>>,
+    pub setup_time: Option<i64>,
+    pub cleanup_time: Option<i64>,
+    /// For example adults_only, toddler_friendly, beginner_friendly, advanced.
+    pub label_codes: Option<Vec<String>>,
+    pub requires_waiver: Option<bool>,
+    pub is_active: Option<bool>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProductList {
+    pub items: Vec<ProductDto>,
+    pub total: usize,
+}
+
+pub(super) fn int_in(
+    errors: &mut FieldErrors,
+    field: &str,
+    value: Option<i64>,
+    base: i32,
+    range: std::ops::RangeInclusive<i64>,
+) -> i32 {
+    match value {
+        None => base,
+        Some(v) if range.contains(&v) => i32::try_from(v).unwrap_or(base),
+        Some(_) => {
+            errors.add(
+                field,
+                format!("must be {} to {}", range.start(), range.end()),
+            );
+            base
+        }
+    }
+}
+
+/// Merges `input` over `base`; `currency` prices `basePrice`.
+fn product_fields(
+    input: ProductInput,
+    base: NewProduct,
+    creating: bool,
+    currency: Currency,
+) -> Result<(NewProduct, Option<Uuid>, Option<bool>), FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let site_id = match &input.site_id {
+        None if creating => {
+            errors.add("siteId", "is required");
+            None
+        }
+        None => None,
+        Some(s) => match kairos_domain::ids::parse_id(s) {
+            Some(id) => Some(id),
+            None => {
+                errors.add("siteId", "is not a site id");
+                None
+            }
+        },
+    };
+    let name = match (&input.name, creating) {
+        (None, false) => base.name.clone(),
+        (n, _) => required_text(&mut errors, "name", n.as_deref(), 200),
+    };
+    let description = input
+        .description
+        .as_deref()
+        .map(|d| text(&mut errors, "description", d, 5000))
+        .unwrap_or(base.description.clone());
+    if creating {
+        for (field, missing) in [
+            ("durationMins", input.duration_mins.is_none()),
+            ("capacity", input.capacity.is_none()),
+            ("basePrice", input.base_price.is_none()),
+        ] {
+            if missing {
+                errors.add(field, "is required");
+            }
+        }
+    }
+    let duration_mins = int_in(
+        &mut errors,
+        "durationMins",
+        input.duration_mins,
+        base.duration_mins,
+        1..=1440,
+    );
+    let capacity = int_in(
+        &mut errors,
+        "capacity",
+        input.capacity,
+        base.capacity,
+        1..=100_000,
+    );
+    let base_price = match input.base_price {
+        None => base.base_price,
+        Some(p) => errors
+            .check("basePrice", from_major(p, currency))
+            .unwrap_or(0),
+    };
+    let price_type = match &input.price_type {
+        None => base.price_type.clone(),
+        Some(t) if PriceType::parse(t).is_some() => t.clone(),
+        Some(_) => {
+            errors.add("priceType", "must be per_person or per_booking");
+            base.price_type.clone()
+        }
+    };
+    let tax_rate_bp = match input.tax_rate {
+        None => base.tax_rate_bp,
+        Some(r) => percent_to_bp(r).unwrap_or_else(|| {
+            errors.add(
+                "taxRate",
+                "must be a percentage from 0 to 100 with at most two decimals",
+            );
+            0
+        }),
+    };
+    let slot_policy = match &input.slot_policy {
+        None => base.slot_policy.clone(),
+        Some(p) if p == "interval" || p == "fixed" => p.clone(),
+        Some(_) => {
+            errors.add("slotPolicy", "must be interval or fixed");
+            base.slot_policy.clone()
+        }
+    };
+    let slot_interval_min = int_in(
+        &mut errors,
+        "slotIntervalMin",
+        input.slot_interval_min,
+        base.slot_interval_min,
+        5..=1440,
+    );
+    let fixed_slot_times = match input.fixed_slot_times {
+        None => base.fixed_slot_times.clone(),
+        Some(times) => {
+            let mut parsed = Vec::new();
+            for (i, t) in times.iter().enumerate() {
+                match LocalTime::parse(t) {
+                    Ok(lt) => parsed.push(lt),
+                    Err(e) => errors.add(format!("fixedSlotTimes[{i}]"), e),
+                }
+            }
+            parsed.sort();
+            parsed.dedup();
+            parsed.iter().map(ToString::to_string).collect()
+        }
+    };
+    if slot_policy == "fixed" && fixed_slot_times.is_empty() {
+        errors.add("fixedSlotTimes", "is required when slotPolicy is fixed");
+    }
+    let setup_time = int_in(
+        &mut errors,
+        "setupTime",
+        input.setup_time,
+        base.setup_time,
+        0..=720,
+    );
+    let cleanup_time = int_in(
+        &mut errors,
+        "cleanupTime",
+        input.cleanup_time,
+        base.cleanup_time,
+        0..=720,
+    );
+    let label_codes = match input.label_codes {
+        None => base.label_codes.clone(),
+        Some(codes) => {
+            for (i, c) in codes.iter().enumerate() {
+                let ok = !c.is_empty()
+                    && c.len() <= 40
+                    && c.chars()
+                        .all(|ch| ch.is_ascii_lowercase() || ch == '_' || ch.is_ascii_digit());
+                if !ok {
+                    errors.add(
+                        format!("labelCodes[{i}]"),
+                        "must be a lower_snake_case code (for example beginner_friendly)",
+                    );
+                }
+            }
+            let mut codes = codes;
+            codes.dedup();
+            codes
+        }
+    };
+    errors.finish()?;
+    Ok((
+        NewProduct {
+            site_id: site_id.unwrap_or(base.site_id),
+            name,
+            description,
+            duration_mins,
+            capacity,
+            base_price,
+            price_type,
+            tax_rate_bp,
+            prices_include_tax: input.prices_include_tax.unwrap_or(base.prices_include_tax),
+            slot_policy,
+            slot_interval_min,
+            fixed_slot_times,
+            setup_time,
+            cleanup_time,
+            label_codes,
+            requires_waiver: input.requires_waiver.unwrap_or(base.requires_waiver),
+        },
+        site_id,
+        input.is_active,
+    ))
+}
+
+fn product_base(p: &Product) -> NewProduct {
+    NewProduct {
+        site_id: p.site_id,
+        name: p.name.clone(),
+        description: p.description.clone(),
+        duration_mins: p.duration_mins,
+        capacity: p.capacity,
+        base_price: p.base_price,
+        price_type: p.price_type.clone(),
+        tax_rate_bp: p.tax_rate_bp,
+        prices_include_tax: p.prices_include_tax,
+        slot_policy: p.slot_policy.clone(),
+        slot_interval_min: p.slot_interval_min,
+        fixed_slot_times: p.fixed_slot_times.clone(),
+        setup_time: p.setup_time,
+        cleanup_time: p.cleanup_time,
+        label_codes: p.label_codes.clone(),
+        requires_waiver: p.requires_waiver,
+    }
+}
+
+/// The currency of a site of this tenant (products are priced in it).
+async fn site_currency(state: &AppState, auth: &AdminAuth, site: Uuid) -> ApiResult<Currency> {
+    let site = state
+        .store
+        .get_site(auth.tenant.id(), site)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Site"))?;
+    currency(&site.currency)
+}
+
+pub(super) async fn product_of(
+    state: &AppState,
+    auth: &AdminAuth,
+    raw: &str,
+) -> ApiResult<(Product, Currency)> {
+    let id = path_id(raw, "Product")?;
+    let product = state
+        .store
+        .get_product(auth.tenant.id(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Product"))?;
+    let currency = site_currency(state, auth, product.site_id).await?;
+    Ok((product, currency))
+}
+
+/// Create a product.
+#[utoipa::path(post, path = "/api/v1/admin/products", tag = "catalog", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id")),
+    request_body = ProductInput,
+    responses((status = 201, body = ProductDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: site", body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub async fn create_product(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Json(input): Json<ProductInput>,
+) -> ApiResult<(StatusCode, axum::Json<ProductDto>)> {
+    auth.require(perm::WRITE)?;
+    let site = input
+        .site_id
+        .as_deref()
+        .and_then(kairos_domain::ids::parse_id);
+    let currency = match site {
+        Some(s) => site_currency(&state, &auth, s).await?,
+        None => currency(&auth.tenant.0.currency)?,
+    };
+    let base = NewProduct {
+        site_id: Uuid::nil(),
+        name: String::new(),
+        description: String::new(),
+        duration_mins: 60,
+        capacity: 1,
+        base_price: 0,
+        price_type: "per_person".into(),
+        tax_rate_bp: 0,
+        prices_include_tax: true,
+        slot_policy: "interval".into(),
+        slot_interval_min: 30,
+        fixed_slot_times: Vec::new(),
+        setup_time: 0,
+        cleanup_time: 0,
+        label_codes: Vec::new(),
+        requires_waiver: false,
+    };
+    let (new, _, _) = product_fields(input, base, true, currency).map_err(ApiError::validation)?;
+    let product = state
+        .store
+        .create_product(auth.tenant.id(), new, &auth.actor(), state.now())
+        .await
+        .map_err(|e| not_found(e, "Site"))?;
+    // The site may already have hours: give the new product its slots now.
+    regenerate_product(&state, &auth, product.id).await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(product_dto(product, currency)),
+    ))
+}
+
+/// List products.
+#[utoipa::path(get, path = "/api/v1/admin/products", tag = "catalog", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id")),
+    responses((status = 200, body = ProductList), (status = 403, body = ErrorBody)))]
+pub async fn list_products(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+) -> ApiResult<axum::Json<ProductList>> {
+    auth.require(perm::READ)?;
+    let sites = state.store.list_sites(auth.tenant.id()).await?;
+    let mut items = Vec::new();
+    for p in state.store.list_products(auth.tenant.id()).await? {
+        let code = sites
+            .iter()
+            .find(|s| s.id == p.site_id)
+            .map(|s| s.currency.clone())
+            .unwrap_or_default();
+        items.push(product_dto(p, currency(&code)?));
+    }
+    Ok(axum::Json(ProductList {
+        total: items.len(),
+        items,
+    }))
+}
+
+/// Read a product.
+#[utoipa::path(get, path = "/api/v1/admin/products/{id}", tag = "catalog", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    responses((status = 200, body = ProductDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+pub async fn get_product(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<ProductDto>> {
+    auth.require(perm::READ)?;
+    let (product, currency) = product_of(&state, &auth, &id).await?;
+    Ok(axum::Json(product_dto(product, currency)))
+}
+
+/// Update a product (partial). Slots are regenerated when the shape changes.
+#[utoipa::path(patch, path = "/api/v1/admin/products/{id}", tag = "catalog", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    request_body = ProductInput,
+    responses((status = 200, body = ProductDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+pub async fn update_product(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+    Json(input): Json<ProductInput>,
+) -> ApiResult<axum::Json<ProductDto>> {
+    auth.require(perm::WRITE)?;
+    let (current, mut currency) = product_of(&state, &auth, &id).await?;
+    if let Some(site) = input
+        .site_id
+        .as_deref()
+        .and_then(kairos_domain::ids::parse_id)
+    {
+        currency = site_currency(&state, &auth, site).await?;
+    }
+    let (new, _, active) = product_fields(input, product_base(&current), false, currency)
+        .map_err(ApiError::validation)?;
+    let product = state
+        .store
+        .update_product(
+            auth.tenant.id(),
+            current.id,
+            new,
+            active.unwrap_or(current.is_active),
+            &auth.actor(),
+            state.now(),
+        )
+        .await
+        .map_err(|e| not_found(e, "Product"))?;
+    regenerate_product(&state, &auth, product.id).await?;
+    Ok(axum::Json(product_dto(product, currency)))
+}
+
+/// Deactivate a product: it leaves availability; unbooked future slots are removed.
+#[utoipa::path(delete, path = "/api/v1/admin/products/{id}", tag = "catalog", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    responses((status = 200, body = ProductDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+pub async fn deactivate_product(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<ProductDto>> {
+    auth.require(perm::WRITE)?;
+    let (current, currency) = product_of(&state, &auth, &id).await?;
+    let product = state
+        .store
+        .update_product(
+            auth.tenant.id(),
+            current.id,
+            product_base(&current),
+            false,
+            &auth.actor(),
+            state.now(),
+        )
+        .await
+        .map_err(|e| not_found(e, "Product"))?;
+    regenerate_product(&state, &auth, product.id).await?;
+    Ok(axum::Json(product_dto(product, currency)))
+}
+
+async fn regenerate_product(state: &AppState, auth: &AdminAuth, product: Uuid) -> ApiResult<()> {
+    state
+        .store
+        .regenerate(
+            auth.tenant.id(),
+            "product",
+            product,
+            kairos_store::DateSpan::default(),
+            state.now(),
+            false,
+        )
+        .await?;
+    Ok(())
+}
+
+// ───────────────────────────── variants ─────────────────────────────

@@ -1,0 +1,493 @@
+//! Schedule templates: `/api/v1/admin/schedules/templates`.
+
+use super::{RegenerationDto, Warning};
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{AdminAuth, Json, Query, path_id};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use chrono::{DateTime, NaiveDate, Utc};
+use kairos_domain::FieldErrors;
+use kairos_domain::auth::perm;
+use kairos_domain::scheduling::{self, LocalTime, RecurrenceKind, ScopeType, Template};
+use kairos_store::{Changed, NewTemplate, RegenReport, StoreError, TemplateRecord};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+/// A schedule template.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateDto {
+    pub id: String,
+    pub scope_type: String,
+    pub scope_id: String,
+    pub day_of_week: Option<i32>,
+    #[schema(example = "09:00")]
+    pub start_time: String,
+    #[schema(example = "17:00")]
+    pub end_time: String,
+    pub recurrence_kind: String,
+    /// Bitmask of days: bit 0 = Sunday … bit 6 = Saturday (Monday–Friday = 62).
+    pub by_day: Option<i32>,
+    pub by_month: Option<i32>,
+    pub by_month_day: Option<i32>,
+    pub exdates: Vec<NaiveDate>,
+    pub valid_from: Option<NaiveDate>,
+    pub valid_to: Option<NaiveDate>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<TemplateRecord> for TemplateDto {
+    fn from(t: TemplateRecord) -> Self {
+        let f = t.fields;
+        Self {
+            id: t.id.to_string(),
+            scope_type: f.scope_type,
+            scope_id: f.scope_id.to_string(),
+            day_of_week: f.day_of_week,
+            start_time: f.start_time,
+            end_time: f.end_time,
+            recurrence_kind: f.recurrence_kind,
+            by_day: f.by_day,
+            by_month: f.by_month,
+            by_month_day: f.by_month_day,
+            exdates: f.exdates,
+            valid_from: f.valid_from,
+            valid_to: f.valid_to,
+            created_at: t.created_at,
+            updated_at: t.updated_at,
+        }
+    }
+}
+
+/// A template change: the template, the regeneration it caused and warnings.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateChange {
+    #[serde(flatten)]
+    pub template: TemplateDto,
+    pub regeneration: RegenerationDto,
+    pub warnings: Vec<Warning>,
+}
+
+/// Template input (times `HH:MM`, 24 hour, site local time).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateInput {
+    /// site or product.
+    pub scope_type: Option<String>,
+    pub scope_id: Option<String>,
+    /// 0 (Sunday) to 6 (Saturday), for weekly templates without byDay.
+    pub day_of_week: Option<i64>,
+    pub start_time: Option<String>,
+    pub end_time: Option<String>,
+    /// none, daily, weekly (default), monthly or annual.
+    pub recurrence_kind: Option<String>,
+    pub by_day: Option<i64>,
+    pub by_month: Option<i64>,
+    pub by_month_day: Option<i64>,
+    /// Dates (YYYY-MM-DD) without hours.
+    pub exdates: Option<Vec<String>>,
+    pub valid_from: Option<String>,
+    pub valid_to: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TemplateList {
+    pub items: Vec<TemplateDto>,
+}
+
+/// Filter of schedule lists.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct ScopeFilter {
+    /// site or product.
+    pub scope_type: Option<String>,
+    pub scope_id: Option<String>,
+}
+
+pub(super) fn parse_date(errors: &mut FieldErrors, field: &str, value: &str) -> Option<NaiveDate> {
+    use chrono::Datelike;
+    match NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d") {
+        Ok(d) if (1900..=2999).contains(&d.year()) => Some(d),
+        Ok(_) => {
+            errors.add(field, "must be a date between 1900-01-01 and 2999-12-31");
+            None
+        }
+        Err(_) => {
+            errors.add(field, format!("'{value}' is not a date YYYY-MM-DD"));
+            None
+        }
+    }
+}
+
+pub(super) fn parse_scope(
+    errors: &mut FieldErrors,
+    scope_type: Option<&str>,
+    scope_id: Option<&str>,
+) -> Option<(ScopeType, Uuid)> {
+    let kind = match scope_type {
+        None => {
+            errors.add("scopeType", "is required");
+            None
+        }
+        Some(s) => {
+            let k = ScopeType::parse(s);
+            if k.is_none() {
+                errors.add("scopeType", "must be site or product");
+            }
+            k
+        }
+    };
+    let id = match scope_id {
+        None => {
+            errors.add("scopeId", "is required");
+            None
+        }
+        Some(s) => {
+            let id = kairos_domain::ids::parse_id(s);
+            if id.is_none() {
+                errors.add("scopeId", "is not an id");
+            }
+            id
+        }
+    };
+    Some((kind?, id?))
+}
+
+pub(super) fn parse_time(
+    errors: &mut FieldErrors,
+    field: &str,
+    value: Option<&str>,
+) -> Option<LocalTime> {
+    match value {
+        None => {
+            errors.add(field, "is required");
+            None
+        }
+        Some(v) => errors.check(field, LocalTime::parse(v)),
+    }
+}
+
+fn small(errors: &mut FieldErrors, field: &str, value: Option<i64>) -> Option<u8> {
+    let v = value?;
+    match u8::try_from(v) {
+        Ok(x) => Some(x),
+        Err(_) => {
+            errors.add(field, "is out of range");
+            None
+        }
+    }
+}
+
+/// Validates a template input into the stored form and its domain rule.
+fn template_fields(input: TemplateInput) -> Result<(NewTemplate, Template), FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let scope = parse_scope(
+        &mut errors,
+        input.scope_type.as_deref(),
+        input.scope_id.as_deref(),
+    );
+    let start = parse_time(&mut errors, "startTime", input.start_time.as_deref());
+    let end = parse_time(&mut errors, "endTime", input.end_time.as_deref());
+    let kind = match input.recurrence_kind.as_deref() {
+        None => Some(RecurrenceKind::Weekly),
+        Some(k) => {
+            let kind = RecurrenceKind::parse(k);
+            if kind.is_none() {
+                errors.add(
+                    "recurrenceKind",
+                    "must be none, daily, weekly, monthly or annual",
+                );
+            }
+            kind
+        }
+    };
+    let exdates: Vec<NaiveDate> = input
+        .exdates
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| parse_date(&mut errors, &format!("exdates[{i}]"), d))
+        .collect();
+    let valid_from = input
+        .valid_from
+        .as_deref()
+        .and_then(|d| parse_date(&mut errors, "validFrom", d));
+    let valid_to = input
+        .valid_to
+        .as_deref()
+        .and_then(|d| parse_date(&mut errors, "validTo", d));
+    let day_of_week = small(&mut errors, "dayOfWeek", input.day_of_week);
+    let by_day = small(&mut errors, "byDay", input.by_day);
+    let by_month = small(&mut errors, "byMonth", input.by_month);
+    let by_month_day = small(&mut errors, "byMonthDay", input.by_month_day);
+    let (Some((scope_type, scope_id)), Some(start), Some(end), Some(kind), true) =
+        (scope, start, end, kind, errors.is_empty())
+    else {
+        errors.finish()?;
+        return Err(FieldErrors::new());
+    };
+    let rule = Template {
+        day_of_week,
+        start,
+        end,
+        kind,
+        by_day,
+        by_month,
+        by_month_day,
+        exdates: exdates.clone(),
+        valid_from,
+        valid_to,
+    };
+    if let Err(problems) = rule.validate() {
+        for (field, message) in problems {
+            errors.add(field, message);
+        }
+    }
+    errors.finish()?;
+    let new = NewTemplate {
+        scope_type: scope_type.as_str().to_owned(),
+        scope_id,
+        day_of_week: day_of_week.map(i32::from),
+        start_time: start.to_string(),
+        end_time: end.to_string(),
+        recurrence_kind: kind.as_str().to_owned(),
+        by_day: by_day.map(i32::from),
+        by_month: by_month.map(i32::from),
+        by_month_day: by_month_day.map(i32::from),
+        exdates,
+        valid_from,
+        valid_to,
+    };
+    Ok((new, rule))
+}
+
+pub(super) fn scope_missing(e: StoreError) -> ApiError {
+    match e {
+        StoreError::NotFound => ApiError::not_found("Scope (site or product)"),
+        other => other.into(),
+    }
+}
+
+/// Conflicts between `rule` and the other templates of its scope.
+async fn template_conflicts(
+    state: &AppState,
+    auth: &AdminAuth,
+    new: &NewTemplate,
+    rule: &Template,
+    except: Option<Uuid>,
+) -> ApiResult<Vec<Warning>> {
+    let today = state.now().date_naive();
+    let others = state
+        .store
+        .list_templates(
+            auth.tenant.id(),
+            Some((new.scope_type.clone(), new.scope_id)),
+        )
+        .await?;
+    let mut warnings = Vec::new();
+    for other in others.into_iter().filter(|o| Some(o.id) != except) {
+        let Ok((_, other_rule)) = template_fields(template_input(&other)) else {
+            continue;
+        };
+        if let Some(date) = scheduling::templates_conflict(rule, &other_rule, today) {
+            warnings.push(Warning {
+                kind: "template_conflict".into(),
+                message: format!(
+                    "Overlaps template {} (for example on {date}); their hours are merged",
+                    other.id
+                ),
+                details: json!({"templateId": other.id.to_string(), "date": date}),
+            });
+        }
+    }
+    Ok(warnings)
+}
+
+fn template_input(t: &TemplateRecord) -> TemplateInput {
+    let f = &t.fields;
+    TemplateInput {
+        scope_type: Some(f.scope_type.clone()),
+        scope_id: Some(f.scope_id.to_string()),
+        day_of_week: f.day_of_week.map(i64::from),
+        start_time: Some(f.start_time.clone()),
+        end_time: Some(f.end_time.clone()),
+        recurrence_kind: Some(f.recurrence_kind.clone()),
+        by_day: f.by_day.map(i64::from),
+        by_month: f.by_month.map(i64::from),
+        by_month_day: f.by_month_day.map(i64::from),
+        exdates: Some(f.exdates.iter().map(ToString::to_string).collect()),
+        valid_from: f.valid_from.map(|d| d.to_string()),
+        valid_to: f.valid_to.map(|d| d.to_string()),
+    }
+}
+
+pub(super) fn orphan_warning(report: &RegenReport) -> Option<Warning> {
+    (report.orphaned > 0).then(|| Warning {
+        kind: "bookings_affected".into(),
+        message: format!(
+            "{} booked slot(s) no longer match the schedule; they are kept and flagged orphaned, bookings are untouched",
+            report.orphaned
+        ),
+        details: json!({"orphanedSlots": report.sample_orphaned}),
+    })
+}
+
+fn template_change(changed: Changed<TemplateRecord>, mut warnings: Vec<Warning>) -> TemplateChange {
+    warnings.extend(orphan_warning(&changed.regeneration));
+    TemplateChange {
+        template: changed.record.into(),
+        regeneration: changed.regeneration.into(),
+        warnings,
+    }
+}
+
+pub(super) fn scope_filter(filter: ScopeFilter) -> ApiResult<Option<(String, Uuid)>> {
+    match (filter.scope_type, filter.scope_id) {
+        (None, None) => Ok(None),
+        (t, i) => {
+            let mut errors = FieldErrors::new();
+            let scope = parse_scope(&mut errors, t.as_deref(), i.as_deref());
+            errors.finish().map_err(ApiError::validation)?;
+            Ok(scope.map(|(k, id)| (k.as_str().to_owned(), id)))
+        }
+    }
+}
+
+/// Create a schedule template; regenerates today to the 60-day horizon.
+#[utoipa::path(post, path = "/api/v1/admin/schedules/templates", tag = "schedules", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id")),
+    request_body = TemplateInput,
+    responses((status = 201, body = TemplateChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: scope", body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub async fn create_template(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Json(input): Json<TemplateInput>,
+) -> ApiResult<(StatusCode, axum::Json<TemplateChange>)> {
+    auth.require(perm::WRITE)?;
+    let (new, rule) = template_fields(input).map_err(ApiError::validation)?;
+    let warnings = template_conflicts(&state, &auth, &new, &rule, None).await?;
+    let changed = state
+        .store
+        .create_template(auth.tenant.id(), new, &auth.actor(), state.now())
+        .await
+        .map_err(scope_missing)?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(template_change(changed, warnings)),
+    ))
+}
+
+/// List schedule templates, optionally of one scope.
+#[utoipa::path(get, path = "/api/v1/admin/schedules/templates", tag = "schedules", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ScopeFilter),
+    responses((status = 200, body = TemplateList), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody)))]
+pub async fn list_templates(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Query(filter): Query<ScopeFilter>,
+) -> ApiResult<axum::Json<TemplateList>> {
+    auth.require(perm::READ)?;
+    let scope = scope_filter(filter)?;
+    let items = state
+        .store
+        .list_templates(auth.tenant.id(), scope)
+        .await?
+        .into_iter()
+        .map(TemplateDto::from)
+        .collect();
+    Ok(axum::Json(TemplateList { items }))
+}
+
+/// Read a template.
+#[utoipa::path(get, path = "/api/v1/admin/schedules/templates/{id}", tag = "schedules", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Template id")),
+    responses((status = 200, body = TemplateDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+pub async fn get_template(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<TemplateDto>> {
+    auth.require(perm::READ)?;
+    let id = path_id(&id, "Template")?;
+    let t = state
+        .store
+        .get_template(auth.tenant.id(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Template"))?;
+    Ok(axum::Json(t.into()))
+}
+
+/// Update a template (fields given replace the stored ones); regenerates to the horizon.
+#[utoipa::path(patch, path = "/api/v1/admin/schedules/templates/{id}", tag = "schedules", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Template id")),
+    request_body = TemplateInput,
+    responses((status = 200, body = TemplateChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+pub async fn update_template(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+    Json(input): Json<TemplateInput>,
+) -> ApiResult<axum::Json<TemplateChange>> {
+    auth.require(perm::WRITE)?;
+    let id = path_id(&id, "Template")?;
+    let current = state
+        .store
+        .get_template(auth.tenant.id(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Template"))?;
+    let base = template_input(&current);
+    let merged = TemplateInput {
+        scope_type: input.scope_type.or(base.scope_type),
+        scope_id: input.scope_id.or(base.scope_id),
+        day_of_week: input.day_of_week.or(base.day_of_week),
+        start_time: input.start_time.or(base.start_time),
+        end_time: input.end_time.or(base.end_time),
+        recurrence_kind: input.recurrence_kind.or(base.recurrence_kind),
+        by_day: input.by_day.or(base.by_day),
+        by_month: input.by_month.or(base.by_month),
+        by_month_day: input.by_month_day.or(base.by_month_day),
+        exdates: input.exdates.or(base.exdates),
+        valid_from: input.valid_from.or(base.valid_from),
+        valid_to: input.valid_to.or(base.valid_to),
+    };
+    let (new, rule) = template_fields(merged).map_err(ApiError::validation)?;
+    let warnings = template_conflicts(&state, &auth, &new, &rule, Some(id)).await?;
+    let changed = state
+        .store
+        .update_template(auth.tenant.id(), id, new, &auth.actor(), state.now())
+        .await
+        .map_err(scope_missing)?;
+    Ok(axum::Json(template_change(changed, warnings)))
+}
+
+/// Delete a template; regenerates to the horizon.
+#[utoipa::path(delete, path = "/api/v1/admin/schedules/templates/{id}", tag = "schedules", security(("bearer" = [])),
+    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Template id")),
+    responses((status = 200, body = TemplateChange), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+pub async fn delete_template(
+    State(state): State<AppState>,
+    auth: AdminAuth,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<TemplateChange>> {
+    auth.require(perm::WRITE)?;
+    let id = path_id(&id, "Template")?;
+    let changed = state
+        .store
+        .delete_template(auth.tenant.id(), id, &auth.actor(), state.now())
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ApiError::not_found("Template"),
+            other => other.into(),
+        })?;
+    Ok(axum::Json(template_change(changed, Vec::new())))
+}
+
+// ───────────────────────── overrides and blackouts ─────────────────────────

@@ -1,0 +1,312 @@
+//! Bookings, their prices, actions, notes and payments.
+
+use super::Timestamp;
+use serde::Serialize;
+use serde_json::Value;
+use uuid::Uuid;
+
+/// A priced add-on line of a booking, in minor units.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceLine {
+    pub addon_id: String,
+    pub name: String,
+    pub quantity: u32,
+    pub total: i64,
+}
+
+/// A booking's price breakdown in minor units, as quoted when it was held or confirmed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceBreakdown {
+    pub base_price: i64,
+    pub addons: Vec<PriceLine>,
+    pub subtotal: i64,
+    pub tax: i64,
+    pub total: i64,
+    pub currency: String,
+    pub pricing_hash: String,
+}
+
+impl From<&kairos_domain::pricing::Quote> for PriceBreakdown {
+    fn from(q: &kairos_domain::pricing::Quote) -> Self {
+        PriceBreakdown {
+            base_price: q.base_price,
+            addons: q
+                .addons
+                .iter()
+                .map(|l| PriceLine {
+                    addon_id: l.id.clone(),
+                    name: l.name.clone(),
+                    quantity: l.quantity,
+                    total: l.total,
+                })
+                .collect(),
+            subtotal: q.subtotal,
+            tax: q.tax,
+            total: q.total,
+            currency: q.currency.clone(),
+            pricing_hash: q.pricing_hash.clone(),
+        }
+    }
+}
+
+/// An add-on chosen for a booking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChosenAddon {
+    pub addon_id: Uuid,
+    pub quantity: u32,
+}
+
+/// Who a booking is for, as given when it was made.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BookingCustomer {
+    /// The customer account the booking belongs to, if any.
+    pub id: Option<Uuid>,
+    pub name: String,
+    /// Lower case.
+    pub email: String,
+    pub phone: String,
+}
+
+/// Where a booking was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BookingSource {
+    Public,
+    Admin,
+}
+
+impl BookingSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BookingSource::Public => "public",
+            BookingSource::Admin => "admin",
+        }
+    }
+}
+
+/// How a new booking takes its seats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatPolicy {
+    /// Only while the slot has room, is open (not orphaned) and has not started.
+    Checked,
+    /// The slot may have started or be orphaned (admin `skipAvailabilityCheck`), but
+    /// must have room.
+    SkipAvailability,
+    /// Take the seats even beyond capacity (admin `bypassCapacity`).
+    BypassCapacity,
+}
+
+/// A booking to create.
+#[derive(Debug, Clone)]
+pub struct NewBooking {
+    pub site_id: Uuid,
+    pub product_id: Uuid,
+    pub slot_id: Uuid,
+    pub variant_id: Option<Uuid>,
+    pub customer: BookingCustomer,
+    pub party_size: i32,
+    pub addons: Vec<ChosenAddon>,
+    pub participants: Value,
+    pub price: PriceBreakdown,
+    pub token_hash: String,
+    pub source: BookingSource,
+    /// `hold` with `hold_expires_at`, or `confirmed` (admin autoConfirm).
+    pub status: kairos_domain::bookings::BookingStatus,
+    pub hold_expires_at: Option<Timestamp>,
+    pub payment_method: Option<String>,
+    pub admin_notes: Option<String>,
+    pub send_confirmation: bool,
+    pub seats: SeatPolicy,
+}
+
+/// A booking.
+#[derive(Debug, Clone, Serialize)]
+pub struct Booking {
+    pub id: Uuid,
+    pub reference: String,
+    pub site_id: Uuid,
+    pub product_id: Uuid,
+    pub slot_id: Uuid,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    pub variant_id: Option<Uuid>,
+    pub customer: BookingCustomer,
+    pub party_size: i32,
+    pub status: kairos_domain::bookings::BookingStatus,
+    pub hold_expires_at: Option<Timestamp>,
+    pub addons: Vec<ChosenAddon>,
+    pub participants: Value,
+    pub price: PriceBreakdown,
+    pub paid_amount: i64,
+    pub token_hash: String,
+    pub source: String,
+    pub payment_method: Option<String>,
+    pub admin_notes: Option<String>,
+    pub send_confirmation: bool,
+    pub created_by: Option<String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub confirmed_at: Option<Timestamp>,
+    pub canceled_at: Option<Timestamp>,
+}
+
+/// A booking with the names of its site and product, for lists.
+#[derive(Debug, Clone, Serialize)]
+pub struct BookingView {
+    pub booking: Booking,
+    pub site_name: String,
+    pub product_name: String,
+}
+
+/// A change to a booking's status, applied through the status machine in one transaction.
+#[derive(Debug, Clone)]
+pub enum BookingAction {
+    /// Confirm a hold. `price` is the breakdown re-quoted for the confirmation; the
+    /// caller has checked the client's pricing hash against it.
+    Confirm {
+        pay_on_arrival: bool,
+        payment_method: String,
+        method_reference: Option<String>,
+        price: PriceBreakdown,
+    },
+    /// Cancel. With `min_lead`, a booking past its hold must start at least that long
+    /// after now (the customer's policy window).
+    Cancel {
+        reason: Option<String>,
+        min_lead: Option<chrono::Duration>,
+    },
+    /// Move to another slot of the same product (capacity moves atomically).
+    Reschedule {
+        slot_id: Uuid,
+        min_lead: Option<chrono::Duration>,
+    },
+    MarkArrived,
+    /// Record a payment (minor units; `None` = the balance) by `method`.
+    MarkPaid {
+        amount: Option<i64>,
+        method: String,
+    },
+    MarkNoShow {
+        reason: Option<String>,
+    },
+    /// An administrator sets the status; the status machine picks the trigger.
+    SetStatus {
+        status: kairos_domain::bookings::BookingStatus,
+        reason: Option<String>,
+        admin_notes: Option<String>,
+        hold_ttl: chrono::Duration,
+    },
+}
+
+/// Business rules a booking operation can refuse on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BookingRefusal {
+    #[error("{0}")]
+    InvalidTransition(kairos_domain::bookings::InvalidTransition),
+    #[error("the status machine has no transition from {from} to {to}")]
+    NoTransition {
+        from: kairos_domain::bookings::BookingStatus,
+        to: kairos_domain::bookings::BookingStatus,
+    },
+    #[error("a {status} booking cannot be moved")]
+    NotMovable {
+        status: kairos_domain::bookings::BookingStatus,
+    },
+    #[error("the hold expired")]
+    HoldExpired,
+    #[error("the slot is no longer available")]
+    SlotUnavailable,
+    #[error("the slot has started")]
+    SlotStarted,
+    #[error("outside the policy window")]
+    OutsideWindow { starts_at: Timestamp },
+    #[error("the amount exceeds the balance")]
+    AmountExceedsBalance { balance: i64 },
+}
+
+/// A booking note (spec Part A 2.3).
+#[derive(Debug, Clone, Serialize)]
+pub struct BookingNote {
+    pub id: Uuid,
+    pub booking_id: Uuid,
+    pub content: String,
+    pub category: String,
+    pub priority: String,
+    pub is_internal: bool,
+    pub created_by: String,
+    pub created_by_name: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewNote {
+    pub content: String,
+    pub category: String,
+    pub priority: String,
+    pub is_internal: bool,
+}
+
+/// A payment recorded against a booking (minor units).
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct Payment {
+    pub id: Uuid,
+    pub booking_id: Uuid,
+    pub amount: i64,
+    pub currency: String,
+    pub method: String,
+    pub method_reference: Option<String>,
+    pub status: String,
+    pub created_at: Timestamp,
+}
+
+/// Booking customer fields an administrator changes; `None` leaves a field.
+#[derive(Debug, Clone, Default)]
+pub struct BookingCustomerPatch {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+}
+
+/// Filters of a booking search; every one optional.
+#[derive(Debug, Clone, Default)]
+pub struct BookingFilter {
+    /// Partial, case-insensitive.
+    pub email_contains: Option<String>,
+    /// Compared by digits.
+    pub phone: Option<String>,
+    /// Partial, case-insensitive.
+    pub name_contains: Option<String>,
+    pub statuses: Vec<kairos_domain::bookings::BookingStatus>,
+    pub site_id: Option<Uuid>,
+    pub product_id: Option<Uuid>,
+    pub customer_id: Option<Uuid>,
+    /// On the slot's start time: `from <= starts_at < to`.
+    pub starts_from: Option<Timestamp>,
+    pub starts_before: Option<Timestamp>,
+    /// Minor units, on the grand total.
+    pub min_total: Option<i64>,
+    pub max_total: Option<i64>,
+}
+
+/// Orderings of a booking search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BookingSort {
+    CreatedAt,
+    StartTime,
+    GrandTotal,
+    CustomerName,
+    Status,
+    Reference,
+}
+
+/// A page of a search with the summary of the whole filtered set.
+#[derive(Debug, Clone)]
+pub struct BookingPage {
+    pub items: Vec<BookingView>,
+    pub total: u64,
+    /// (status, count, sum of grand totals in minor units) per status present.
+    pub by_status: Vec<(kairos_domain::bookings::BookingStatus, u64, i64)>,
+}

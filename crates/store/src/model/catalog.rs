@@ -1,0 +1,143 @@
+//! Sites, products, variants and add-ons.
+
+use super::Timestamp;
+use serde::Serialize;
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NewSite {
+    pub name: String,
+    pub timezone: String,
+    pub currency: String,
+    pub locale: String,
+    pub address: Option<String>,
+    pub contact_email: Option<String>,
+    pub contact_phone: Option<String>,
+    pub hold_ttl_minutes: Option<i32>,
+    pub cancellation_policy: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Site {
+    pub id: Uuid,
+    pub name: String,
+    pub timezone: String,
+    pub currency: String,
+    pub locale: String,
+    pub address: Option<String>,
+    pub contact_email: Option<String>,
+    pub contact_phone: Option<String>,
+    pub hold_ttl_minutes: Option<i32>,
+    pub cancellation_policy: String,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NewProduct {
+    pub site_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub duration_mins: i32,
+    pub capacity: i32,
+    /// Minor units.
+    pub base_price: i64,
+    /// `per_person` or `per_booking`.
+    pub price_type: String,
+    /// Basis points: 24 % is 2400.
+    pub tax_rate_bp: i32,
+    pub prices_include_tax: bool,
+    /// `interval` or `fixed`.
+    pub slot_policy: String,
+    pub slot_interval_min: i32,
+    pub fixed_slot_times: Vec<String>,
+    pub setup_time: i32,
+    pub cleanup_time: i32,
+    pub label_codes: Vec<String>,
+    pub requires_waiver: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Product {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub duration_mins: i32,
+    pub capacity: i32,
+    pub base_price: i64,
+    pub price_type: String,
+    pub tax_rate_bp: i32,
+    pub prices_include_tax: bool,
+    pub slot_policy: String,
+    pub slot_interval_min: i32,
+    pub fixed_slot_times: Vec<String>,
+    pub setup_time: i32,
+    pub cleanup_time: i32,
+    pub label_codes: Vec<String>,
+    pub requires_waiver: bool,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A product variant. `price_mode`: `none` (base price), `adjustment` (base + amount, may be
+/// negative) or `override` (amount replaces the base price).
+#[derive(Debug, Clone, Serialize)]
+pub struct NewVariant {
+    pub name: String,
+    pub description: String,
+    pub price_mode: String,
+    pub price_amount: i64,
+    pub capacity_share: Option<i32>,
+    pub display_order: i32,
+    pub is_active: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Variant {
+    pub id: Uuid,
+    pub product_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub price_mode: String,
+    pub price_amount: i64,
+    pub capacity_share: Option<i32>,
+    pub display_order: i32,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A product add-on (spec Part B 2.2). `amount` is minor units for `fixed` and
+/// `per_person` prices and basis points for `percentage`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NewAddon {
+    pub name: String,
+    pub description: String,
+    pub addon_type: String,
+    pub mode: String,
+    pub price_type: String,
+    pub amount: i64,
+    pub max_quantity: Option<i32>,
+    pub display_order: i32,
+    pub is_active: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Addon {
+    pub id: Uuid,
+    pub product_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub addon_type: String,
+    pub mode: String,
+    pub price_type: String,
+    pub amount: i64,
+    pub max_quantity: Option<i32>,
+    pub display_order: i32,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}

@@ -1,0 +1,97 @@
+//! Records the store reads and writes, shared by both backends, one module per area.
+
+mod bookings;
+mod catalog;
+mod customers;
+mod idempotency;
+mod scheduling;
+mod staff;
+mod tenancy;
+
+pub use bookings::*;
+pub use catalog::*;
+pub use customers::*;
+pub use idempotency::*;
+pub use scheduling::*;
+pub use staff::*;
+pub use tenancy::*;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+/// A UTC instant.
+pub type Timestamp = chrono::DateTime<chrono::Utc>;
+
+/// Who performed a change, for the audit log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    pub kind: ActorKind,
+    pub id: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActorKind {
+    Admin,
+    Customer,
+    System,
+}
+
+impl ActorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActorKind::Admin => "admin",
+            ActorKind::Customer => "customer",
+            ActorKind::System => "system",
+        }
+    }
+}
+
+impl Actor {
+    /// The command line, the demo seeder and background workers.
+    pub fn system(name: &str) -> Self {
+        Self {
+            kind: ActorKind::System,
+            id: None,
+            name: Some(name.to_owned()),
+        }
+    }
+
+    pub fn admin(id: Uuid, name: &str) -> Self {
+        Self {
+            kind: ActorKind::Admin,
+            id: Some(id.to_string()),
+            name: Some(name.to_owned()),
+        }
+    }
+
+    pub fn customer(id: Uuid, name: Option<&str>) -> Self {
+        Self {
+            kind: ActorKind::Customer,
+            id: Some(id.to_string()),
+            name: name.map(str::to_owned),
+        }
+    }
+}
+
+/// A row of the audit log.
+#[derive(Debug, Clone)]
+pub struct AuditEntry {
+    pub id: Uuid,
+    pub occurred_at: Timestamp,
+    pub actor_type: String,
+    pub actor_id: Option<String>,
+    pub actor_name: Option<String>,
+    pub action: String,
+    pub entity_type: String,
+    pub entity_id: String,
+    /// `{field: {"from": old, "to": new}}` for updates, the created values for creations.
+    pub changes: Value,
+}
+
+/// A schedule change with the regeneration it caused.
+#[derive(Debug, Clone)]
+pub struct Changed<T> {
+    pub record: T,
+    pub regeneration: RegenReport,
+}

@@ -1,0 +1,3 @@
+//! Authentication: staff accounts and their roles.
+
+mod staff;

@@ -1,0 +1,188 @@
+//! Bookings: holds, the status machine, moves, payments recorded by staff, notes and search.
+//!
+//! Capacity rules (ARCHITECTURE section 5): a slot's `booked` changes only in the
+//! transaction that changes the status of the booking holding the seats, by one conditional
+//! statement when seats are taken. A hold attempt first expires its slot's overdue holds.
+//! Lock order on PostgreSQL is always booking rows, then slot rows in id order.
+
+mod actions;
+mod customer;
+mod expiry;
+mod hold;
+mod notes;
+mod payments;
+mod reschedule;
+mod search;
+mod seats;
+mod transition;
+
+use super::audit::{self, Change};
+use super::{Db, Repo, dialect, idempotency};
+use crate::{
+    Booking, BookingCustomer, BookingRefusal, BookingView, ChosenAddon, PriceBreakdown, StoreError,
+    StoreResult, Timestamp,
+};
+use kairos_domain::TenantId;
+use kairos_domain::bookings::BookingStatus;
+use serde_json::Value;
+use sqlx::Transaction;
+use sqlx::types::Json;
+use uuid::Uuid;
+
+const BOOKING_COLUMNS: &str = "b.id, b.reference, b.site_id, b.product_id, b.slot_id, \
+     b.starts_at, b.ends_at, b.variant_id, b.customer_id, b.customer_name, b.customer_email, \
+     b.customer_phone, b.party_size, b.status, b.hold_expires_at, b.addons, b.participants, \
+     b.price, b.paid_amount, b.token_hash, b.source, b.payment_method, b.admin_notes, \
+     b.send_confirmation, b.created_by, b.created_at, b.updated_at, b.confirmed_at, \
+     b.canceled_at";
+
+#[derive(sqlx::FromRow)]
+struct BookingRow {
+    id: Uuid,
+    reference: String,
+    site_id: Uuid,
+    product_id: Uuid,
+    slot_id: Uuid,
+    starts_at: Timestamp,
+    ends_at: Timestamp,
+    variant_id: Option<Uuid>,
+    customer_id: Option<Uuid>,
+    customer_name: String,
+    customer_email: String,
+    customer_phone: String,
+    party_size: i32,
+    status: String,
+    hold_expires_at: Option<Timestamp>,
+    addons: Json<Vec<ChosenAddon>>,
+    participants: Json<Value>,
+    price: Json<PriceBreakdown>,
+    paid_amount: i64,
+    token_hash: String,
+    source: String,
+    payment_method: Option<String>,
+    admin_notes: Option<String>,
+    send_confirmation: bool,
+    created_by: Option<String>,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    confirmed_at: Option<Timestamp>,
+    canceled_at: Option<Timestamp>,
+}
+
+impl TryFrom<BookingRow> for Booking {
+    type Error = StoreError;
+
+    fn try_from(r: BookingRow) -> Result<Self, StoreError> {
+        let status = BookingStatus::parse(&r.status)
+            .ok_or_else(|| StoreError::Corrupt(format!("booking status '{}'", r.status)))?;
+        Ok(Booking {
+            id: r.id,
+            reference: r.reference,
+            site_id: r.site_id,
+            product_id: r.product_id,
+            slot_id: r.slot_id,
+            starts_at: r.starts_at,
+            ends_at: r.ends_at,
+            variant_id: r.variant_id,
+            customer: BookingCustomer {
+                id: r.customer_id,
+                name: r.customer_name,
+                email: r.customer_email,
+                phone: r.customer_phone,
+            },
+            party_size: r.party_size,
+            status,
+            hold_expires_at: r.hold_expires_at,
+            addons: r.addons.0,
+            participants: r.participants.0,
+            price: r.price.0,
+            paid_amount: r.paid_amount,
+            token_hash: r.token_hash,
+            source: r.source,
+            payment_method: r.payment_method,
+            admin_notes: r.admin_notes,
+            send_confirmation: r.send_confirmation,
+            created_by: r.created_by,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            confirmed_at: r.confirmed_at,
+            canceled_at: r.canceled_at,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct ViewRow {
+    #[sqlx(flatten)]
+    booking: BookingRow,
+    site_name: String,
+    product_name: String,
+}
+
+impl TryFrom<ViewRow> for BookingView {
+    type Error = StoreError;
+
+    fn try_from(r: ViewRow) -> Result<Self, StoreError> {
+        Ok(BookingView {
+            booking: r.booking.try_into()?,
+            site_name: r.site_name,
+            product_name: r.product_name,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct SlotRow {
+    id: Uuid,
+    product_id: Uuid,
+    starts_at: Timestamp,
+    ends_at: Timestamp,
+}
+
+fn refused(r: BookingRefusal) -> StoreError {
+    StoreError::Refused(r)
+}
+
+type Tx = Transaction<'static, Db>;
+
+async fn load_for_update(tx: &mut Tx, tenant: &TenantId, id: Uuid) -> StoreResult<Booking> {
+    let row: Option<BookingRow> = sqlx::query_as(&format!(
+        "SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.tenant_id = $1 AND b.id = $2{}",
+        dialect::FOR_UPDATE
+    ))
+    .bind(tenant.as_str())
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    row.ok_or(StoreError::NotFound)?.try_into()
+}
+
+async fn load_slot(tx: &mut Tx, tenant: &TenantId, id: Uuid) -> StoreResult<Option<SlotRow>> {
+    Ok(sqlx::query_as(
+        "SELECT id, product_id, starts_at, ends_at FROM slots WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(tenant.as_str())
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?)
+}
+
+/// Locks slot rows in id order (PostgreSQL), so two moves between the same slots in
+/// opposite directions cannot deadlock.
+async fn lock_slots(tx: &mut Tx, tenant: &TenantId, ids: &mut [Uuid]) -> StoreResult<()> {
+    if dialect::FOR_UPDATE.is_empty() {
+        return Ok(());
+    }
+    ids.sort();
+    for id in ids.iter() {
+        sqlx::query(&format!(
+            "SELECT id FROM slots WHERE tenant_id = $1 AND id = $2{}",
+            dialect::FOR_UPDATE
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}

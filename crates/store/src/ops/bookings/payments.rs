@@ -1,0 +1,78 @@
+//! Payments recorded against a booking.
+
+use super::transition::insert_payment;
+use super::{Change, Repo, Tx, audit};
+use crate::{Actor, Booking, Payment, StoreResult, Timestamp};
+use kairos_domain::TenantId;
+use kairos_store_macros::operations;
+use serde_json::json;
+use uuid::Uuid;
+
+pub(super) async fn record_payment(
+    tx: &mut Tx,
+    tenant: &TenantId,
+    b: &mut Booking,
+    amount: i64,
+    method: &str,
+    actor: &Actor,
+    now: Timestamp,
+) -> StoreResult<()> {
+    if amount == 0 {
+        return Ok(());
+    }
+    insert_payment(tx, tenant, b, amount, method, None, "succeeded", actor, now).await?;
+    audit::record(
+        tx,
+        tenant,
+        actor,
+        Change {
+            action: "booking.payment_recorded",
+            entity_type: "booking",
+            entity_id: b.id.to_string(),
+            changes: json!({"amount": amount, "method": method}),
+        },
+        now,
+    )
+    .await?;
+    sqlx::query(
+        "UPDATE bookings SET paid_amount = paid_amount + $3 WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(tenant.as_str())
+    .bind(b.id)
+    .bind(amount)
+    .execute(&mut **tx)
+    .await?;
+    b.paid_amount += amount;
+    if b.paid_amount >= b.price.total {
+        // Settled at the desk: an online payment still pending must not collect again.
+        sqlx::query(
+            "UPDATE payments SET status = 'canceled', updated_at = $3
+                 WHERE tenant_id = $1 AND booking_id = $2 AND status = 'pending'",
+        )
+        .bind(tenant.as_str())
+        .bind(b.id)
+        .bind(now)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+#[operations]
+impl Repo {
+    /// Payments recorded against a booking, oldest first.
+    pub async fn list_payments(
+        &self,
+        tenant: &TenantId,
+        booking: Uuid,
+    ) -> StoreResult<Vec<Payment>> {
+        Ok(sqlx::query_as(
+            "SELECT id, booking_id, amount, currency, method, method_reference, status, created_at
+             FROM payments WHERE tenant_id = $1 AND booking_id = $2 ORDER BY created_at, id",
+        )
+        .bind(tenant.as_str())
+        .bind(booking)
+        .fetch_all(&self.read)
+        .await?)
+    }
+}

@@ -1,0 +1,174 @@
+//! Add-ons of a product (spec Part B 2.2).
+
+use super::{Change, Repo, audit, diff, product_exists};
+use crate::{Actor, Addon, NewAddon, StoreError, StoreResult, Timestamp};
+use kairos_domain::{TenantId, new_id};
+use kairos_store_macros::operations;
+use serde_json::json;
+use uuid::Uuid;
+
+#[derive(sqlx::FromRow)]
+struct AddonRow {
+    id: Uuid,
+    product_id: Uuid,
+    name: String,
+    description: String,
+    addon_type: String,
+    mode: String,
+    price_type: String,
+    amount: i64,
+    max_quantity: Option<i32>,
+    display_order: i32,
+    is_active: bool,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+}
+
+impl From<AddonRow> for Addon {
+    fn from(r: AddonRow) -> Self {
+        Addon {
+            id: r.id,
+            product_id: r.product_id,
+            name: r.name,
+            description: r.description,
+            addon_type: r.addon_type,
+            mode: r.mode,
+            price_type: r.price_type,
+            amount: r.amount,
+            max_quantity: r.max_quantity,
+            display_order: r.display_order,
+            is_active: r.is_active,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+const ADDON_COLUMNS: &str = "id, product_id, name, description, addon_type, mode, price_type, \
+     amount, max_quantity, display_order, is_active, created_at, updated_at";
+
+#[operations]
+impl Repo {
+    pub async fn create_addon(
+        &self,
+        tenant: &TenantId,
+        product: Uuid,
+        new: NewAddon,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> StoreResult<Addon> {
+        let mut tx = self.begin_write().await?;
+        product_exists(&mut tx, tenant, product).await?;
+        let id = new_id();
+        let row: AddonRow = sqlx::query_as(&format!(
+            "INSERT INTO product_addons (tenant_id, id, product_id, name, description, addon_type,
+                 mode, price_type, amount, max_quantity, display_order, is_active, created_at,
+                 updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+             RETURNING {ADDON_COLUMNS}"
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .bind(product)
+        .bind(&new.name)
+        .bind(&new.description)
+        .bind(&new.addon_type)
+        .bind(&new.mode)
+        .bind(&new.price_type)
+        .bind(new.amount)
+        .bind(new.max_quantity)
+        .bind(new.display_order)
+        .bind(new.is_active)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        audit::record(
+            &mut tx,
+            tenant,
+            actor,
+            Change {
+                action: "addon.created",
+                entity_type: "addon",
+                entity_id: id.to_string(),
+                changes: json!(new),
+            },
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(row.into())
+    }
+
+    pub async fn list_addons(&self, tenant: &TenantId, product: Uuid) -> StoreResult<Vec<Addon>> {
+        let rows: Vec<AddonRow> = sqlx::query_as(&format!(
+            "SELECT {ADDON_COLUMNS} FROM product_addons WHERE tenant_id = $1 AND product_id = $2
+             ORDER BY display_order, name, id"
+        ))
+        .bind(tenant.as_str())
+        .bind(product)
+        .fetch_all(&self.read)
+        .await?;
+        Ok(rows.into_iter().map(Addon::from).collect())
+    }
+
+    pub async fn update_addon(
+        &self,
+        tenant: &TenantId,
+        product: Uuid,
+        id: Uuid,
+        new: NewAddon,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> StoreResult<Addon> {
+        let mut tx = self.begin_write().await?;
+        let before: Addon = sqlx::query_as::<_, AddonRow>(&format!(
+            "SELECT {ADDON_COLUMNS} FROM product_addons
+             WHERE tenant_id = $1 AND product_id = $2 AND id = $3"
+        ))
+        .bind(tenant.as_str())
+        .bind(product)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound)?
+        .into();
+        let row: AddonRow = sqlx::query_as(&format!(
+            "UPDATE product_addons SET name = $4, description = $5, addon_type = $6, mode = $7,
+                 price_type = $8, amount = $9, max_quantity = $10, display_order = $11,
+                 is_active = $12, updated_at = $13
+             WHERE tenant_id = $1 AND product_id = $2 AND id = $3
+             RETURNING {ADDON_COLUMNS}"
+        ))
+        .bind(tenant.as_str())
+        .bind(product)
+        .bind(id)
+        .bind(&new.name)
+        .bind(&new.description)
+        .bind(&new.addon_type)
+        .bind(&new.mode)
+        .bind(&new.price_type)
+        .bind(new.amount)
+        .bind(new.max_quantity)
+        .bind(new.display_order)
+        .bind(new.is_active)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        let after = Addon::from(row);
+        audit::record(
+            &mut tx,
+            tenant,
+            actor,
+            Change {
+                action: "addon.updated",
+                entity_type: "addon",
+                entity_id: id.to_string(),
+                changes: diff(&before, &after),
+            },
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(after)
+    }
+}

@@ -1,0 +1,29 @@
+//! Catalog administration: sites, products, variants and add-ons, one file each.
+
+mod addons;
+mod products;
+mod sites;
+mod variants;
+
+use super::audit::{self, Change, diff};
+use super::{Db, Repo};
+use crate::{StoreError, StoreResult};
+use kairos_domain::TenantId;
+use sqlx::Transaction;
+use uuid::Uuid;
+
+pub(crate) use products::{PRODUCT_COLUMNS, ProductRow};
+
+async fn product_exists(
+    tx: &mut Transaction<'static, Db>,
+    tenant: &TenantId,
+    product: Uuid,
+) -> StoreResult<()> {
+    let found: Option<i32> =
+        sqlx::query_scalar("SELECT 1 FROM products WHERE tenant_id = $1 AND id = $2")
+            .bind(tenant.as_str())
+            .bind(product)
+            .fetch_optional(&mut **tx)
+            .await?;
+    found.map(|_| ()).ok_or(StoreError::NotFound)
+}

@@ -1,0 +1,238 @@
+//! Products: what a venue sells, with duration, capacity, price, tax and slot policy.
+
+use super::{Change, Repo, audit, diff};
+use crate::{Actor, NewProduct, Product, StoreError, StoreResult, Timestamp};
+use kairos_domain::{TenantId, new_id};
+use kairos_store_macros::operations;
+use serde_json::json;
+use sqlx::types::Json;
+use uuid::Uuid;
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ProductRow {
+    id: Uuid,
+    site_id: Uuid,
+    name: String,
+    description: String,
+    duration_mins: i32,
+    capacity: i32,
+    base_price: i64,
+    price_type: String,
+    tax_rate_bp: i32,
+    prices_include_tax: bool,
+    slot_policy: String,
+    slot_interval_min: i32,
+    fixed_slot_times: Json<Vec<String>>,
+    setup_time: i32,
+    cleanup_time: i32,
+    label_codes: Json<Vec<String>>,
+    requires_waiver: bool,
+    is_active: bool,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+}
+
+impl From<ProductRow> for Product {
+    fn from(r: ProductRow) -> Self {
+        Product {
+            id: r.id,
+            site_id: r.site_id,
+            name: r.name,
+            description: r.description,
+            duration_mins: r.duration_mins,
+            capacity: r.capacity,
+            base_price: r.base_price,
+            price_type: r.price_type,
+            tax_rate_bp: r.tax_rate_bp,
+            prices_include_tax: r.prices_include_tax,
+            slot_policy: r.slot_policy,
+            slot_interval_min: r.slot_interval_min,
+            fixed_slot_times: r.fixed_slot_times.0,
+            setup_time: r.setup_time,
+            cleanup_time: r.cleanup_time,
+            label_codes: r.label_codes.0,
+            requires_waiver: r.requires_waiver,
+            is_active: r.is_active,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+pub(crate) const PRODUCT_COLUMNS: &str = "id, site_id, name, description, duration_mins, capacity, \
+     base_price, price_type, tax_rate_bp, prices_include_tax, slot_policy, slot_interval_min, \
+     fixed_slot_times, setup_time, cleanup_time, label_codes, requires_waiver, is_active, \
+     created_at, updated_at";
+
+#[operations]
+impl Repo {
+    /// Creates a product; `NotFound` when the site is not this tenant's.
+    pub async fn create_product(
+        &self,
+        tenant: &TenantId,
+        new: NewProduct,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> StoreResult<Product> {
+        let mut tx = self.begin_write().await?;
+        let site_exists: Option<i32> =
+            sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
+                .bind(tenant.as_str())
+                .bind(new.site_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if site_exists.is_none() {
+            return Err(StoreError::NotFound);
+        }
+        let id = new_id();
+        let row: ProductRow = sqlx::query_as(&format!(
+            "INSERT INTO products (tenant_id, id, site_id, name, description, duration_mins,
+                 capacity, base_price, price_type, tax_rate_bp, prices_include_tax, slot_policy,
+                 slot_interval_min, fixed_slot_times, setup_time, cleanup_time, label_codes,
+                 requires_waiver, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                     $17, $18, $19, $19)
+             RETURNING {PRODUCT_COLUMNS}"
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .bind(new.site_id)
+        .bind(&new.name)
+        .bind(&new.description)
+        .bind(new.duration_mins)
+        .bind(new.capacity)
+        .bind(new.base_price)
+        .bind(&new.price_type)
+        .bind(new.tax_rate_bp)
+        .bind(new.prices_include_tax)
+        .bind(&new.slot_policy)
+        .bind(new.slot_interval_min)
+        .bind(Json(&new.fixed_slot_times))
+        .bind(new.setup_time)
+        .bind(new.cleanup_time)
+        .bind(Json(&new.label_codes))
+        .bind(new.requires_waiver)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        audit::record(
+            &mut tx,
+            tenant,
+            actor,
+            Change {
+                action: "product.created",
+                entity_type: "product",
+                entity_id: id.to_string(),
+                changes: json!({"name": new.name, "siteId": new.site_id}),
+            },
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(row.into())
+    }
+
+    pub async fn list_products(&self, tenant: &TenantId) -> StoreResult<Vec<Product>> {
+        let rows: Vec<ProductRow> = sqlx::query_as(&format!(
+            "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 ORDER BY name, id"
+        ))
+        .bind(tenant.as_str())
+        .fetch_all(&self.read)
+        .await?;
+        Ok(rows.into_iter().map(Product::from).collect())
+    }
+
+    pub async fn get_product(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Product>> {
+        let row: Option<ProductRow> = sqlx::query_as(&format!(
+            "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 AND id = $2"
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .fetch_optional(&self.read)
+        .await?;
+        Ok(row.map(Product::from))
+    }
+
+    /// Replaces a product's fields, auditing each change; `NotFound` when the product or
+    /// the new site is not this tenant's.
+    pub async fn update_product(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+        new: NewProduct,
+        is_active: bool,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> StoreResult<Product> {
+        let mut tx = self.begin_write().await?;
+        let before: Product = sqlx::query_as::<_, ProductRow>(&format!(
+            "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 AND id = $2"
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound)?
+        .into();
+        let site: Option<i32> =
+            sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
+                .bind(tenant.as_str())
+                .bind(new.site_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if site.is_none() {
+            return Err(StoreError::NotFound);
+        }
+        let row: ProductRow = sqlx::query_as(&format!(
+            "UPDATE products SET site_id = $3, name = $4, description = $5, duration_mins = $6,
+                 capacity = $7, base_price = $8, price_type = $9, tax_rate_bp = $10,
+                 prices_include_tax = $11, slot_policy = $12, slot_interval_min = $13,
+                 fixed_slot_times = $14, setup_time = $15, cleanup_time = $16, label_codes = $17,
+                 requires_waiver = $18, is_active = $19, updated_at = $20
+             WHERE tenant_id = $1 AND id = $2
+             RETURNING {PRODUCT_COLUMNS}"
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .bind(new.site_id)
+        .bind(&new.name)
+        .bind(&new.description)
+        .bind(new.duration_mins)
+        .bind(new.capacity)
+        .bind(new.base_price)
+        .bind(&new.price_type)
+        .bind(new.tax_rate_bp)
+        .bind(new.prices_include_tax)
+        .bind(&new.slot_policy)
+        .bind(new.slot_interval_min)
+        .bind(sqlx::types::Json(&new.fixed_slot_times))
+        .bind(new.setup_time)
+        .bind(new.cleanup_time)
+        .bind(sqlx::types::Json(&new.label_codes))
+        .bind(new.requires_waiver)
+        .bind(is_active)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        let after = Product::from(row);
+        audit::record(
+            &mut tx,
+            tenant,
+            actor,
+            Change {
+                action: if before.is_active && !after.is_active {
+                    "product.deactivated"
+                } else {
+                    "product.updated"
+                },
+                entity_type: "product",
+                entity_id: id.to_string(),
+                changes: diff(&before, &after),
+            },
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(after)
+    }
+}

@@ -1,0 +1,169 @@
+//! Variants of a product, with their own price.
+
+use super::{Change, Repo, audit, diff, product_exists};
+use crate::{Actor, NewVariant, StoreError, StoreResult, Timestamp, Variant};
+use kairos_domain::{TenantId, new_id};
+use kairos_store_macros::operations;
+use serde_json::json;
+use uuid::Uuid;
+
+#[derive(sqlx::FromRow)]
+struct VariantRow {
+    id: Uuid,
+    product_id: Uuid,
+    name: String,
+    description: String,
+    price_mode: String,
+    price_amount: i64,
+    capacity_share: Option<i32>,
+    display_order: i32,
+    is_active: bool,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+}
+
+impl From<VariantRow> for Variant {
+    fn from(r: VariantRow) -> Self {
+        Variant {
+            id: r.id,
+            product_id: r.product_id,
+            name: r.name,
+            description: r.description,
+            price_mode: r.price_mode,
+            price_amount: r.price_amount,
+            capacity_share: r.capacity_share,
+            display_order: r.display_order,
+            is_active: r.is_active,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+const VARIANT_COLUMNS: &str = "id, product_id, name, description, price_mode, price_amount, \
+     capacity_share, display_order, is_active, created_at, updated_at";
+
+#[operations]
+impl Repo {
+    pub async fn create_variant(
+        &self,
+        tenant: &TenantId,
+        product: Uuid,
+        new: NewVariant,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> StoreResult<Variant> {
+        let mut tx = self.begin_write().await?;
+        product_exists(&mut tx, tenant, product).await?;
+        let id = new_id();
+        let row: VariantRow = sqlx::query_as(&format!(
+            "INSERT INTO product_variants (tenant_id, id, product_id, name, description, price_mode,
+                 price_amount, capacity_share, display_order, is_active, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+             RETURNING {VARIANT_COLUMNS}"
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .bind(product)
+        .bind(&new.name)
+        .bind(&new.description)
+        .bind(&new.price_mode)
+        .bind(new.price_amount)
+        .bind(new.capacity_share)
+        .bind(new.display_order)
+        .bind(new.is_active)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        audit::record(
+            &mut tx,
+            tenant,
+            actor,
+            Change {
+                action: "variant.created",
+                entity_type: "variant",
+                entity_id: id.to_string(),
+                changes: json!(new),
+            },
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(row.into())
+    }
+
+    pub async fn list_variants(
+        &self,
+        tenant: &TenantId,
+        product: Uuid,
+    ) -> StoreResult<Vec<Variant>> {
+        let rows: Vec<VariantRow> = sqlx::query_as(&format!(
+            "SELECT {VARIANT_COLUMNS} FROM product_variants WHERE tenant_id = $1 AND product_id = $2
+             ORDER BY display_order, name, id"
+        ))
+        .bind(tenant.as_str())
+        .bind(product)
+        .fetch_all(&self.read)
+        .await?;
+        Ok(rows.into_iter().map(Variant::from).collect())
+    }
+
+    pub async fn update_variant(
+        &self,
+        tenant: &TenantId,
+        product: Uuid,
+        id: Uuid,
+        new: NewVariant,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> StoreResult<Variant> {
+        let mut tx = self.begin_write().await?;
+        let before: Variant = sqlx::query_as::<_, VariantRow>(&format!(
+            "SELECT {VARIANT_COLUMNS} FROM product_variants
+             WHERE tenant_id = $1 AND product_id = $2 AND id = $3"
+        ))
+        .bind(tenant.as_str())
+        .bind(product)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound)?
+        .into();
+        let row: VariantRow = sqlx::query_as(&format!(
+            "UPDATE product_variants SET name = $4, description = $5, price_mode = $6,
+                 price_amount = $7, capacity_share = $8, display_order = $9, is_active = $10,
+                 updated_at = $11
+             WHERE tenant_id = $1 AND product_id = $2 AND id = $3
+             RETURNING {VARIANT_COLUMNS}"
+        ))
+        .bind(tenant.as_str())
+        .bind(product)
+        .bind(id)
+        .bind(&new.name)
+        .bind(&new.description)
+        .bind(&new.price_mode)
+        .bind(new.price_amount)
+        .bind(new.capacity_share)
+        .bind(new.display_order)
+        .bind(new.is_active)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        let after = Variant::from(row);
+        audit::record(
+            &mut tx,
+            tenant,
+            actor,
+            Change {
+                action: "variant.updated",
+                entity_type: "variant",
+                entity_id: id.to_string(),
+                changes: diff(&before, &after),
+            },
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(after)
+    }
+}
