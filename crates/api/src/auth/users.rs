@@ -2,12 +2,12 @@
 
 use super::passwords;
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
-use crate::extract::{AdminAuth, Json, nullable, path_id};
+use crate::extract::{AdminAuth, Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::{Role, perm, permissions_of, validate_password, validate_username};
+use kairos_domain::auth::{Role, permissions_of, validate_password, validate_username};
 use kairos_domain::customers::{Email, validate_name};
 use kairos_store::{AdminUser, AdminUserPatch, NewAdminUser, StoreError};
 use serde::{Deserialize, Serialize};
@@ -151,9 +151,8 @@ async fn ensure_an_owner_remains(
 )]
 pub async fn list_users(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::ManageUsers>,
 ) -> ApiResult<axum::Json<StaffUserList>> {
-    auth.require(perm::USERS_MANAGE)?;
     let users = state.store.list_admin_users(auth.tenant.id()).await?;
     let users: Vec<StaffUser> = users.iter().map(StaffUser::from).collect();
     Ok(axum::Json(StaffUserList {
@@ -177,10 +176,9 @@ pub async fn list_users(
 )]
 pub async fn create_user(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::ManageUsers>,
     Json(body): Json<CreateStaffUser>,
 ) -> ApiResult<(StatusCode, axum::Json<StaffUser>)> {
-    auth.require(perm::USERS_MANAGE)?;
     let mut errors = FieldErrors::new();
     let username = body
         .username
@@ -250,10 +248,9 @@ pub async fn create_user(
 )]
 pub async fn get_user(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::ManageUsers>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<StaffUser>> {
-    auth.require(perm::USERS_MANAGE)?;
     let id = path_id(&id, "User")?;
     let user = state
         .store
@@ -279,11 +276,10 @@ pub async fn get_user(
 )]
 pub async fn update_user(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::ManageUsers>,
     Path(id): Path<String>,
     Json(body): Json<UpdateStaffUser>,
 ) -> ApiResult<axum::Json<StaffUser>> {
-    auth.require(perm::USERS_MANAGE)?;
     let id = path_id(&id, "User")?;
     let mut errors = FieldErrors::new();
     if let Some(name) = &body.display_name {
@@ -349,10 +345,9 @@ pub async fn update_user(
 )]
 pub async fn deactivate_user(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::ManageUsers>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<StaffUser>> {
-    auth.require(perm::USERS_MANAGE)?;
     let id = path_id(&id, "User")?;
     let target = state
         .store

@@ -2,12 +2,13 @@
 
 use crate::auth::tokens::TokenKind;
 use crate::error::{ApiError, ApiResult, code};
-use crate::extract::{AdminAuth, CustomerAuth, Tenant, bearer_token};
+use crate::extract::{AdminAuth, CustomerAuth, Permission, Tenant, bearer_token};
 use crate::state::AppState;
 use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use kairos_store::{Actor, Booking};
+use std::marker::PhantomData;
 
 /// Header carrying the booking token of the public endpoints.
 pub const BOOKING_TOKEN_HEADER: &str = "x-booking-token";
@@ -31,14 +32,37 @@ pub enum Caller {
 }
 
 /// The caller of a public booking endpoint and the booking token it sent, if any.
+///
+/// `S` states what staff callers need (customers and booking-token holders need no
+/// permission): `BookingAccess<can::WriteBookings>` answers 403 to staff without
+/// `admin:bookings:write` before the handler runs; `BookingAccess<Anyone>` lets any staff
+/// member through.
 #[derive(Debug, Clone)]
-pub struct BookingAccess {
+pub struct BookingAccess<S = Anyone> {
     pub tenant: Tenant,
     pub caller: Caller,
     pub booking_token: Option<String>,
+    staff_rule: PhantomData<fn() -> S>,
 }
 
-impl FromRequestParts<AppState> for BookingAccess {
+/// What a staff caller of a public booking endpoint needs: a [`Permission`], or nothing.
+pub trait StaffRule: Send + Sync + 'static {
+    const REQUIRED: Option<&'static str>;
+}
+
+impl<P: Permission> StaffRule for P {
+    const REQUIRED: Option<&'static str> = Some(P::NAME);
+}
+
+/// Any staff member may call the endpoint (hold: staff may book on someone's behalf).
+#[derive(Debug, Clone, Copy)]
+pub struct Anyone;
+
+impl StaffRule for Anyone {
+    const REQUIRED: Option<&'static str> = None;
+}
+
+impl<S: StaffRule> FromRequestParts<AppState> for BookingAccess<S> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
@@ -47,7 +71,11 @@ impl FromRequestParts<AppState> for BookingAccess {
             None => Caller::Anonymous,
             Some(token) => match state.tokens.verify(token, state.now())?.kind {
                 TokenKind::Admin => {
-                    Caller::Admin(AdminAuth::from_request_parts(parts, state).await?)
+                    let staff = AdminAuth::from_request_parts(parts, state).await?;
+                    if let Some(permission) = S::REQUIRED {
+                        staff.require(permission)?;
+                    }
+                    Caller::Admin(staff)
                 }
                 TokenKind::Customer => {
                     Caller::Customer(CustomerAuth::from_request_parts(parts, state).await?)
@@ -64,13 +92,14 @@ impl FromRequestParts<AppState> for BookingAccess {
             tenant,
             caller,
             booking_token,
+            staff_rule: PhantomData,
         })
     }
 }
 
-impl BookingAccess {
+impl<S> BookingAccess<S> {
     /// Whether the caller may see and act on `booking`: its token holder, its customer,
-    /// or staff (whose permission [`accessible_booking`] checks first).
+    /// or staff (whose permission the extractor checked).
     pub fn may_access(&self, booking: &Booking) -> bool {
         let token_ok = self
             .booking_token
@@ -113,17 +142,13 @@ impl BookingAccess {
     }
 }
 
-/// Loads a booking the caller may access: 403 for staff without `permission`, 404
-/// `BOOKING_NOT_FOUND` for anyone else who may not see it.
-pub async fn accessible_booking(
+/// Loads a booking the caller may access; 404 `BOOKING_NOT_FOUND` for anyone who may not
+/// see it.
+pub async fn accessible_booking<S>(
     state: &AppState,
-    access: &BookingAccess,
+    access: &BookingAccess<S>,
     raw_id: &str,
-    permission: &str,
 ) -> ApiResult<Booking> {
-    if let Caller::Admin(staff) = &access.caller {
-        staff.require(permission)?;
-    }
     let id = kairos_domain::ids::parse_id(raw_id).ok_or_else(booking_not_found)?;
     state
         .store

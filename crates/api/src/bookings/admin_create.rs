@@ -3,7 +3,7 @@
 use super::draft::{AddonRequest, CustomerInput, DraftInput, Participant, draft};
 use super::{PriceDto, hold_ttl};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json};
+use crate::extract::{Json, Staff, can};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -96,10 +96,9 @@ pub struct AdminCreateResponse {
     ))]
 pub async fn create(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::CreateBookings>,
     Json(req): Json<AdminCreateRequest>,
 ) -> ApiResult<(StatusCode, axum::Json<AdminCreateResponse>)> {
-    auth.require(perm::BOOKINGS_CREATE)?;
     let bypass = req.bypass_capacity.unwrap_or(false);
     if bypass {
         auth.require(perm::CAPACITY_OVERRIDE)?;

@@ -4,12 +4,11 @@ use super::admin_detail::load;
 use super::admin_status::UpdatedBy;
 use super::booking_error;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json};
+use crate::extract::{Json, Staff, can};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::customers::{Email, validate_phone};
 use kairos_store::{Booking, BookingCustomerPatch};
 use serde::{Deserialize, Serialize};
@@ -50,11 +49,10 @@ pub struct CustomerPatchResponse {
     ))]
 pub async fn update_customer(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::WriteBookings>,
     Path(id): Path<String>,
     Json(req): Json<CustomerPatchRequest>,
 ) -> ApiResult<axum::Json<CustomerPatchResponse>> {
-    auth.require(perm::BOOKINGS_WRITE)?;
     let mut errors = FieldErrors::new();
     let name = req
         .customer_name

@@ -2,11 +2,10 @@
 
 use super::{PriceDto, booking_not_found, major};
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::AdminAuth;
+use crate::extract::{AdminAuth, Staff, can};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
-use kairos_domain::auth::perm;
 use kairos_domain::ids::parse_id;
 use kairos_store::BookingView;
 use serde::Serialize;
@@ -125,10 +124,9 @@ pub struct BookingDetail {
     ))]
 pub async fn detail(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::ReadBookings>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<BookingDetail>> {
-    auth.require(perm::BOOKINGS_READ)?;
     let view = load(&state, &auth, &id).await?;
     let b = &view.booking;
     let tenant = auth.tenant.id();

@@ -2,12 +2,11 @@
 
 use super::major;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Query, page_param};
+use crate::extract::{Query, Staff, can, page_param};
 use crate::state::AppState;
 use axum::extract::State;
 use chrono::{DateTime, NaiveDate, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::ids::parse_id;
 use kairos_domain::money::from_major;
@@ -244,10 +243,9 @@ fn optional_id(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Opti
     ))]
 pub async fn search(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::ReadBookings>,
     Query(q): Query<SearchQuery>,
 ) -> ApiResult<axum::Json<SearchResponse>> {
-    auth.require(perm::BOOKINGS_READ)?;
     let currency = Currency::parse(&auth.tenant.0.currency).map_err(ApiError::internal)?;
     let mut errors = FieldErrors::new();
     let mut statuses = Vec::new();

@@ -3,11 +3,10 @@
 use super::admin_detail::load;
 use super::{booking_error, hold_ttl};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json};
+use crate::extract::{Json, Staff, can};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
-use kairos_domain::auth::perm;
 use kairos_domain::bookings::BookingStatus;
 use kairos_store::BookingAction;
 use serde::{Deserialize, Serialize};
@@ -64,11 +63,10 @@ pub struct StatusResponse {
     ))]
 pub async fn set_status(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::WriteBookings>,
     Path(id): Path<String>,
     Json(req): Json<StatusRequest>,
 ) -> ApiResult<axum::Json<StatusResponse>> {
-    auth.require(perm::BOOKINGS_WRITE)?;
     let status = match req.status.as_deref().map(str::trim) {
         None | Some("") => return Err(ApiError::invalid_field("status", "is required")),
         Some(s) => BookingStatus::parse(s).ok_or_else(|| {

@@ -4,9 +4,9 @@ use super::confirm::window_for;
 use super::draft::reason_of;
 use super::{BookingAccess, BookingResponse, accessible_booking, booking_error};
 use crate::error::{ApiResult, ErrorBody};
+use crate::extract::can;
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use kairos_domain::auth::perm;
 use kairos_store::BookingAction;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -37,13 +37,13 @@ pub struct CancelRequest {
     ))]
 pub async fn cancel(
     State(state): State<AppState>,
-    access: BookingAccess,
+    access: BookingAccess<can::WriteBookings>,
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<axum::Json<BookingResponse>> {
     let req: CancelRequest = super::optional_body(&body)?;
     let reason = reason_of(req.reason.as_deref())?;
-    let b = accessible_booking(&state, &access, &id, perm::BOOKINGS_WRITE).await?;
+    let b = accessible_booking(&state, &access, &id).await?;
     let min_lead = window_for(&state, &access, &b).await?;
     let b = state
         .store

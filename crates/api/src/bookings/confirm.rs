@@ -7,13 +7,13 @@ use super::{
     site_currency,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
+use crate::extract::can;
 use crate::extract::{Json, Tenant, decode_json};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::ids::parse_id;
 use kairos_store::{Booking, BookingAction, IdempotentFinish, PriceBreakdown};
 use serde::Deserialize;
@@ -60,13 +60,13 @@ pub struct ConfirmRequest {
     ))]
 pub async fn confirm(
     State(state): State<AppState>,
-    access: BookingAccess,
+    access: BookingAccess<can::WriteBookings>,
     headers: HeaderMap,
     Path(id): Path<String>,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
     // Access first: a stored answer is replayed only to callers who may see the booking.
-    let booking = accessible_booking(&state, &access, &id, perm::BOOKINGS_WRITE).await?;
+    let booking = accessible_booking(&state, &access, &id).await?;
     let hash = request_hash(
         &access.caller_key(),
         "POST",
@@ -227,9 +227,9 @@ async fn current_price(
 }
 
 /// The customer's window for a change: none for staff.
-pub(super) async fn window_for(
+pub(super) async fn window_for<S>(
     state: &AppState,
-    access: &BookingAccess,
+    access: &BookingAccess<S>,
     b: &Booking,
 ) -> ApiResult<Option<chrono::Duration>> {
     if access.is_staff() {

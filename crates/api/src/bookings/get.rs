@@ -2,9 +2,9 @@
 
 use super::{BookingAccess, BookingResponse, accessible_booking};
 use crate::error::{ApiResult, ErrorBody};
+use crate::extract::can;
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use kairos_domain::auth::perm;
 
 /// A booking, for its booking token, its customer or staff.
 #[utoipa::path(get, path = "/api/v1/bookings/{id}", tag = "bookings",
@@ -20,9 +20,9 @@ use kairos_domain::auth::perm;
     ))]
 pub async fn get_booking(
     State(state): State<AppState>,
-    access: BookingAccess,
+    access: BookingAccess<can::ReadBookings>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<BookingResponse>> {
-    let b = accessible_booking(&state, &access, &id, perm::BOOKINGS_READ).await?;
+    let b = accessible_booking(&state, &access, &id).await?;
     Ok(axum::Json(BookingResponse::of(&b, None)))
 }

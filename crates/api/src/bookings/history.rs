@@ -5,12 +5,11 @@ use super::BookingResponse;
 use super::admin_search::Pagination;
 use super::notes::NoteDto;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, CustomerAuth, Query, bool_param, page_param};
+use crate::extract::{AdminAuth, CustomerAuth, Query, Staff, bool_param, can, page_param};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::ids::parse_id;
 use kairos_store::{BookingFilter, BookingSort, BookingView, Customer};
@@ -282,11 +281,10 @@ fn summarize(found: &Found, tenant_currency: &str) -> (CustomerSummary, Customer
     ))]
 pub async fn customer_bookings(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::ReadCustomers>,
     Path(identifier): Path<String>,
     Query(q): Query<CustomerHistoryQuery>,
 ) -> ApiResult<axum::Json<CustomerHistory>> {
-    auth.require(perm::CUSTOMERS_READ)?;
     let mut errors = FieldErrors::new();
     let include_completed = bool_param(
         &mut errors,

@@ -28,8 +28,8 @@ pub(crate) use crate::idempotency::{
     Claimed, claim, idempotency_key, request_hash, settle_failure,
 };
 pub use access::{
-    BOOKING_TOKEN_HEADER, BookingAccess, Caller, accessible_booking, booking_error,
-    booking_not_found,
+    Anyone, BOOKING_TOKEN_HEADER, BookingAccess, Caller, StaffRule, accessible_booking,
+    booking_error, booking_not_found,
 };
 pub use pricing::{check_addons, customer_window, hold_ttl, major, price_booking, site_currency};
 pub use response::{AddonLineDto, BookingResponse, ChosenAddonDto, CustomerDto, PriceDto};

@@ -10,13 +10,12 @@
 
 use super::{booking_error, booking_not_found};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, decode_json};
+use crate::extract::{AdminAuth, Json, Staff, can, decode_json};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::ids::parse_id;
 use kairos_store::{Booking, BookingNote, NewNote, StoreError};
 use serde::{Deserialize, Serialize};
@@ -142,15 +141,9 @@ fn merge(errors: &mut FieldErrors, base: NewNote, input: NoteInput) -> NewNote {
     note
 }
 
-/// The booking of the path, after the permission check; 404 `BOOKING_NOT_FOUND` when it
-/// names no booking of the tenant.
-async fn booking_of(
-    state: &AppState,
-    auth: &AdminAuth,
-    raw_id: &str,
-    permission: &str,
-) -> ApiResult<Booking> {
-    auth.require(permission)?;
+/// The booking of the path; 404 `BOOKING_NOT_FOUND` when it names no booking of the
+/// tenant.
+async fn booking_of(state: &AppState, auth: &AdminAuth, raw_id: &str) -> ApiResult<Booking> {
     let id = parse_id(raw_id).ok_or_else(booking_not_found)?;
     state
         .store
@@ -204,11 +197,10 @@ fn note_error(e: StoreError) -> ApiError {
     ))]
 pub async fn add_note(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::WriteBookings>,
     Path(booking_id): Path<String>,
     Json(body): Json<Value>,
 ) -> ApiResult<(StatusCode, axum::Json<NoteDto>)> {
-    auth.require(perm::BOOKINGS_WRITE)?;
     let booking = parse_id(&booking_id).ok_or_else(booking_not_found)?;
     let input: NoteInput = decode_json(body)?;
     let mut errors = FieldErrors::new();
@@ -248,10 +240,10 @@ pub async fn add_note(
     ))]
 pub async fn list_notes(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::ReadBookings>,
     Path(booking_id): Path<String>,
 ) -> ApiResult<axum::Json<NoteList>> {
-    let booking = booking_of(&state, &auth, &booking_id, perm::BOOKINGS_READ).await?;
+    let booking = booking_of(&state, &auth, &booking_id).await?;
     let notes = state
         .store
         .list_notes(auth.tenant.id(), vec![booking.id])
@@ -281,11 +273,11 @@ pub async fn list_notes(
     ))]
 pub async fn update_note(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::WriteBookings>,
     Path((booking_id, note_id)): Path<(String, String)>,
     Json(body): Json<Value>,
 ) -> ApiResult<axum::Json<NoteDto>> {
-    let booking = booking_of(&state, &auth, &booking_id, perm::BOOKINGS_WRITE).await?;
+    let booking = booking_of(&state, &auth, &booking_id).await?;
     let current = note_of(&state, &auth, booking.id, &note_id).await?;
     let input: NoteInput = decode_json(body)?;
     let base = NewNote {
@@ -337,10 +329,10 @@ pub async fn update_note(
     ))]
 pub async fn delete_note(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::WriteBookings>,
     Path((booking_id, note_id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
-    let booking = booking_of(&state, &auth, &booking_id, perm::BOOKINGS_WRITE).await?;
+    let booking = booking_of(&state, &auth, &booking_id).await?;
     let id = parse_id(&note_id).ok_or_else(|| ApiError::not_found("Note"))?;
     state
         .store

@@ -4,9 +4,9 @@ use super::confirm::window_for;
 use super::{BookingAccess, BookingResponse, accessible_booking};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Json;
+use crate::extract::can;
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use kairos_domain::auth::perm;
 use kairos_domain::ids::parse_id;
 use kairos_store::{BookingAction, StoreError};
 use serde::Deserialize;
@@ -42,11 +42,11 @@ pub struct RescheduleRequest {
     ))]
 pub async fn reschedule(
     State(state): State<AppState>,
-    access: BookingAccess,
+    access: BookingAccess<can::WriteBookings>,
     Path(id): Path<String>,
     Json(req): Json<RescheduleRequest>,
 ) -> ApiResult<axum::Json<BookingResponse>> {
-    let b = accessible_booking(&state, &access, &id, perm::BOOKINGS_WRITE).await?;
+    let b = accessible_booking(&state, &access, &id).await?;
     let slot_id: Uuid = match req.slot_id.as_deref() {
         None => return Err(ApiError::invalid_field("slotId", "is required")),
         Some(raw) => parse_id(raw).ok_or_else(|| ApiError::not_found("Slot"))?,

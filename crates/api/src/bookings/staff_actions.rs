@@ -3,19 +3,17 @@
 use super::draft::{clean, reason_of};
 use super::{BookingResponse, booking_error};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::AdminAuth;
+use crate::extract::{AdminAuth, Staff, can};
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use kairos_domain::auth::perm;
 use kairos_domain::ids::parse_id;
 use kairos_domain::money::from_major;
 use kairos_store::{Booking, BookingAction};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-/// Loads a booking for a staff action (admin:bookings:write).
+/// Loads a booking for a staff action.
 async fn staff_booking(state: &AppState, auth: &AdminAuth, id: &str) -> ApiResult<Booking> {
-    auth.require(perm::BOOKINGS_WRITE)?;
     let id = parse_id(id).ok_or_else(super::booking_not_found)?;
     state
         .store
@@ -59,7 +57,7 @@ async fn staff_action(
     ))]
 pub async fn mark_arrived(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::WriteBookings>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<BookingResponse>> {
     staff_action(&state, &auth, &id, BookingAction::MarkArrived).await
@@ -93,7 +91,7 @@ pub struct MarkPaidRequest {
     ))]
 pub async fn mark_paid(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::WriteBookings>,
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<axum::Json<BookingResponse>> {
@@ -151,7 +149,7 @@ pub struct NoShowRequest {
     ))]
 pub async fn mark_no_show(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::WriteBookings>,
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<axum::Json<BookingResponse>> {

@@ -3,12 +3,11 @@
 use super::products::{int_in, product_of};
 use super::{not_found, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, nullable, path_id};
+use crate::extract::{AdminAuth, Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::money::{from_major, to_major};
 use kairos_domain::pricing::percent_to_bp;
 use kairos_domain::tenancy::Currency;
@@ -224,11 +223,10 @@ fn addon_base(a: &Addon) -> NewAddon {
     responses((status = 201, body = AddonDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn create_addon(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
     Json(input): Json<AddonInput>,
 ) -> ApiResult<(StatusCode, axum::Json<AddonDto>)> {
-    auth.require(perm::WRITE)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     let base = NewAddon {
         name: String::new(),
@@ -262,10 +260,9 @@ pub async fn create_addon(
     responses((status = 200, body = AddonList), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn list_addons(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<AddonList>> {
-    auth.require(perm::READ)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     let items = state
         .store
@@ -299,10 +296,9 @@ async fn addon_of(
     responses((status = 200, body = AddonDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_addon(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Path((id, addon)): Path<(String, String)>,
 ) -> ApiResult<axum::Json<AddonDto>> {
-    auth.require(perm::READ)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     Ok(axum::Json(addon_dto(
         addon_of(&state, &auth, &product, &addon).await?,
@@ -317,11 +313,10 @@ pub async fn get_addon(
     responses((status = 200, body = AddonDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_addon(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path((id, addon)): Path<(String, String)>,
     Json(input): Json<AddonInput>,
 ) -> ApiResult<axum::Json<AddonDto>> {
-    auth.require(perm::WRITE)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     let current = addon_of(&state, &auth, &product, &addon).await?;
     let new =
@@ -347,10 +342,9 @@ pub async fn update_addon(
     responses((status = 200, body = AddonDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn deactivate_addon(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path((id, addon)): Path<(String, String)>,
 ) -> ApiResult<axum::Json<AddonDto>> {
-    auth.require(perm::WRITE)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     let current = addon_of(&state, &auth, &product, &addon).await?;
     let new = NewAddon {

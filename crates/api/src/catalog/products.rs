@@ -2,13 +2,12 @@
 
 use super::{currency, not_found, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, path_id};
+use crate::extract::{AdminAuth, Json, Staff, can, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::money::{from_major, to_major};
 use kairos_domain::pricing::{PriceType, percent_to_bp};
 use kairos_domain::scheduling::LocalTime;
@@ -359,10 +358,9 @@ pub(super) async fn product_of(
         (status = 404, description = "NOT_FOUND: site", body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn create_product(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Json(input): Json<ProductInput>,
 ) -> ApiResult<(StatusCode, axum::Json<ProductDto>)> {
-    auth.require(perm::WRITE)?;
     let site = input
         .site_id
         .as_deref()
@@ -409,9 +407,8 @@ pub async fn create_product(
     responses((status = 200, body = ProductList), (status = 403, body = ErrorBody)))]
 pub async fn list_products(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
 ) -> ApiResult<axum::Json<ProductList>> {
-    auth.require(perm::READ)?;
     let sites = state.store.list_sites(auth.tenant.id()).await?;
     let mut items = Vec::new();
     for p in state.store.list_products(auth.tenant.id()).await? {
@@ -434,10 +431,9 @@ pub async fn list_products(
     responses((status = 200, body = ProductDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_product(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<ProductDto>> {
-    auth.require(perm::READ)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     Ok(axum::Json(product_dto(product, currency)))
 }
@@ -450,11 +446,10 @@ pub async fn get_product(
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_product(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
     Json(input): Json<ProductInput>,
 ) -> ApiResult<axum::Json<ProductDto>> {
-    auth.require(perm::WRITE)?;
     let (current, mut currency) = product_of(&state, &auth, &id).await?;
     if let Some(site) = input
         .site_id
@@ -487,10 +482,9 @@ pub async fn update_product(
     responses((status = 200, body = ProductDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn deactivate_product(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<ProductDto>> {
-    auth.require(perm::WRITE)?;
     let (current, currency) = product_of(&state, &auth, &id).await?;
     let product = state
         .store

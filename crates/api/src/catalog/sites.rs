@@ -2,13 +2,12 @@
 
 use super::{CANCELLATION_POLICIES, not_found, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, nullable, path_id};
+use crate::extract::{Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::customers::{Email, validate_phone};
 use kairos_domain::tenancy::{Currency, parse_time_zone, validate_locale};
 use kairos_store::{NewSite, Site};
@@ -208,10 +207,9 @@ fn site_base(s: &Site) -> NewSite {
         (status = 401, body = ErrorBody), (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody)))]
 pub async fn create_site(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Json(input): Json<SiteInput>,
 ) -> ApiResult<(StatusCode, axum::Json<SiteDto>)> {
-    auth.require(perm::WRITE)?;
     let base = NewSite {
         name: String::new(),
         timezone: String::new(),
@@ -237,9 +235,8 @@ pub async fn create_site(
     responses((status = 200, body = SiteList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn list_sites(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
 ) -> ApiResult<axum::Json<SiteList>> {
-    auth.require(perm::READ)?;
     let items: Vec<SiteDto> = state
         .store
         .list_sites(auth.tenant.id())
@@ -259,10 +256,9 @@ pub async fn list_sites(
     responses((status = 200, body = SiteDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_site(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<SiteDto>> {
-    auth.require(perm::READ)?;
     let id = path_id(&id, "Site")?;
     let site = state
         .store
@@ -280,11 +276,10 @@ pub async fn get_site(
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_site(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
     Json(input): Json<SiteInput>,
 ) -> ApiResult<axum::Json<SiteDto>> {
-    auth.require(perm::WRITE)?;
     let id = path_id(&id, "Site")?;
     let current = state
         .store
@@ -326,10 +321,9 @@ pub async fn update_site(
     responses((status = 200, body = SiteDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn deactivate_site(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<SiteDto>> {
-    auth.require(perm::WRITE)?;
     let id = path_id(&id, "Site")?;
     let current = state
         .store

@@ -3,13 +3,12 @@
 use super::products::{int_in, product_of};
 use super::{not_found, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, nullable, path_id};
+use crate::extract::{AdminAuth, Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::money::from_major;
 use kairos_domain::tenancy::Currency;
 use kairos_store::{NewVariant, Product, Variant};
@@ -146,11 +145,10 @@ fn variant_fields(
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn create_variant(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
     Json(input): Json<VariantInput>,
 ) -> ApiResult<(StatusCode, axum::Json<VariantDto>)> {
-    auth.require(perm::WRITE)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     let base = NewVariant {
         name: String::new(),
@@ -182,10 +180,9 @@ pub async fn create_variant(
     responses((status = 200, body = VariantList), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn list_variants(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<VariantList>> {
-    auth.require(perm::READ)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     let items = state
         .store
@@ -219,10 +216,9 @@ async fn variant_of(
     responses((status = 200, body = VariantDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_variant(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Path((id, variant)): Path<(String, String)>,
 ) -> ApiResult<axum::Json<VariantDto>> {
-    auth.require(perm::READ)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     Ok(axum::Json(variant_dto(
         variant_of(&state, &auth, &product, &variant).await?,
@@ -237,11 +233,10 @@ pub async fn get_variant(
     responses((status = 200, body = VariantDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_variant(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path((id, variant)): Path<(String, String)>,
     Json(input): Json<VariantInput>,
 ) -> ApiResult<axum::Json<VariantDto>> {
-    auth.require(perm::WRITE)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     let current = variant_of(&state, &auth, &product, &variant).await?;
     let new = variant_fields(input, variant_base(&current), false, currency)
@@ -279,10 +274,9 @@ fn variant_base(v: &Variant) -> NewVariant {
     responses((status = 200, body = VariantDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn deactivate_variant(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path((id, variant)): Path<(String, String)>,
 ) -> ApiResult<axum::Json<VariantDto>> {
-    auth.require(perm::WRITE)?;
     let (product, currency) = product_of(&state, &auth, &id).await?;
     let current = variant_of(&state, &auth, &product, &variant).await?;
     let new = NewVariant {

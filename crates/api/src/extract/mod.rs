@@ -4,11 +4,13 @@
 
 mod auth;
 mod json;
+mod permission;
 mod query;
 mod tenant;
 
 pub use auth::{AdminAuth, CustomerAuth, bearer_token};
 pub use json::{Json, decode_json};
+pub use permission::{Permission, Staff, can};
 pub use query::{Query, bool_param, page_param};
 pub use tenant::{TENANT_HEADER, Tenant};
 

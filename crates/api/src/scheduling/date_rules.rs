@@ -5,13 +5,12 @@ use super::templates::{
 };
 use super::{RegenerationDto, Warning};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, Query, path_id};
+use crate::extract::{AdminAuth, Json, Query, Staff, can, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::scheduling::{self, DateRange, LocalTime, Override};
 use kairos_store::{DateRuleKind, DateRuleRecord, NewDateRule, StoreError};
 use serde::{Deserialize, Serialize};
@@ -228,11 +227,10 @@ async fn override_conflicts(
 
 async fn create_rule(
     state: AppState,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     input: DateRuleInput,
     kind: DateRuleKind,
 ) -> ApiResult<(StatusCode, axum::Json<DateRuleChange>)> {
-    auth.require(perm::WRITE)?;
     let new = date_rule_fields(input, kind).map_err(ApiError::validation)?;
     let mut warnings = match kind {
         DateRuleKind::Override => override_conflicts(&state, &auth, &new).await?,
@@ -256,13 +254,12 @@ async fn create_rule(
 
 async fn update_rule(
     state: AppState,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     id: String,
     input: DateRuleInput,
     kind: DateRuleKind,
     what: &str,
 ) -> ApiResult<axum::Json<DateRuleChange>> {
-    auth.require(perm::WRITE)?;
     let id = path_id(&id, what)?;
     let current = state
         .store
@@ -310,7 +307,7 @@ async fn update_rule(
     responses((status = 200, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_override(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
     Json(input): Json<DateRuleInput>,
 ) -> ApiResult<axum::Json<DateRuleChange>> {
@@ -324,7 +321,7 @@ pub async fn update_override(
     responses((status = 200, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_blackout(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
     Json(input): Json<DateRuleInput>,
 ) -> ApiResult<axum::Json<DateRuleChange>> {
@@ -333,11 +330,10 @@ pub async fn update_blackout(
 
 async fn list_rules(
     state: AppState,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     filter: ScopeFilter,
     kind: DateRuleKind,
 ) -> ApiResult<axum::Json<DateRuleList>> {
-    auth.require(perm::READ)?;
     let scope = scope_filter(filter)?;
     let items = state
         .store
@@ -351,12 +347,11 @@ async fn list_rules(
 
 async fn get_rule(
     state: AppState,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     id: String,
     kind: DateRuleKind,
     what: &str,
 ) -> ApiResult<axum::Json<DateRuleDto>> {
-    auth.require(perm::READ)?;
     let id = path_id(&id, what)?;
     let rule = state
         .store
@@ -368,12 +363,11 @@ async fn get_rule(
 
 async fn delete_rule(
     state: AppState,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     id: String,
     kind: DateRuleKind,
     what: &str,
 ) -> ApiResult<axum::Json<DateRuleChange>> {
-    auth.require(perm::WRITE)?;
     let id = path_id(&id, what)?;
     let changed = state
         .store
@@ -398,7 +392,7 @@ async fn delete_rule(
     responses((status = 201, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn create_override(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Json(input): Json<DateRuleInput>,
 ) -> ApiResult<(StatusCode, axum::Json<DateRuleChange>)> {
     create_rule(state, auth, input, DateRuleKind::Override).await
@@ -410,7 +404,7 @@ pub async fn create_override(
     responses((status = 200, body = DateRuleList)))]
 pub async fn list_overrides(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Query(filter): Query<ScopeFilter>,
 ) -> ApiResult<axum::Json<DateRuleList>> {
     list_rules(state, auth, filter, DateRuleKind::Override).await
@@ -422,7 +416,7 @@ pub async fn list_overrides(
     responses((status = 200, body = DateRuleDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_override(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<DateRuleDto>> {
     get_rule(state, auth, id, DateRuleKind::Override, "Override").await
@@ -434,7 +428,7 @@ pub async fn get_override(
     responses((status = 200, body = DateRuleChange), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn delete_override(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<DateRuleChange>> {
     delete_rule(state, auth, id, DateRuleKind::Override, "Override").await
@@ -448,7 +442,7 @@ pub async fn delete_override(
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn create_blackout(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Json(input): Json<DateRuleInput>,
 ) -> ApiResult<(StatusCode, axum::Json<DateRuleChange>)> {
     create_rule(state, auth, input, DateRuleKind::Blackout).await
@@ -460,7 +454,7 @@ pub async fn create_blackout(
     responses((status = 200, body = DateRuleList)))]
 pub async fn list_blackouts(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Query(filter): Query<ScopeFilter>,
 ) -> ApiResult<axum::Json<DateRuleList>> {
     list_rules(state, auth, filter, DateRuleKind::Blackout).await
@@ -472,7 +466,7 @@ pub async fn list_blackouts(
     responses((status = 200, body = DateRuleDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_blackout(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<DateRuleDto>> {
     get_rule(state, auth, id, DateRuleKind::Blackout, "Blackout").await
@@ -484,7 +478,7 @@ pub async fn get_blackout(
     responses((status = 200, body = DateRuleChange), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn delete_blackout(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<DateRuleChange>> {
     delete_rule(state, auth, id, DateRuleKind::Blackout, "Blackout").await

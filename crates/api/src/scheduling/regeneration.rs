@@ -3,11 +3,10 @@
 use super::RegenerationDto;
 use super::templates::{parse_date, parse_scope, scope_missing};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json};
+use crate::extract::{Json, Staff, can};
 use crate::state::AppState;
 use axum::extract::State;
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_store::DateSpan;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -35,11 +34,10 @@ pub struct RegenerateResponse {
 
 async fn regenerate_scope(
     state: AppState,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     body: RegenerateRequest,
     dry_run: bool,
 ) -> ApiResult<axum::Json<RegenerateResponse>> {
-    auth.require(perm::WRITE)?;
     let mut errors = FieldErrors::new();
     let scope = parse_scope(
         &mut errors,
@@ -90,7 +88,7 @@ async fn regenerate_scope(
     responses((status = 200, body = RegenerateResponse), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn preview_regeneration(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Json(body): Json<RegenerateRequest>,
 ) -> ApiResult<axum::Json<RegenerateResponse>> {
     regenerate_scope(state, auth, body, true).await
@@ -103,7 +101,7 @@ pub async fn preview_regeneration(
     responses((status = 200, body = RegenerateResponse), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn regenerate(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Json(body): Json<RegenerateRequest>,
 ) -> ApiResult<axum::Json<RegenerateResponse>> {
     regenerate_scope(state, auth, body, false).await

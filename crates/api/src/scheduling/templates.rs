@@ -2,13 +2,12 @@
 
 use super::{RegenerationDto, Warning};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, Query, path_id};
+use crate::extract::{AdminAuth, Json, Query, Staff, can, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::auth::perm;
 use kairos_domain::scheduling::{self, LocalTime, RecurrenceKind, ScopeType, Template};
 use kairos_store::{Changed, NewTemplate, RegenReport, StoreError, TemplateRecord};
 use serde::{Deserialize, Serialize};
@@ -367,10 +366,9 @@ pub(super) fn scope_filter(filter: ScopeFilter) -> ApiResult<Option<(String, Uui
         (status = 404, description = "NOT_FOUND: scope", body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn create_template(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Json(input): Json<TemplateInput>,
 ) -> ApiResult<(StatusCode, axum::Json<TemplateChange>)> {
-    auth.require(perm::WRITE)?;
     let (new, rule) = template_fields(input).map_err(ApiError::validation)?;
     let warnings = template_conflicts(&state, &auth, &new, &rule, None).await?;
     let changed = state
@@ -390,10 +388,9 @@ pub async fn create_template(
     responses((status = 200, body = TemplateList), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody)))]
 pub async fn list_templates(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Query(filter): Query<ScopeFilter>,
 ) -> ApiResult<axum::Json<TemplateList>> {
-    auth.require(perm::READ)?;
     let scope = scope_filter(filter)?;
     let items = state
         .store
@@ -411,10 +408,9 @@ pub async fn list_templates(
     responses((status = 200, body = TemplateDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_template(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Read>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<TemplateDto>> {
-    auth.require(perm::READ)?;
     let id = path_id(&id, "Template")?;
     let t = state
         .store
@@ -432,11 +428,10 @@ pub async fn get_template(
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_template(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
     Json(input): Json<TemplateInput>,
 ) -> ApiResult<axum::Json<TemplateChange>> {
-    auth.require(perm::WRITE)?;
     let id = path_id(&id, "Template")?;
     let current = state
         .store
@@ -474,10 +469,9 @@ pub async fn update_template(
     responses((status = 200, body = TemplateChange), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn delete_template(
     State(state): State<AppState>,
-    auth: AdminAuth,
+    auth: Staff<can::Write>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<TemplateChange>> {
-    auth.require(perm::WRITE)?;
     let id = path_id(&id, "Template")?;
     let changed = state
         .store

@@ -12,6 +12,7 @@ mod customer_history;
 mod customers;
 mod errors;
 mod operations;
+mod permissions;
 mod rate_limits;
 mod schedules;
 mod staff;

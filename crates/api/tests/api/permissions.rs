@@ -1,0 +1,224 @@
+//! The permission matrix: every route of the OpenAPI document × every kind of caller →
+//! what the caller gets (pretix's permission table, run on both backends).
+//!
+//! A cell says whether the caller gets past authentication and authorisation:
+//! - `ok`: anything but 401 and 403 (the route runs; with the placeholder ids and empty
+//!   bodies below that is usually a 400 or a 404);
+//! - `401`: 401 `UNAUTHORIZED` (no token where one is needed);
+//! - `403`: 403 `INSUFFICIENT_PERMISSIONS` (wrong role or wrong kind of token);
+//! - `mis`: 403 `TENANT_MISMATCH` (a token of another tenant).
+//!
+//! Adding a route without a row here fails `every_route_has_a_row`.
+
+use kairos_api::rate_limit::Limits;
+use kairos_domain::auth::Role;
+use kairos_testkit::TestApp;
+use serde_json::json;
+use std::collections::BTreeSet;
+
+/// Columns of [`MATRIX`], in order.
+const CALLERS: [&str; 7] = [
+    "owner",
+    "manager",
+    "front_desk",
+    "viewer",
+    "customer",
+    "no token",
+    "other tenant",
+];
+
+/// method, path (placeholders `{…}` are filled with a fresh UUID), expected cell per caller.
+const MATRIX: &[(&str, &str, &str)] = &[
+    //                                                                 own  man  fd   view cust none other
+    ("POST", "/api/auth/login", "ok ok ok ok ok ok ok"),
+    ("GET", "/api/v1/admin/users", "ok 403 403 403 403 401 mis"),
+    ("POST", "/api/v1/admin/users", "ok 403 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/users/{id}", "ok 403 403 403 403 401 mis"),
+    ("PATCH", "/api/v1/admin/users/{id}", "ok 403 403 403 403 401 mis"),
+    ("DELETE", "/api/v1/admin/users/{id}", "ok 403 403 403 403 401 mis"),
+    ("POST", "/api/v1/customers/register", "ok ok ok ok ok ok ok"),
+    ("POST", "/api/v1/customers/login", "ok ok ok ok ok ok ok"),
+    ("GET", "/api/v1/customers/me", "403 403 403 403 ok 401 403"),
+    ("PATCH", "/api/v1/customers/me", "403 403 403 403 ok 401 403"),
+    ("GET", "/api/v1/customers/me/bookings", "403 403 403 403 ok 401 403"),
+    // catalog: admin:read / admin:write
+    ("GET", "/api/v1/admin/sites", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/sites", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/sites/{id}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/sites/{id}", "ok ok 403 403 403 401 mis"),
+    ("DELETE", "/api/v1/admin/sites/{id}", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/products", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/products", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/products/{id}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/products/{id}", "ok ok 403 403 403 401 mis"),
+    ("DELETE", "/api/v1/admin/products/{id}", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/products/{id}/variants", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/products/{id}/variants", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/products/{id}/variants/{variantId}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/products/{id}/variants/{variantId}", "ok ok 403 403 403 401 mis"),
+    ("DELETE", "/api/v1/admin/products/{id}/variants/{variantId}", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/products/{id}/addons", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/products/{id}/addons", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/products/{id}/addons/{addonId}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/products/{id}/addons/{addonId}", "ok ok 403 403 403 401 mis"),
+    ("DELETE", "/api/v1/admin/products/{id}/addons/{addonId}", "ok ok 403 403 403 401 mis"),
+    // schedules: admin:read / admin:write
+    ("GET", "/api/v1/admin/schedules/templates", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/schedules/templates", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/schedules/templates/{id}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/schedules/templates/{id}", "ok ok 403 403 403 401 mis"),
+    ("DELETE", "/api/v1/admin/schedules/templates/{id}", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/schedules/overrides", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/schedules/overrides", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/schedules/overrides/{id}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/schedules/overrides/{id}", "ok ok 403 403 403 401 mis"),
+    ("DELETE", "/api/v1/admin/schedules/overrides/{id}", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/schedules/blackouts", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/schedules/blackouts", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/schedules/blackouts/{id}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/schedules/blackouts/{id}", "ok ok 403 403 403 401 mis"),
+    ("DELETE", "/api/v1/admin/schedules/blackouts/{id}", "ok ok 403 403 403 401 mis"),
+    ("POST", "/api/v1/admin/schedules/regenerate", "ok ok 403 403 403 401 mis"),
+    ("POST", "/api/v1/admin/schedules/regenerate/preview", "ok ok 403 403 403 401 mis"),
+    // public reads
+    ("GET", "/api/v1/availability", "ok ok ok ok ok ok ok"),
+    ("GET", "/api/v1/availability/products/{productId}/addons", "ok ok ok ok ok ok ok"),
+    ("GET", "/api/v1/availability/sites/{siteId}/config", "ok ok ok ok ok ok ok"),
+    // the public booking flow: token holders and customers need no permission; staff
+    // need admin:bookings:read (read) or admin:bookings:write (act)
+    ("POST", "/api/v1/bookings/hold", "ok ok ok ok ok ok mis"),
+    ("GET", "/api/v1/bookings/{id}", "ok ok ok ok ok ok mis"),
+    ("POST", "/api/v1/bookings/{id}/confirm", "ok ok ok 403 ok ok mis"),
+    ("POST", "/api/v1/bookings/{id}/cancel", "ok ok ok 403 ok ok mis"),
+    ("POST", "/api/v1/bookings/{id}/reschedule", "ok ok ok 403 ok ok mis"),
+    // staff actions: admin:bookings:write
+    ("POST", "/api/v1/bookings/{id}/mark-arrived", "ok ok ok 403 403 401 mis"),
+    ("POST", "/api/v1/bookings/{id}/mark-paid", "ok ok ok 403 403 401 mis"),
+    ("PATCH", "/api/v1/bookings/{id}/mark-no-show", "ok ok ok 403 403 401 mis"),
+    // booking administration
+    ("GET", "/api/v1/admin/bookings", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/bookings", "ok ok ok 403 403 401 mis"),
+    ("GET", "/api/v1/admin/bookings/{id}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/bookings/{id}/status", "ok ok ok 403 403 401 mis"),
+    ("PATCH", "/api/v1/admin/bookings/{id}/customer", "ok ok ok 403 403 401 mis"),
+    ("GET", "/api/v1/admin/bookings/{bookingId}/notes", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/bookings/{bookingId}/notes", "ok ok ok 403 403 401 mis"),
+    ("PATCH", "/api/v1/admin/bookings/{bookingId}/notes/{noteId}", "ok ok ok 403 403 401 mis"),
+    ("DELETE", "/api/v1/admin/bookings/{bookingId}/notes/{noteId}", "ok ok ok 403 403 401 mis"),
+    ("GET", "/api/v1/admin/customers/{identifier}/bookings", "ok ok ok ok 403 401 mis"),
+    // operations
+    ("GET", "/healthz", "ok ok ok ok ok ok ok"),
+    ("GET", "/readyz", "ok ok ok ok ok ok ok"),
+    ("GET", "/metrics", "ok ok ok ok ok ok ok"),
+    ("GET", "/api/openapi.json", "ok ok ok ok ok ok ok"),
+];
+
+/// Fills every `{placeholder}` of a path with a fresh UUID.
+fn concrete(path: &str) -> String {
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find('}')
+            .unwrap_or_else(|| panic!("unclosed placeholder in {path}"));
+        out.push_str(&uuid::Uuid::now_v7().to_string());
+        rest = &rest[start + end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn every_route_has_a_row() {
+    let doc = kairos_api::openapi();
+    let mut documented = BTreeSet::new();
+    for (path, item) in &doc.paths.paths {
+        for (method, op) in [
+            ("GET", &item.get),
+            ("POST", &item.post),
+            ("PUT", &item.put),
+            ("PATCH", &item.patch),
+            ("DELETE", &item.delete),
+        ] {
+            if op.is_some() {
+                documented.insert((method.to_owned(), path.clone()));
+            }
+        }
+    }
+    let listed: BTreeSet<(String, String)> = MATRIX
+        .iter()
+        .map(|(m, p, _)| ((*m).to_owned(), (*p).to_owned()))
+        .collect();
+    let missing: Vec<_> = documented.difference(&listed).collect();
+    let stale: Vec<_> = listed.difference(&documented).collect();
+    assert!(missing.is_empty(), "routes without a row: {missing:?}");
+    assert!(stale.is_empty(), "rows naming no route: {stale:?}");
+    assert_eq!(listed.len(), MATRIX.len(), "a route is listed twice");
+}
+
+#[tokio::test]
+async fn every_route_answers_every_caller_as_the_matrix_says() {
+    let app = TestApp::builder()
+        .limits(Limits {
+            strict: 0,
+            standard: 0,
+            relaxed: 0,
+        })
+        .spawn()
+        .await;
+    let t = app.tenant("matrix").await;
+    let other = app.tenant("matrix-other").await;
+    let mut tokens: Vec<Option<String>> = vec![Some(t.owner_token.clone())];
+    for (name, role) in [
+        ("manager", Role::Manager),
+        ("frontdesk", Role::FrontDesk),
+        ("viewer", Role::Viewer),
+    ] {
+        app.staff(&t.id, name, "staff-password-1", &[role]).await;
+        tokens.push(Some(
+            app.admin_token(&t.id, name, "staff-password-1").await,
+        ));
+    }
+    tokens.push(Some(app.customer_token(&t.id, "matrix@example.com").await));
+    tokens.push(None);
+    tokens.push(Some(other.owner_token.clone()));
+
+    let mut wrong = Vec::new();
+    for (method, path, row) in MATRIX {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells.len(), CALLERS.len(), "row of {method} {path}");
+        for ((caller, token), expected) in CALLERS.iter().zip(&tokens).zip(&cells) {
+            let url = concrete(path);
+            let mut req = match *method {
+                "GET" => app.get(&url),
+                "POST" => app.post(&url),
+                "PATCH" => app.patch(&url),
+                "PUT" => app.put(&url),
+                "DELETE" => app.delete(&url),
+                other => panic!("method {other}"),
+            }
+            .tenant(&t.id);
+            if let Some(token) = token {
+                req = req.token(token);
+            }
+            if matches!(*method, "POST" | "PATCH" | "PUT") {
+                req = req.json(json!({}));
+            }
+            let res = req.send().await;
+            let got = match (res.status.as_u16(), res.body["error"].as_str()) {
+                (401, _) => "401",
+                (403, Some("TENANT_MISMATCH")) => "mis",
+                (403, _) => "403",
+                _ => "ok",
+            };
+            if got != *expected {
+                wrong.push(format!(
+                    "{method} {path} as {caller}: expected {expected}, got {} {}",
+                    res.status, res.body
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
