@@ -14,7 +14,9 @@ use kairos_api::{ApiConfig, AppState};
 use kairos_domain::auth::{Role, validate_password, validate_username};
 use kairos_domain::tenancy::{Currency, parse_time_zone};
 use kairos_domain::{Clock, SystemClock, TenantId};
-use kairos_store::{Actor, ConnectOptions, NewAdminUser, NewTenant, Store, StoreError};
+use kairos_store::{
+    Actor, ConnectOptions, NewAdminUser, NewTenant, StaffError, Store, TenancyError,
+};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -226,7 +228,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
                     println!("tenant '{}' created ({}, {})", t.id, t.currency, t.timezone);
                     Ok(())
                 }
-                Err(StoreError::Conflict(_)) => bail!("tenant '{id}' already exists"),
+                Err(TenancyError::TenantExists) => bail!("tenant '{id}' already exists"),
                 Err(e) => Err(e.into()),
             }
         }
@@ -278,7 +280,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
                     );
                     Ok(())
                 }
-                Err(StoreError::Conflict(_)) => {
+                Err(StaffError::UsernameTaken) => {
                     bail!("username '{username}' already exists in tenant '{tenant}'")
                 }
                 Err(e) => Err(e.into()),

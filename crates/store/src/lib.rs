@@ -34,13 +34,33 @@ pub enum StoreError {
     Refused(BookingRefusal),
     /// Anything else the database reported: logged, answered as a 500.
     #[error(transparent)]
-    Database(#[from] sqlx::Error),
+    Database(sqlx::Error),
     /// A stored value could not be interpreted (corrupt or hand-edited row).
     #[error("corrupt stored value: {0}")]
     Corrupt(String),
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Database(e)
+    }
+}
+
+/// `From<sqlx::Error>` for an area's error enum, through its `Store` variant, so that
+/// `?` works on queries inside the area's operations.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! store_error_from_sqlx {
+    ($area:ident) => {
+        impl From<sqlx::Error> for $area {
+            fn from(e: sqlx::Error) -> Self {
+                $area::Store($crate::StoreError::Database(e))
+            }
+        }
+    };
+}
 
 /// Which database a URL names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,6 +13,14 @@ pub mod dialect {
 
     pub const BEGIN_WRITE: &str = "BEGIN";
 
+    /// Whether `e` violates the unique constraint `name` (`_columns` serve SQLite).
+    pub fn violates_unique(e: &sqlx::Error, name: &str, _columns: &str) -> bool {
+        match e {
+            sqlx::Error::Database(d) => d.is_unique_violation() && d.constraint() == Some(name),
+            _ => false,
+        }
+    }
+
     /// Serialises regeneration of one product across instances with a transaction-scoped
     /// advisory lock on the key's hash.
     pub async fn lock_key(

@@ -16,6 +16,20 @@ pub mod dialect {
     /// deadlock upgrading a read lock (SQLITE_BUSY_SNAPSHOT).
     pub const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
+    /// Whether `e` violates the unique constraint `_name`. SQLite's message names the
+    /// constraint's columns (`UNIQUE constraint failed: t.a, t.b`), not the constraint.
+    pub fn violates_unique(e: &sqlx::Error, _name: &str, columns: &str) -> bool {
+        match e {
+            sqlx::Error::Database(d) => {
+                d.is_unique_violation()
+                    && d.message()
+                        .strip_prefix("UNIQUE constraint failed: ")
+                        .is_some_and(|failed| failed == columns)
+            }
+            _ => false,
+        }
+    }
+
     /// Serialises regeneration of one product across instances: a no-op on SQLite, whose
     /// write transaction already excludes every other writer.
     pub async fn lock_key(

@@ -1,5 +1,6 @@
 //! Administrator authentication (spec Part A section 5) and staff account management.
 
+mod error;
 pub mod login;
 pub mod passwords;
 pub mod tokens;

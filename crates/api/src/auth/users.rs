@@ -1,15 +1,15 @@
 //! Staff accounts: `/api/v1/admin/users` (owners only: `admin:users:manage`).
 
 use super::passwords;
-use crate::error::{ApiError, ApiResult, ErrorBody, code};
-use crate::extract::{AdminAuth, Json, Staff, can, nullable, path_id};
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use kairos_domain::FieldErrors;
 use kairos_domain::auth::{Role, permissions_of, validate_password, validate_username};
 use kairos_domain::customers::{Email, validate_name};
-use kairos_store::{AdminUser, AdminUserPatch, NewAdminUser, StoreError};
+use kairos_store::{AdminUser, AdminUserPatch, NewAdminUser};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -109,36 +109,6 @@ fn parse_email(errors: &mut FieldErrors, email: Option<&str>) -> Option<String> 
         .map(Email::into_string)
 }
 
-fn conflict_username(e: StoreError) -> ApiError {
-    match e {
-        StoreError::Conflict(_) => {
-            ApiError::conflict(code::CONFLICT, "That username is already taken")
-                .with_details(serde_json::json!({"field": "username"}))
-        }
-        other => other.into(),
-    }
-}
-
-/// Refuses a change that would leave the tenant without an active owner.
-async fn ensure_an_owner_remains(
-    state: &AppState,
-    auth: &AdminAuth,
-    target: &AdminUser,
-) -> ApiResult<()> {
-    let users = state.store.list_admin_users(auth.tenant.id()).await?;
-    let other_owners = users
-        .iter()
-        .filter(|u| u.id != target.id && u.is_active && u.roles.contains(&Role::Owner))
-        .count();
-    if other_owners == 0 {
-        return Err(ApiError::conflict(
-            code::CONFLICT,
-            "The tenant must keep at least one active owner",
-        ));
-    }
-    Ok(())
-}
-
 /// List staff accounts.
 #[utoipa::path(
     get, path = "/api/v1/admin/users", tag = "staff",
@@ -230,8 +200,7 @@ pub async fn create_user(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(conflict_username)?;
+        .await?;
     Ok((StatusCode::CREATED, axum::Json(StaffUser::from(&user))))
 }
 
@@ -299,16 +268,6 @@ pub async fn update_user(
     let roles = body.roles.as_ref().map(|r| parse_roles(&mut errors, r));
     errors.finish().map_err(ApiError::validation)?;
 
-    let target = state
-        .store
-        .get_admin_user(auth.tenant.id(), id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("User"))?;
-    let loses_owner = roles.as_ref().is_some_and(|r| !r.contains(&Role::Owner));
-    let deactivated = body.is_active == Some(false);
-    if target.is_active && target.roles.contains(&Role::Owner) && (loses_owner || deactivated) {
-        ensure_an_owner_remains(&state, &auth, &target).await?;
-    }
     let password_hash = match body.password {
         Some(p) => Some(passwords::hash(p).await?),
         None => None,
@@ -323,11 +282,7 @@ pub async fn update_user(
     let user = state
         .store
         .update_admin_user(auth.tenant.id(), id, patch, &auth.actor(), state.now())
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ApiError::not_found("User"),
-            other => other.into(),
-        })?;
+        .await?;
     Ok(axum::Json(StaffUser::from(&user)))
 }
 
@@ -349,14 +304,6 @@ pub async fn deactivate_user(
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<StaffUser>> {
     let id = path_id(&id, "User")?;
-    let target = state
-        .store
-        .get_admin_user(auth.tenant.id(), id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("User"))?;
-    if target.is_active && target.roles.contains(&Role::Owner) {
-        ensure_an_owner_remains(&state, &auth, &target).await?;
-    }
     let patch = AdminUserPatch {
         is_active: Some(false),
         ..Default::default()

@@ -1,7 +1,7 @@
 //! Add-ons of a product: `/api/v1/admin/products/{id}/addons`.
 
 use super::products::{int_in, product_of};
-use super::{not_found, required_text, text};
+use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
@@ -249,8 +249,7 @@ pub async fn create_addon(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Product"))?;
+        .await?;
     Ok((StatusCode::CREATED, axum::Json(addon_dto(a, currency))))
 }
 
@@ -331,8 +330,7 @@ pub async fn update_addon(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Add-on"))?;
+        .await?;
     Ok(axum::Json(addon_dto(a, currency)))
 }
 
@@ -361,7 +359,6 @@ pub async fn deactivate_addon(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Add-on"))?;
+        .await?;
     Ok(axum::Json(addon_dto(a, currency)))
 }

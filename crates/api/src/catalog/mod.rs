@@ -3,6 +3,7 @@
 //! One file per resource; [`router`] lists the routes.
 
 mod addons;
+mod error;
 mod products;
 mod sites;
 mod variants;
@@ -11,20 +12,12 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use kairos_domain::FieldErrors;
 use kairos_domain::tenancy::Currency;
-use kairos_store::StoreError;
 
 /// Cancellation policies of spec Part B 4.8.
 pub const CANCELLATION_POLICIES: [&str; 3] = ["standard", "flexible", "strict"];
 
 fn currency(code: &str) -> ApiResult<Currency> {
     Currency::parse(code).map_err(ApiError::internal)
-}
-
-fn not_found(e: StoreError, what: &str) -> ApiError {
-    match e {
-        StoreError::NotFound => ApiError::not_found(what),
-        other => other.into(),
-    }
 }
 
 fn text(errors: &mut FieldErrors, field: &str, value: &str, max: usize) -> String {

@@ -1,6 +1,6 @@
 //! Products: `/api/v1/admin/products`.
 
-use super::{currency, not_found, required_text, text};
+use super::{currency, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Json, Staff, can, path_id};
 use crate::state::AppState;
@@ -391,8 +391,7 @@ pub async fn create_product(
     let product = state
         .store
         .create_product(auth.tenant.id(), new, &auth.actor(), state.now())
-        .await
-        .map_err(|e| not_found(e, "Site"))?;
+        .await?;
     // The site may already have hours: give the new product its slots now.
     regenerate_product(&state, &auth, product.id).await?;
     Ok((
@@ -470,8 +469,7 @@ pub async fn update_product(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Product"))?;
+        .await?;
     regenerate_product(&state, &auth, product.id).await?;
     Ok(axum::Json(product_dto(product, currency)))
 }
@@ -496,8 +494,7 @@ pub async fn deactivate_product(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Product"))?;
+        .await?;
     regenerate_product(&state, &auth, product.id).await?;
     Ok(axum::Json(product_dto(product, currency)))
 }

@@ -1,6 +1,6 @@
 //! Sites: `/api/v1/admin/sites`.
 
-use super::{CANCELLATION_POLICIES, not_found, required_text, text};
+use super::{CANCELLATION_POLICIES, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
@@ -298,8 +298,7 @@ pub async fn update_site(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Site"))?;
+        .await?;
     // The time zone or the products' hours may have moved: slots follow at once.
     state
         .store
@@ -340,8 +339,7 @@ pub async fn deactivate_site(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Site"))?;
+        .await?;
     Ok(axum::Json(site.into()))
 }
 

@@ -1,7 +1,7 @@
 //! Variants of a product: `/api/v1/admin/products/{id}/variants`.
 
 use super::products::{int_in, product_of};
-use super::{not_found, required_text, text};
+use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
@@ -169,8 +169,7 @@ pub async fn create_variant(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Product"))?;
+        .await?;
     Ok((StatusCode::CREATED, axum::Json(variant_dto(v, currency))))
 }
 
@@ -251,8 +250,7 @@ pub async fn update_variant(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Variant"))?;
+        .await?;
     Ok(axum::Json(variant_dto(v, currency)))
 }
 
@@ -293,8 +291,7 @@ pub async fn deactivate_variant(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(|e| not_found(e, "Variant"))?;
+        .await?;
     Ok(axum::Json(variant_dto(v, currency)))
 }
 

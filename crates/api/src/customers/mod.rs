@@ -1,5 +1,7 @@
 //! Customer accounts (spec Part A sections 2.4 and 4.6): register, login, profile.
 
+mod error;
+
 use crate::auth::passwords;
 use crate::auth::tokens::TokenKind;
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
@@ -12,7 +14,7 @@ use kairos_domain::FieldErrors;
 use kairos_domain::customers::{
     Email, RegistrationInput, clean, parse_registration, validate_name, validate_phone,
 };
-use kairos_store::{Customer, CustomerPatch, NewCustomer, StoreError};
+use kairos_store::{Customer, CustomerPatch, NewCustomer};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -192,14 +194,7 @@ pub async fn register(
             },
             state.now(),
         )
-        .await
-        .map_err(|e| match e {
-            StoreError::Conflict(_) => ApiError::conflict(
-                code::EMAIL_EXISTS,
-                "An account with this email already exists",
-            ),
-            other => other.into(),
-        })?;
+        .await?;
     let token = token_for(&state, &tenant, &customer)?;
     Ok((
         StatusCode::CREATED,

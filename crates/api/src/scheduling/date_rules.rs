@@ -1,7 +1,7 @@
 //! Overrides and blackouts: `/api/v1/admin/schedules/overrides` and `/blackouts`.
 
 use super::templates::{
-    ScopeFilter, orphan_warning, parse_date, parse_scope, parse_time, scope_filter, scope_missing,
+    ScopeFilter, orphan_warning, parse_date, parse_scope, parse_time, scope_filter,
 };
 use super::{RegenerationDto, Warning};
 use crate::error::{ApiError, ApiResult, ErrorBody};
@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::scheduling::{self, DateRange, LocalTime, Override};
-use kairos_store::{DateRuleKind, DateRuleRecord, NewDateRule, StoreError};
+use kairos_store::{DateRuleKind, DateRuleRecord, NewDateRule};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -239,8 +239,7 @@ async fn create_rule(
     let changed = state
         .store
         .create_date_rule(auth.tenant.id(), kind, new, &auth.actor(), state.now())
-        .await
-        .map_err(scope_missing)?;
+        .await?;
     warnings.extend(orphan_warning(&changed.regeneration));
     Ok((
         StatusCode::CREATED,
@@ -290,8 +289,7 @@ async fn update_rule(
     let changed = state
         .store
         .update_date_rule(auth.tenant.id(), kind, id, new, &auth.actor(), state.now())
-        .await
-        .map_err(scope_missing)?;
+        .await?;
     warnings.extend(orphan_warning(&changed.regeneration));
     Ok(axum::Json(DateRuleChange {
         rule: changed.record.into(),
@@ -372,11 +370,7 @@ async fn delete_rule(
     let changed = state
         .store
         .delete_date_rule(auth.tenant.id(), kind, id, &auth.actor(), state.now())
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ApiError::not_found(what),
-            other => other.into(),
-        })?;
+        .await?;
     let warnings = orphan_warning(&changed.regeneration).into_iter().collect();
     Ok(axum::Json(DateRuleChange {
         rule: changed.record.into(),

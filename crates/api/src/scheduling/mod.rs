@@ -5,6 +5,7 @@
 //! One file per resource; [`router`] lists the routes.
 
 mod date_rules;
+mod error;
 mod regeneration;
 mod templates;
 

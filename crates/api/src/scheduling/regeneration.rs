@@ -1,7 +1,7 @@
 //! Slot regeneration and its dry-run preview.
 
 use super::RegenerationDto;
-use super::templates::{parse_date, parse_scope, scope_missing};
+use super::templates::{parse_date, parse_scope};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can};
 use crate::state::AppState;
@@ -71,8 +71,7 @@ async fn regenerate_scope(
             state.now(),
             dry_run,
         )
-        .await
-        .map_err(scope_missing)?;
+        .await?;
     Ok(axum::Json(RegenerateResponse {
         dry_run,
         scope_type: scope_type.as_str().to_owned(),

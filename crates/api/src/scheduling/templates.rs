@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::scheduling::{self, LocalTime, RecurrenceKind, ScopeType, Template};
-use kairos_store::{Changed, NewTemplate, RegenReport, StoreError, TemplateRecord};
+use kairos_store::{Changed, NewTemplate, RegenReport, TemplateRecord};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
@@ -266,13 +266,6 @@ fn template_fields(input: TemplateInput) -> Result<(NewTemplate, Template), Fiel
     Ok((new, rule))
 }
 
-pub(super) fn scope_missing(e: StoreError) -> ApiError {
-    match e {
-        StoreError::NotFound => ApiError::not_found("Scope (site or product)"),
-        other => other.into(),
-    }
-}
-
 /// Conflicts between `rule` and the other templates of its scope.
 async fn template_conflicts(
     state: &AppState,
@@ -374,8 +367,7 @@ pub async fn create_template(
     let changed = state
         .store
         .create_template(auth.tenant.id(), new, &auth.actor(), state.now())
-        .await
-        .map_err(scope_missing)?;
+        .await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(template_change(changed, warnings)),
@@ -458,8 +450,7 @@ pub async fn update_template(
     let changed = state
         .store
         .update_template(auth.tenant.id(), id, new, &auth.actor(), state.now())
-        .await
-        .map_err(scope_missing)?;
+        .await?;
     Ok(axum::Json(template_change(changed, warnings)))
 }
 
@@ -476,11 +467,7 @@ pub async fn delete_template(
     let changed = state
         .store
         .delete_template(auth.tenant.id(), id, &auth.actor(), state.now())
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ApiError::not_found("Template"),
-            other => other.into(),
-        })?;
+        .await?;
     Ok(axum::Json(template_change(changed, Vec::new())))
 }
 

@@ -33,79 +33,295 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("POST", "/api/auth/login", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/admin/users", "ok 403 403 403 403 401 mis"),
     ("POST", "/api/v1/admin/users", "ok 403 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/users/{id}", "ok 403 403 403 403 401 mis"),
-    ("PATCH", "/api/v1/admin/users/{id}", "ok 403 403 403 403 401 mis"),
-    ("DELETE", "/api/v1/admin/users/{id}", "ok 403 403 403 403 401 mis"),
+    (
+        "GET",
+        "/api/v1/admin/users/{id}",
+        "ok 403 403 403 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/users/{id}",
+        "ok 403 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/users/{id}",
+        "ok 403 403 403 403 401 mis",
+    ),
     ("POST", "/api/v1/customers/register", "ok ok ok ok ok ok ok"),
     ("POST", "/api/v1/customers/login", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/customers/me", "403 403 403 403 ok 401 403"),
-    ("PATCH", "/api/v1/customers/me", "403 403 403 403 ok 401 403"),
-    ("GET", "/api/v1/customers/me/bookings", "403 403 403 403 ok 401 403"),
+    (
+        "PATCH",
+        "/api/v1/customers/me",
+        "403 403 403 403 ok 401 403",
+    ),
+    (
+        "GET",
+        "/api/v1/customers/me/bookings",
+        "403 403 403 403 ok 401 403",
+    ),
     // catalog: admin:read / admin:write
     ("GET", "/api/v1/admin/sites", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/sites", "ok ok 403 403 403 401 mis"),
     ("GET", "/api/v1/admin/sites/{id}", "ok ok ok ok 403 401 mis"),
-    ("PATCH", "/api/v1/admin/sites/{id}", "ok ok 403 403 403 401 mis"),
-    ("DELETE", "/api/v1/admin/sites/{id}", "ok ok 403 403 403 401 mis"),
+    (
+        "PATCH",
+        "/api/v1/admin/sites/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/sites/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
     ("GET", "/api/v1/admin/products", "ok ok ok ok 403 401 mis"),
-    ("POST", "/api/v1/admin/products", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/products/{id}", "ok ok ok ok 403 401 mis"),
-    ("PATCH", "/api/v1/admin/products/{id}", "ok ok 403 403 403 401 mis"),
-    ("DELETE", "/api/v1/admin/products/{id}", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/products/{id}/variants", "ok ok ok ok 403 401 mis"),
-    ("POST", "/api/v1/admin/products/{id}/variants", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/products/{id}/variants/{variantId}", "ok ok ok ok 403 401 mis"),
-    ("PATCH", "/api/v1/admin/products/{id}/variants/{variantId}", "ok ok 403 403 403 401 mis"),
-    ("DELETE", "/api/v1/admin/products/{id}/variants/{variantId}", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/products/{id}/addons", "ok ok ok ok 403 401 mis"),
-    ("POST", "/api/v1/admin/products/{id}/addons", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/products/{id}/addons/{addonId}", "ok ok ok ok 403 401 mis"),
-    ("PATCH", "/api/v1/admin/products/{id}/addons/{addonId}", "ok ok 403 403 403 401 mis"),
-    ("DELETE", "/api/v1/admin/products/{id}/addons/{addonId}", "ok ok 403 403 403 401 mis"),
+    (
+        "POST",
+        "/api/v1/admin/products",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/products/{id}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/products/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/products/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/products/{id}/variants",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/products/{id}/variants",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/products/{id}/variants/{variantId}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/products/{id}/variants/{variantId}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/products/{id}/variants/{variantId}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/products/{id}/addons",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/products/{id}/addons",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/products/{id}/addons/{addonId}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/products/{id}/addons/{addonId}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/products/{id}/addons/{addonId}",
+        "ok ok 403 403 403 401 mis",
+    ),
     // schedules: admin:read / admin:write
-    ("GET", "/api/v1/admin/schedules/templates", "ok ok ok ok 403 401 mis"),
-    ("POST", "/api/v1/admin/schedules/templates", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/schedules/templates/{id}", "ok ok ok ok 403 401 mis"),
-    ("PATCH", "/api/v1/admin/schedules/templates/{id}", "ok ok 403 403 403 401 mis"),
-    ("DELETE", "/api/v1/admin/schedules/templates/{id}", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/schedules/overrides", "ok ok ok ok 403 401 mis"),
-    ("POST", "/api/v1/admin/schedules/overrides", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/schedules/overrides/{id}", "ok ok ok ok 403 401 mis"),
-    ("PATCH", "/api/v1/admin/schedules/overrides/{id}", "ok ok 403 403 403 401 mis"),
-    ("DELETE", "/api/v1/admin/schedules/overrides/{id}", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/schedules/blackouts", "ok ok ok ok 403 401 mis"),
-    ("POST", "/api/v1/admin/schedules/blackouts", "ok ok 403 403 403 401 mis"),
-    ("GET", "/api/v1/admin/schedules/blackouts/{id}", "ok ok ok ok 403 401 mis"),
-    ("PATCH", "/api/v1/admin/schedules/blackouts/{id}", "ok ok 403 403 403 401 mis"),
-    ("DELETE", "/api/v1/admin/schedules/blackouts/{id}", "ok ok 403 403 403 401 mis"),
-    ("POST", "/api/v1/admin/schedules/regenerate", "ok ok 403 403 403 401 mis"),
-    ("POST", "/api/v1/admin/schedules/regenerate/preview", "ok ok 403 403 403 401 mis"),
+    (
+        "GET",
+        "/api/v1/admin/schedules/templates",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/schedules/templates",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/schedules/templates/{id}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/schedules/templates/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/schedules/templates/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/schedules/overrides",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/schedules/overrides",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/schedules/overrides/{id}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/schedules/overrides/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/schedules/overrides/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/schedules/blackouts",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/schedules/blackouts",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/schedules/blackouts/{id}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/schedules/blackouts/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/schedules/blackouts/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/schedules/regenerate",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/schedules/regenerate/preview",
+        "ok ok 403 403 403 401 mis",
+    ),
     // public reads
     ("GET", "/api/v1/availability", "ok ok ok ok ok ok ok"),
-    ("GET", "/api/v1/availability/products/{productId}/addons", "ok ok ok ok ok ok ok"),
-    ("GET", "/api/v1/availability/sites/{siteId}/config", "ok ok ok ok ok ok ok"),
+    (
+        "GET",
+        "/api/v1/availability/products/{productId}/addons",
+        "ok ok ok ok ok ok ok",
+    ),
+    (
+        "GET",
+        "/api/v1/availability/sites/{siteId}/config",
+        "ok ok ok ok ok ok ok",
+    ),
     // the public booking flow: token holders and customers need no permission; staff
     // need admin:bookings:read (read) or admin:bookings:write (act)
     ("POST", "/api/v1/bookings/hold", "ok ok ok ok ok ok mis"),
     ("GET", "/api/v1/bookings/{id}", "ok ok ok ok ok ok mis"),
-    ("POST", "/api/v1/bookings/{id}/confirm", "ok ok ok 403 ok ok mis"),
-    ("POST", "/api/v1/bookings/{id}/cancel", "ok ok ok 403 ok ok mis"),
-    ("POST", "/api/v1/bookings/{id}/reschedule", "ok ok ok 403 ok ok mis"),
+    (
+        "POST",
+        "/api/v1/bookings/{id}/confirm",
+        "ok ok ok 403 ok ok mis",
+    ),
+    (
+        "POST",
+        "/api/v1/bookings/{id}/cancel",
+        "ok ok ok 403 ok ok mis",
+    ),
+    (
+        "POST",
+        "/api/v1/bookings/{id}/reschedule",
+        "ok ok ok 403 ok ok mis",
+    ),
     // staff actions: admin:bookings:write
-    ("POST", "/api/v1/bookings/{id}/mark-arrived", "ok ok ok 403 403 401 mis"),
-    ("POST", "/api/v1/bookings/{id}/mark-paid", "ok ok ok 403 403 401 mis"),
-    ("PATCH", "/api/v1/bookings/{id}/mark-no-show", "ok ok ok 403 403 401 mis"),
+    (
+        "POST",
+        "/api/v1/bookings/{id}/mark-arrived",
+        "ok ok ok 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/bookings/{id}/mark-paid",
+        "ok ok ok 403 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/bookings/{id}/mark-no-show",
+        "ok ok ok 403 403 401 mis",
+    ),
     // booking administration
     ("GET", "/api/v1/admin/bookings", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/bookings", "ok ok ok 403 403 401 mis"),
-    ("GET", "/api/v1/admin/bookings/{id}", "ok ok ok ok 403 401 mis"),
-    ("PATCH", "/api/v1/admin/bookings/{id}/status", "ok ok ok 403 403 401 mis"),
-    ("PATCH", "/api/v1/admin/bookings/{id}/customer", "ok ok ok 403 403 401 mis"),
-    ("GET", "/api/v1/admin/bookings/{bookingId}/notes", "ok ok ok ok 403 401 mis"),
-    ("POST", "/api/v1/admin/bookings/{bookingId}/notes", "ok ok ok 403 403 401 mis"),
-    ("PATCH", "/api/v1/admin/bookings/{bookingId}/notes/{noteId}", "ok ok ok 403 403 401 mis"),
-    ("DELETE", "/api/v1/admin/bookings/{bookingId}/notes/{noteId}", "ok ok ok 403 403 401 mis"),
-    ("GET", "/api/v1/admin/customers/{identifier}/bookings", "ok ok ok ok 403 401 mis"),
+    (
+        "GET",
+        "/api/v1/admin/bookings/{id}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/bookings/{id}/status",
+        "ok ok ok 403 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/bookings/{id}/customer",
+        "ok ok ok 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/bookings/{bookingId}/notes",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/bookings/{bookingId}/notes",
+        "ok ok ok 403 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/bookings/{bookingId}/notes/{noteId}",
+        "ok ok ok 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/bookings/{bookingId}/notes/{noteId}",
+        "ok ok ok 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/customers/{identifier}/bookings",
+        "ok ok ok ok 403 401 mis",
+    ),
     // operations
     ("GET", "/healthz", "ok ok ok ok ok ok ok"),
     ("GET", "/readyz", "ok ok ok ok ok ok ok"),
@@ -176,9 +392,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         ("viewer", Role::Viewer),
     ] {
         app.staff(&t.id, name, "staff-password-1", &[role]).await;
-        tokens.push(Some(
-            app.admin_token(&t.id, name, "staff-password-1").await,
-        ));
+        tokens.push(Some(app.admin_token(&t.id, name, "staff-password-1").await));
     }
     tokens.push(Some(app.customer_token(&t.id, "matrix@example.com").await));
     tokens.push(None);

@@ -141,3 +141,20 @@ pub struct Addon {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
+
+/// Why a catalog operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error("no such site")]
+    SiteNotFound,
+    #[error("no such product")]
+    ProductNotFound,
+    #[error("no such variant")]
+    VariantNotFound,
+    #[error("no such add-on")]
+    AddonNotFound,
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
+}
+
+crate::store_error_from_sqlx!(CatalogError);

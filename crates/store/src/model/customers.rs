@@ -55,3 +55,16 @@ pub struct CustomerPatch {
     pub marketing_opt_in: Option<bool>,
     pub sms_opt_in: Option<bool>,
 }
+
+/// Why a customer account operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CustomerError {
+    #[error("no such customer")]
+    CustomerNotFound,
+    #[error("an account with this email exists")]
+    EmailExists,
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
+}
+
+crate::store_error_from_sqlx!(CustomerError);

@@ -117,3 +117,22 @@ pub struct DateSpan {
     pub from: Option<chrono::NaiveDate>,
     pub to: Option<chrono::NaiveDate>,
 }
+
+/// Why a schedule operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    /// The scope names no site or product of the tenant.
+    #[error("no such site or product")]
+    ScopeNotFound,
+    #[error("no such product")]
+    ProductNotFound,
+    #[error("no such template")]
+    TemplateNotFound,
+    /// No override or blackout (as the kind says) with this id.
+    #[error("no such {0:?}")]
+    RuleNotFound(DateRuleKind),
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
+}
+
+crate::store_error_from_sqlx!(ScheduleError);

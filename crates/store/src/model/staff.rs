@@ -40,3 +40,19 @@ pub struct AdminUserPatch {
     pub roles: Option<Vec<Role>>,
     pub is_active: Option<bool>,
 }
+
+/// Why a staff account operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StaffError {
+    #[error("no such staff account")]
+    UserNotFound,
+    #[error("the username is taken")]
+    UsernameTaken,
+    /// The change would leave the tenant without an active owner.
+    #[error("the tenant must keep at least one active owner")]
+    LastOwner,
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
+}
+
+crate::store_error_from_sqlx!(StaffError);

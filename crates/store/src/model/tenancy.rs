@@ -21,3 +21,15 @@ pub struct Tenant {
     pub is_active: bool,
     pub created_at: Timestamp,
 }
+
+/// Why a tenancy operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TenancyError {
+    /// The tenant id is taken.
+    #[error("a tenant with this id already exists")]
+    TenantExists,
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
+}
+
+crate::store_error_from_sqlx!(TenancyError);

@@ -22,7 +22,6 @@ mod tenancy;
 
 use super::Db;
 use super::dialect;
-use crate::StoreError;
 use sqlx::{Pool, Transaction};
 
 /// The backend's pools: readers and the writer (the same pool on PostgreSQL).
@@ -49,13 +48,5 @@ impl Repo {
     /// Starts a write transaction (SQLite: `BEGIN IMMEDIATE` on the single writer).
     async fn begin_write(&self) -> Result<Transaction<'static, Db>, sqlx::Error> {
         self.write.begin_with(dialect::BEGIN_WRITE).await
-    }
-}
-
-/// Maps a unique-constraint violation to the operation's named conflict.
-fn unique_as(e: sqlx::Error, name: &'static str) -> StoreError {
-    match &e {
-        sqlx::Error::Database(d) if d.is_unique_violation() => StoreError::Conflict(name),
-        _ => StoreError::Database(e),
     }
 }

@@ -1,8 +1,10 @@
 //! Staff accounts and their roles.
 
 use super::super::audit::{self, Change};
-use super::super::{Db, Repo, unique_as};
-use crate::{Actor, AdminUser, AdminUserPatch, NewAdminUser, StoreError, StoreResult, Timestamp};
+use super::super::{Db, Repo, dialect};
+use crate::{
+    Actor, AdminUser, AdminUserPatch, NewAdminUser, StaffError, StoreError, StoreResult, Timestamp,
+};
 use kairos_domain::auth::Role;
 use kairos_domain::{TenantId, new_id};
 use serde_json::{Map, Value, json};
@@ -97,14 +99,14 @@ fn role_names(roles: &[Role]) -> Vec<&'static str> {
 
 #[operations]
 impl Repo {
-    /// Creates a staff account; `Conflict("username")` when the name is taken.
+    /// Creates a staff account; `UsernameTaken` when the name is taken.
     pub async fn create_admin_user(
         &self,
         tenant: &TenantId,
         new: NewAdminUser,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<AdminUser> {
+    ) -> Result<AdminUser, StaffError> {
         let mut tx = self.begin_write().await?;
         let id = new_id();
         let row: UserRow = sqlx::query_as(&format!(
@@ -122,7 +124,17 @@ impl Repo {
         .bind(now)
         .fetch_one(&mut *tx)
         .await
-        .map_err(|e| unique_as(e, "username"))?;
+        .map_err(|e| {
+            if dialect::violates_unique(
+                &e,
+                "admin_users_username",
+                "admin_users.tenant_id, admin_users.username",
+            ) {
+                StaffError::UsernameTaken
+            } else {
+                e.into()
+            }
+        })?;
         replace_roles(&mut tx, tenant, id, &new.roles).await?;
         let roles = roles_of(&mut *tx, tenant, id).await?;
         audit::record(
@@ -144,7 +156,7 @@ impl Repo {
         )
         .await?;
         tx.commit().await?;
-        row.into_user(roles)
+        Ok(row.into_user(roles)?)
     }
 
     pub async fn get_admin_user(
@@ -208,6 +220,7 @@ impl Repo {
     }
 
     /// Applies `patch` and audits each changed field with its old and new value.
+    /// `LastOwner` (nothing changed) when the tenant would be left without an active owner.
     pub async fn update_admin_user(
         &self,
         tenant: &TenantId,
@@ -215,8 +228,11 @@ impl Repo {
         patch: AdminUserPatch,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<AdminUser> {
+    ) -> Result<AdminUser, StaffError> {
         let mut tx = self.begin_write().await?;
+        // Two owners demoting each other at once must not both succeed: staff changes of a
+        // tenant run one at a time (PostgreSQL; SQLite's write lock does the same).
+        dialect::lock_key(&mut tx, &format!("staff:{tenant}")).await?;
         let before: UserRow = sqlx::query_as(&format!(
             "SELECT {USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND id = $2"
         ))
@@ -224,7 +240,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?;
+        .ok_or(StaffError::UserNotFound)?;
         let roles_before = roles_of(&mut *tx, tenant, id).await?;
 
         let mut changes = Map::new();
@@ -281,6 +297,17 @@ impl Repo {
             replace_roles(&mut tx, tenant, id, roles).await?;
         }
         let roles = roles_of(&mut *tx, tenant, id).await?;
+        let active_owners: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM admin_users u
+             JOIN admin_user_roles r ON r.tenant_id = u.tenant_id AND r.user_id = u.id
+             WHERE u.tenant_id = $1 AND u.is_active AND r.role = 'owner'",
+        )
+        .bind(tenant.as_str())
+        .fetch_one(&mut *tx)
+        .await?;
+        if active_owners == 0 {
+            return Err(StaffError::LastOwner);
+        }
         if !changes.is_empty() {
             let action = if before.is_active && !is_active {
                 "admin_user.deactivated"
@@ -302,7 +329,7 @@ impl Repo {
             .await?;
         }
         tx.commit().await?;
-        row.into_user(roles)
+        Ok(row.into_user(roles)?)
     }
 
     pub async fn record_admin_login(

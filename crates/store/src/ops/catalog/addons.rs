@@ -1,7 +1,7 @@
 //! Add-ons of a product (spec Part B 2.2).
 
 use super::{Change, Repo, audit, diff, product_exists};
-use crate::{Actor, Addon, NewAddon, StoreError, StoreResult, Timestamp};
+use crate::{Actor, Addon, CatalogError, NewAddon, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -56,7 +56,7 @@ impl Repo {
         new: NewAddon,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Addon> {
+    ) -> Result<Addon, CatalogError> {
         let mut tx = self.begin_write().await?;
         product_exists(&mut tx, tenant, product).await?;
         let id = new_id();
@@ -119,7 +119,7 @@ impl Repo {
         new: NewAddon,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Addon> {
+    ) -> Result<Addon, CatalogError> {
         let mut tx = self.begin_write().await?;
         let before: Addon = sqlx::query_as::<_, AddonRow>(&format!(
             "SELECT {ADDON_COLUMNS} FROM product_addons
@@ -130,7 +130,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?
+        .ok_or(CatalogError::AddonNotFound)?
         .into();
         let row: AddonRow = sqlx::query_as(&format!(
             "UPDATE product_addons SET name = $4, description = $5, addon_type = $6, mode = $7,

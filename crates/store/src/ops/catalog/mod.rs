@@ -7,7 +7,7 @@ mod variants;
 
 use super::audit::{self, Change, diff};
 use super::{Db, Repo};
-use crate::{StoreError, StoreResult};
+use crate::CatalogError;
 use kairos_domain::TenantId;
 use sqlx::Transaction;
 use uuid::Uuid;
@@ -18,12 +18,12 @@ async fn product_exists(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
     product: Uuid,
-) -> StoreResult<()> {
+) -> Result<(), CatalogError> {
     let found: Option<i32> =
         sqlx::query_scalar("SELECT 1 FROM products WHERE tenant_id = $1 AND id = $2")
             .bind(tenant.as_str())
             .bind(product)
             .fetch_optional(&mut **tx)
             .await?;
-    found.map(|_| ()).ok_or(StoreError::NotFound)
+    found.map(|_| ()).ok_or(CatalogError::ProductNotFound)
 }

@@ -1,7 +1,7 @@
 //! Products: what a venue sells, with duration, capacity, price, tax and slot policy.
 
 use super::{Change, Repo, audit, diff};
-use crate::{Actor, NewProduct, Product, StoreError, StoreResult, Timestamp};
+use crate::{Actor, CatalogError, NewProduct, Product, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -73,7 +73,7 @@ impl Repo {
         new: NewProduct,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Product> {
+    ) -> Result<Product, CatalogError> {
         let mut tx = self.begin_write().await?;
         let site_exists: Option<i32> =
             sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
@@ -82,7 +82,7 @@ impl Repo {
                 .fetch_optional(&mut *tx)
                 .await?;
         if site_exists.is_none() {
-            return Err(StoreError::NotFound);
+            return Err(CatalogError::SiteNotFound);
         }
         let id = new_id();
         let row: ProductRow = sqlx::query_as(&format!(
@@ -163,7 +163,7 @@ impl Repo {
         is_active: bool,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Product> {
+    ) -> Result<Product, CatalogError> {
         let mut tx = self.begin_write().await?;
         let before: Product = sqlx::query_as::<_, ProductRow>(&format!(
             "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 AND id = $2"
@@ -172,7 +172,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?
+        .ok_or(CatalogError::ProductNotFound)?
         .into();
         let site: Option<i32> =
             sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
@@ -181,7 +181,7 @@ impl Repo {
                 .fetch_optional(&mut *tx)
                 .await?;
         if site.is_none() {
-            return Err(StoreError::NotFound);
+            return Err(CatalogError::SiteNotFound);
         }
         let row: ProductRow = sqlx::query_as(&format!(
             "UPDATE products SET site_id = $3, name = $4, description = $5, duration_mins = $6,

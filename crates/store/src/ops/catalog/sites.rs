@@ -1,7 +1,7 @@
 //! Sites: a venue's locations, with time zone, currency and booking policies.
 
 use super::{Change, Repo, audit, diff};
-use crate::{Actor, NewSite, Site, StoreError, StoreResult, Timestamp};
+use crate::{Actor, CatalogError, NewSite, Site, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -126,7 +126,7 @@ impl Repo {
         is_active: bool,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Site> {
+    ) -> Result<Site, CatalogError> {
         let mut tx = self.begin_write().await?;
         let before: Site = sqlx::query_as::<_, SiteRow>(&format!(
             "SELECT {SITE_COLUMNS} FROM sites WHERE tenant_id = $1 AND id = $2"
@@ -135,7 +135,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?
+        .ok_or(CatalogError::SiteNotFound)?
         .into();
         let row: SiteRow = sqlx::query_as(&format!(
             "UPDATE sites SET name = $3, timezone = $4, currency = $5, locale = $6, address = $7,

@@ -1,7 +1,7 @@
 //! Variants of a product, with their own price.
 
 use super::{Change, Repo, audit, diff, product_exists};
-use crate::{Actor, NewVariant, StoreError, StoreResult, Timestamp, Variant};
+use crate::{Actor, CatalogError, NewVariant, StoreResult, Timestamp, Variant};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -52,7 +52,7 @@ impl Repo {
         new: NewVariant,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Variant> {
+    ) -> Result<Variant, CatalogError> {
         let mut tx = self.begin_write().await?;
         product_exists(&mut tx, tenant, product).await?;
         let id = new_id();
@@ -116,7 +116,7 @@ impl Repo {
         new: NewVariant,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Variant> {
+    ) -> Result<Variant, CatalogError> {
         let mut tx = self.begin_write().await?;
         let before: Variant = sqlx::query_as::<_, VariantRow>(&format!(
             "SELECT {VARIANT_COLUMNS} FROM product_variants
@@ -127,7 +127,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?
+        .ok_or(CatalogError::VariantNotFound)?
         .into();
         let row: VariantRow = sqlx::query_as(&format!(
             "UPDATE product_variants SET name = $4, description = $5, price_mode = $6,

@@ -1,8 +1,8 @@
 //! Customer accounts.
 
 use super::audit::{self, Change};
-use super::{Repo, unique_as};
-use crate::{Actor, Customer, CustomerPatch, NewCustomer, StoreError, StoreResult, Timestamp};
+use super::{Repo, dialect};
+use crate::{Actor, Customer, CustomerError, CustomerPatch, NewCustomer, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::{Map, Value, json};
@@ -44,13 +44,13 @@ const CUSTOMER_COLUMNS: &str = "id, email, password_hash, first_name, last_name,
 
 #[operations]
 impl Repo {
-    /// Creates a customer; `Conflict("email")` when the tenant already has the address.
+    /// Creates a customer; `EmailExists` when the tenant already has the address.
     pub async fn create_customer(
         &self,
         tenant: &TenantId,
         new: NewCustomer,
         now: Timestamp,
-    ) -> StoreResult<Customer> {
+    ) -> Result<Customer, CustomerError> {
         let mut tx = self.begin_write().await?;
         let id = new_id();
         let accepted_at = |yes: bool| yes.then_some(now);
@@ -75,7 +75,17 @@ impl Repo {
         .bind(now)
         .fetch_one(&mut *tx)
         .await
-        .map_err(|e| unique_as(e, "email"))?;
+        .map_err(|e| {
+            if dialect::violates_unique(
+                &e,
+                "customers_email",
+                "customers.tenant_id, customers.email",
+            ) {
+                CustomerError::EmailExists
+            } else {
+                e.into()
+            }
+        })?;
         let customer = Customer::from(row);
         audit::record(
             &mut tx,
@@ -134,7 +144,7 @@ impl Repo {
         id: Uuid,
         patch: CustomerPatch,
         now: Timestamp,
-    ) -> StoreResult<Customer> {
+    ) -> Result<Customer, CustomerError> {
         let mut tx = self.begin_write().await?;
         let before: Customer = sqlx::query_as::<_, CustomerRow>(&format!(
             "SELECT {CUSTOMER_COLUMNS} FROM customers WHERE tenant_id = $1 AND id = $2"
@@ -143,7 +153,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?
+        .ok_or(CustomerError::CustomerNotFound)?
         .into();
 
         let first_name = patch.first_name.unwrap_or(before.first_name.clone());

@@ -5,7 +5,8 @@ use super::{
     rule_span, scope_exists, table,
 };
 use crate::{
-    Actor, Changed, DateRuleKind, DateRuleRecord, NewDateRule, StoreError, StoreResult, Timestamp,
+    Actor, Changed, DateRuleKind, DateRuleRecord, NewDateRule, ScheduleError, StoreResult,
+    Timestamp,
 };
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
@@ -21,7 +22,7 @@ impl Repo {
         new: NewDateRule,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Changed<DateRuleRecord>> {
+    ) -> Result<Changed<DateRuleRecord>, ScheduleError> {
         let mut tx = self.begin_write().await?;
         scope_exists(&mut tx, tenant, &new.scope_type, new.scope_id).await?;
         let id = new_id();
@@ -94,7 +95,7 @@ impl Repo {
         new: NewDateRule,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Changed<DateRuleRecord>> {
+    ) -> Result<Changed<DateRuleRecord>, ScheduleError> {
         let mut tx = self.begin_write().await?;
         let before: DateRuleRecord = sqlx::query_as::<_, DateRuleRow>(&format!(
             "SELECT {} FROM {} WHERE tenant_id = $1 AND id = $2",
@@ -105,7 +106,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?
+        .ok_or(ScheduleError::RuleNotFound(kind))?
         .into();
         scope_exists(&mut tx, tenant, &new.scope_type, new.scope_id).await?;
         let kind_column = match kind {
@@ -246,7 +247,7 @@ impl Repo {
         id: Uuid,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Changed<DateRuleRecord>> {
+    ) -> Result<Changed<DateRuleRecord>, ScheduleError> {
         let mut tx = self.begin_write().await?;
         let before: DateRuleRecord = sqlx::query_as::<_, DateRuleRow>(&format!(
             "DELETE FROM {} WHERE tenant_id = $1 AND id = $2 RETURNING {}",
@@ -257,7 +258,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?
+        .ok_or(ScheduleError::RuleNotFound(kind))?
         .into();
         let entity = match kind {
             DateRuleKind::Override => "schedule_override",

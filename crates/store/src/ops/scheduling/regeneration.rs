@@ -11,7 +11,7 @@ use super::{
     date_rule_columns, dialect, override_rule, table, template_rule, time,
 };
 use crate::{
-    DateRuleKind, DateRuleRecord, DateSpan, NewDateRule, Product, RegenReport, StoreError,
+    DateRuleKind, DateRuleRecord, DateSpan, NewDateRule, Product, RegenReport, ScheduleError,
     StoreResult, TemplateRecord, Timestamp,
 };
 use chrono::Duration;
@@ -122,7 +122,7 @@ pub(super) async fn regenerate_product(
     span: DateSpan,
     now: Timestamp,
     dry_run: bool,
-) -> StoreResult<RegenReport> {
+) -> Result<RegenReport, ScheduleError> {
     dialect::lock_key(tx, &format!("slots:{tenant}:{product_id}")).await?;
     let product: Product = sqlx::query_as::<_, ProductRow>(&format!(
         "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 AND id = $2"
@@ -131,7 +131,7 @@ pub(super) async fn regenerate_product(
     .bind(product_id)
     .fetch_optional(&mut **tx)
     .await?
-    .ok_or(StoreError::NotFound)?
+    .ok_or(ScheduleError::ProductNotFound)?
     .into();
     let site_tz: String =
         sqlx::query_scalar("SELECT timezone FROM sites WHERE tenant_id = $1 AND id = $2")
@@ -305,7 +305,7 @@ pub(super) async fn scope_exists(
     tenant: &TenantId,
     scope_type: &str,
     scope_id: Uuid,
-) -> StoreResult<()> {
+) -> Result<(), ScheduleError> {
     let sql = if scope_type == "site" {
         "SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2"
     } else {
@@ -316,7 +316,7 @@ pub(super) async fn scope_exists(
         .bind(scope_id)
         .fetch_optional(&mut **tx)
         .await?;
-    found.map(|_| ()).ok_or(StoreError::NotFound)
+    found.map(|_| ()).ok_or(ScheduleError::ScopeNotFound)
 }
 
 /// Takes every product lock two scopes need, in one sorted pass, before a change that
@@ -348,7 +348,7 @@ pub(super) async fn regenerate_scope(
     span: DateSpan,
     now: Timestamp,
     dry_run: bool,
-) -> StoreResult<RegenReport> {
+) -> Result<RegenReport, ScheduleError> {
     let mut report = RegenReport::default();
     for product in products_of_scope(tx, tenant, scope_type, scope_id).await? {
         report.absorb(regenerate_product(tx, tenant, product, span, now, dry_run).await?);
@@ -386,7 +386,7 @@ impl Repo {
         span: DateSpan,
         now: Timestamp,
         dry_run: bool,
-    ) -> StoreResult<RegenReport> {
+    ) -> Result<RegenReport, ScheduleError> {
         let mut tx = self.begin_write().await?;
         scope_exists(&mut tx, tenant, scope_type, scope_id).await?;
         let report =

@@ -4,7 +4,7 @@ use super::{
     Change, Repo, TEMPLATE_COLUMNS, TemplateRow, WHOLE_HORIZON, audit, diff, lock_scopes,
     regenerate_scope, scope_exists,
 };
-use crate::{Actor, Changed, NewTemplate, StoreError, StoreResult, TemplateRecord, Timestamp};
+use crate::{Actor, Changed, NewTemplate, ScheduleError, StoreResult, TemplateRecord, Timestamp};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -19,7 +19,7 @@ impl Repo {
         new: NewTemplate,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Changed<TemplateRecord>> {
+    ) -> Result<Changed<TemplateRecord>, ScheduleError> {
         let mut tx = self.begin_write().await?;
         scope_exists(&mut tx, tenant, &new.scope_type, new.scope_id).await?;
         let id = new_id();
@@ -125,7 +125,7 @@ impl Repo {
         new: NewTemplate,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Changed<TemplateRecord>> {
+    ) -> Result<Changed<TemplateRecord>, ScheduleError> {
         let mut tx = self.begin_write().await?;
         let before: TemplateRecord = sqlx::query_as::<_, TemplateRow>(&format!(
             "SELECT {TEMPLATE_COLUMNS} FROM schedule_templates WHERE tenant_id = $1 AND id = $2"
@@ -134,7 +134,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?
+        .ok_or(ScheduleError::TemplateNotFound)?
         .into();
         scope_exists(&mut tx, tenant, &new.scope_type, new.scope_id).await?;
         let row: TemplateRow = sqlx::query_as(&format!(
@@ -223,7 +223,7 @@ impl Repo {
         id: Uuid,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Changed<TemplateRecord>> {
+    ) -> Result<Changed<TemplateRecord>, ScheduleError> {
         let mut tx = self.begin_write().await?;
         let before: TemplateRecord = sqlx::query_as::<_, TemplateRow>(&format!(
             "DELETE FROM schedule_templates WHERE tenant_id = $1 AND id = $2 RETURNING {TEMPLATE_COLUMNS}"
@@ -232,7 +232,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)?
+        .ok_or(ScheduleError::TemplateNotFound)?
         .into();
         audit::record(
             &mut tx,

@@ -1,8 +1,8 @@
 //! Tenants: the venues' organisations, each with its own data.
 
 use super::audit::{self, Change};
-use super::{Repo, unique_as};
-use crate::{Actor, NewTenant, StoreError, StoreResult, Tenant, Timestamp};
+use super::{Repo, dialect};
+use crate::{Actor, NewTenant, StoreError, StoreResult, TenancyError, Tenant, Timestamp};
 use kairos_domain::TenantId;
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -36,8 +36,12 @@ impl TryFrom<TenantRow> for Tenant {
 
 #[operations]
 impl Repo {
-    /// Creates a tenant; `Conflict("tenant_id")` when the id is taken.
-    pub async fn create_tenant(&self, new: NewTenant, now: Timestamp) -> StoreResult<Tenant> {
+    /// Creates a tenant; `TenantExists` when the id is taken.
+    pub async fn create_tenant(
+        &self,
+        new: NewTenant,
+        now: Timestamp,
+    ) -> Result<Tenant, TenancyError> {
         let mut tx = self.begin_write().await?;
         let row: TenantRow = sqlx::query_as(
             "INSERT INTO tenants (id, name, currency, timezone, created_at, updated_at)
@@ -51,7 +55,13 @@ impl Repo {
         .bind(now)
         .fetch_one(&mut *tx)
         .await
-        .map_err(|e| unique_as(e, "tenant_id"))?;
+        .map_err(|e| {
+            if dialect::violates_unique(&e, "tenants_pkey", "tenants.id") {
+                TenancyError::TenantExists
+            } else {
+                e.into()
+            }
+        })?;
         audit::record(
             &mut tx,
             &new.id,
@@ -66,7 +76,7 @@ impl Repo {
         )
         .await?;
         tx.commit().await?;
-        row.try_into()
+        Ok(row.try_into()?)
     }
 
     pub async fn get_tenant(&self, id: &TenantId) -> StoreResult<Option<Tenant>> {
