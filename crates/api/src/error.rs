@@ -7,7 +7,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use kairos_domain::FieldErrors;
-use kairos_store::{BookingRefusal, StoreError};
+use kairos_store::StoreError;
 use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -159,57 +159,7 @@ impl ApiError {
 impl From<StoreError> for ApiError {
     #[track_caller]
     fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::NotFound => ApiError::not_found("Resource"),
-            StoreError::Conflict(what) => {
-                ApiError::conflict(code::CONFLICT, format!("{what} already exists"))
-            }
-            StoreError::Refused(refusal) => refusal.into(),
-            other => ApiError::internal(other),
-        }
-    }
-}
-
-impl From<BookingRefusal> for ApiError {
-    fn from(r: BookingRefusal) -> Self {
-        let message = r.to_string();
-        match r {
-            BookingRefusal::InvalidTransition(t) => {
-                ApiError::conflict(code::INVALID_TRANSITION, format!("A {} booking cannot {}", t.from, t.trigger.name()))
-                    .with_details(json!({"currentStatus": t.from.as_str(), "trigger": t.trigger.name()}))
-            }
-            BookingRefusal::NoTransition { from, to } => ApiError::conflict(
-                code::INVALID_TRANSITION,
-                format!("A {from} booking cannot become {to}"),
-            )
-            .with_details(json!({"currentStatus": from.as_str(), "requestedStatus": to.as_str()})),
-            BookingRefusal::NotMovable { status } => ApiError::conflict(
-                code::INVALID_TRANSITION,
-                format!("A {status} booking cannot be rescheduled"),
-            )
-            .with_details(json!({"currentStatus": status.as_str()})),
-            BookingRefusal::HoldExpired => ApiError::conflict(
-                code::HOLD_EXPIRED,
-                "The hold expired and its seats were released; make a new hold",
-            ),
-            BookingRefusal::SlotUnavailable => ApiError::conflict(
-                code::SLOT_UNAVAILABLE,
-                "The slot is full for this party, has started or is closed",
-            ),
-            BookingRefusal::SlotStarted => ApiError::conflict(
-                code::SLOT_UNAVAILABLE,
-                "The slot has started; a hold on it can no longer be confirmed",
-            ),
-            BookingRefusal::OutsideWindow { starts_at } => ApiError::conflict(
-                code::OUTSIDE_WINDOW,
-                "The booking is too close to its start time to be changed online; contact the venue",
-            )
-            .with_details(json!({"startTime": starts_at})),
-            BookingRefusal::AmountExceedsBalance { balance } => {
-                ApiError::conflict(code::AMOUNT_EXCEEDS_BALANCE, message)
-                    .with_details(json!({"balanceMinor": balance}))
-            }
-        }
+        ApiError::internal(e)
     }
 }
 

@@ -1,21 +1,148 @@
-//! Idempotency-Key handling (ARCHITECTURE section 5): the first response per (tenant, key)
-//! is kept for 24 hours with a hash of its request; the same key and body answer the
-//! stored response, another body 422, a repeat while the first runs 409.
+//! Idempotency-Key handling (ARCHITECTURE section 5), for any endpoint and response type.
+//!
+//! The first answer per (tenant, key) is kept for 24 hours with a hash of its request
+//! (the caller, method, path and canonical body): the same key and body answer the stored
+//! response (header `idempotent-replayed: true`); another body is 422
+//! `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request still runs is 409
+//! `IDEMPOTENCY_KEY_IN_FLIGHT`.
+//!
+//! An endpoint reads the key with [`RequestKey::of`], hands [`RequestKey::for_store`] to
+//! its store operation (which claims the key and stores the answer inside the transaction
+//! of the effect), and ends with [`answer`]: a replay becomes the stored response, and a
+//! refusal (4xx) is stored as the key's answer so that a retry gets it again.
 
 use crate::error::{ApiError, ApiResult, code};
 use crate::extract::Tenant;
 use crate::state::AppState;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use kairos_store::IdempotencyClaim;
+use kairos_store::{Idempotency, IdempotencyError, Replay, Written};
 use serde_json::Value;
 
 /// Header carrying an idempotency key.
 pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
 
+/// The Idempotency-Key of a request and the hash of what it asks.
+#[derive(Debug, Clone)]
+pub struct RequestKey {
+    key: String,
+    request_hash: String,
+}
+
+/// A response rendered for storage: status and JSON body.
+pub type Rendered = (u16, String);
+
+impl RequestKey {
+    /// The request's key, if it sent one, scoped to `caller` (a key reused by another
+    /// account is then a mismatch, never a replay of someone else's answer).
+    pub fn of(
+        headers: &HeaderMap,
+        caller: &str,
+        method: &str,
+        path: &str,
+        body: &Value,
+    ) -> ApiResult<Option<RequestKey>> {
+        Ok(idempotency_key(headers)?.map(|key| RequestKey {
+            key,
+            request_hash: request_hash(caller, method, path, body),
+        }))
+    }
+
+    /// What the store operation needs: the key, the hash and how to render the answer.
+    pub fn for_store<'a, T>(
+        &'a self,
+        render: &'a (dyn Fn(&T) -> Rendered + Send + Sync),
+    ) -> Idempotency<'a, T> {
+        Idempotency {
+            key: &self.key,
+            request_hash: &self.request_hash,
+            render,
+        }
+    }
+}
+
+/// The answer of a request run under an optional key: the operation's response, a
+/// replayed one, or its error, which (a 4xx) is stored as the key's answer.
+pub async fn answer<T>(
+    state: &AppState,
+    tenant: &Tenant,
+    key: Option<&RequestKey>,
+    result: ApiResult<Written<T>>,
+    respond: impl FnOnce(T) -> Response,
+) -> ApiResult<Response> {
+    let e = match result {
+        Ok(Written::Done(value)) => return Ok(respond(value)),
+        Ok(Written::Replayed(replay)) => return Ok(replayed(replay)),
+        Err(e) => e,
+    };
+    let Some(key) = key.filter(|_| e.status.is_client_error()) else {
+        // A 5xx stored nothing: a retry runs again.
+        return Err(e);
+    };
+    match state
+        .store
+        .remember_refusal(
+            tenant.id(),
+            &key.key,
+            &key.request_hash,
+            e.status.as_u16(),
+            &e.body_text(),
+            state.now(),
+        )
+        .await
+    {
+        Ok(Ok(None)) => Err(e),
+        Ok(Ok(Some(replay))) => Ok(replayed(replay)),
+        Ok(Err(refusal)) => Err(refusal.into()),
+        Err(store) => {
+            tracing::warn!(error = %store, "could not store the refusal of an idempotency key");
+            Err(e)
+        }
+    }
+}
+
+/// The result of an operation run without a key: always `Done`.
+pub fn done<T>(written: Written<T>) -> ApiResult<T> {
+    match written {
+        Written::Done(value) => Ok(value),
+        Written::Replayed(_) => Err(ApiError::internal("a replay without an Idempotency-Key")),
+    }
+}
+
+/// A stored response, answered again.
+fn replayed(replay: Replay) -> Response {
+    let status = StatusCode::from_u16(replay.status).unwrap_or(StatusCode::OK);
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        replay.body,
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    response
+}
+
+impl From<IdempotencyError> for ApiError {
+    fn from(e: IdempotencyError) -> Self {
+        match e {
+            IdempotencyError::Reused => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                code::IDEMPOTENCY_KEY_REUSED,
+                "This Idempotency-Key was used for a different request",
+            ),
+            IdempotencyError::InFlight => ApiError::conflict(
+                code::IDEMPOTENCY_KEY_IN_FLIGHT,
+                "A request with this Idempotency-Key is still being processed; retry shortly",
+            ),
+        }
+    }
+}
+
 /// The `Idempotency-Key` of a request, if it sent one.
-pub fn idempotency_key(parts: &axum::http::HeaderMap) -> ApiResult<Option<String>> {
-    let Some(value) = parts.get(IDEMPOTENCY_HEADER) else {
+fn idempotency_key(headers: &HeaderMap) -> ApiResult<Option<String>> {
+    let Some(value) = headers.get(IDEMPOTENCY_HEADER) else {
         return Ok(None);
     };
     let key = value
@@ -33,9 +160,8 @@ pub fn idempotency_key(parts: &axum::http::HeaderMap) -> ApiResult<Option<String
     Ok(Some(key.to_owned()))
 }
 
-/// A canonical digest of a request: who sends it (see [`BookingAccess::caller_key`]),
-/// method, path and body with object keys sorted. A key reused by another caller is then
-/// a mismatch (422), never a replay of someone else's response.
+/// A canonical digest of a request: who sends it, method, path and body with object keys
+/// sorted.
 pub fn request_hash(caller: &str, method: &str, path: &str, body: &Value) -> String {
     fn canonical(v: &Value, out: &mut String) {
         match v {
@@ -67,71 +193,4 @@ pub fn request_hash(caller: &str, method: &str, path: &str, body: &Value) -> Str
     let mut text = format!("{caller}\n{method} {path}\n");
     canonical(body, &mut text);
     kairos_domain::ids::secret_hash(&text)
-}
-
-/// Outcome of claiming an idempotency key.
-pub enum Claimed {
-    /// Run the request; record its response under this key (if any).
-    Run(Option<String>),
-    /// Answer with this stored or refusing response.
-    Answer(Response),
-}
-
-/// Claims `key` (if sent) for a request with hash `hash`.
-pub async fn claim(
-    state: &AppState,
-    tenant: &Tenant,
-    key: Option<String>,
-    hash: &str,
-) -> ApiResult<Claimed> {
-    let Some(key) = key else {
-        return Ok(Claimed::Run(None));
-    };
-    match state
-        .store
-        .claim_idempotency_key(tenant.id(), &key, hash, state.now())
-        .await?
-    {
-        IdempotencyClaim::Fresh => Ok(Claimed::Run(Some(key))),
-        IdempotencyClaim::Replay { status, body } => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-            let mut response = (
-                status,
-                [(axum::http::header::CONTENT_TYPE, "application/json")],
-                body,
-            )
-                .into_response();
-            response.headers_mut().insert(
-                "idempotent-replayed",
-                axum::http::HeaderValue::from_static("true"),
-            );
-            Ok(Claimed::Answer(response))
-        }
-        IdempotencyClaim::Mismatch => Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            code::IDEMPOTENCY_KEY_REUSED,
-            "This Idempotency-Key was used for a different request",
-        )),
-        IdempotencyClaim::InFlight => Err(ApiError::conflict(
-            code::IDEMPOTENCY_KEY_IN_FLIGHT,
-            "A request with this Idempotency-Key is still being processed; retry shortly",
-        )),
-    }
-}
-
-/// Settles a claimed key after the request failed: a 4xx is the request's answer and is
-/// kept; after a 5xx the claim is dropped so a retry runs again.
-pub async fn settle_failure(state: &AppState, tenant: &Tenant, key: Option<&str>, err: &ApiError) {
-    let Some(key) = key else { return };
-    let result = if err.status.is_client_error() {
-        state
-            .store
-            .complete_idempotency_key(tenant.id(), key, err.status.as_u16(), &err.body_text())
-            .await
-    } else {
-        state.store.release_idempotency_key(tenant.id(), key).await
-    };
-    if let Err(e) = result {
-        tracing::warn!(error = %e, "could not settle an idempotency key");
-    }
 }

@@ -21,7 +21,7 @@ use kairos_domain::bookings::BookingStatus;
 use kairos_domain::{Clock, SystemClock, TenantId};
 use kairos_store::{
     Actor, ActorKind, BookingCustomer, BookingSource, NewBooking, NewProduct, NewSite, NewTemplate,
-    NewTenant, SeatPolicy, Store,
+    NewTenant, SeatPolicy, SlotChoice, Store,
 };
 use kairos_testkit::TestDb;
 use std::net::SocketAddr;
@@ -490,13 +490,10 @@ async fn ceiling(
     tasks: usize,
     duration: Duration,
 ) -> anyhow::Result<Phase> {
-    let currency = kairos_api::bookings::site_currency(&seed.site)
-        .map_err(|e| anyhow::anyhow!("site currency: {e}"))?;
-    let price = kairos_api::bookings::price_booking(&seed.product, None, &[], &[], 1, currency);
     let template = NewBooking {
         site_id: seed.site.id,
         product_id: seed.product.id,
-        slot_id: seed.slots[0],
+        slot: SlotChoice::Id(seed.slots[0]),
         variant_id: None,
         customer: BookingCustomer {
             id: None,
@@ -507,15 +504,13 @@ async fn ceiling(
         party_size: 1,
         addons: Vec::new(),
         participants: serde_json::json!([]),
-        price,
         token_hash: String::new(),
         source: BookingSource::Public,
         status: BookingStatus::Hold,
-        hold_expires_at: None,
-        payment_method: None,
         admin_notes: None,
         send_confirmation: true,
         seats: SeatPolicy::Checked,
+        allow_closed_slot: false,
     };
     let actor = Actor {
         kind: ActorKind::Customer,
@@ -541,9 +536,8 @@ async fn ceiling(
             while Instant::now() < deadline {
                 let now = SystemClock.now();
                 let mut new = template.clone();
-                new.slot_id = slots[pick(worker, i, slots.len())];
+                new.slot = SlotChoice::Id(slots[pick(worker, i, slots.len())]);
                 new.token_hash = kairos_domain::ids::new_secret().1;
-                new.hold_expires_at = Some(now + chrono::Duration::minutes(15));
                 i += 1;
                 let sent = Instant::now();
                 let result = store.create_booking(&tenant, new, &actor, now, None).await;

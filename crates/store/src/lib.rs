@@ -13,25 +13,18 @@
 )]
 
 pub mod model;
+pub mod pricing;
 
 use std::str::FromStr;
 use std::time::Duration;
 
 pub use model::*;
 
-/// Errors of store operations.
+/// Failures every store operation can meet: the database's, or a stored value it cannot
+/// read. What an area's operations refuse is the area's own error enum (`BookingError`,
+/// `CatalogError`, …), which wraps this one.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The addressed row does not exist for this tenant.
-    #[error("not found")]
-    NotFound,
-    /// A uniqueness rule named by the operation was violated.
-    #[error("conflict: {0}")]
-    Conflict(&'static str),
-    /// A business rule of the booking lifecycle refused the operation; nothing changed
-    /// (apart from expiring an overdue hold, which is always kept).
-    #[error("refused: {0}")]
-    Refused(BookingRefusal),
     /// Anything else the database reported: logged, answered as a 500.
     #[error(transparent)]
     Database(sqlx::Error),

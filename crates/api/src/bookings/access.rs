@@ -157,11 +157,3 @@ pub async fn accessible_booking<S>(
         .filter(|b| access.may_access(b))
         .ok_or_else(booking_not_found)
 }
-
-/// Maps store errors of booking operations: a missing booking is `BOOKING_NOT_FOUND`.
-pub fn booking_error(e: kairos_store::StoreError) -> ApiError {
-    match e {
-        kairos_store::StoreError::NotFound => booking_not_found(),
-        other => other.into(),
-    }
-}

@@ -1,9 +1,10 @@
 //! `POST /admin/bookings`: staff creation of a booking (spec Part A 4.2).
 
+use super::PriceDto;
 use super::draft::{AddonRequest, CustomerInput, DraftInput, Participant, draft};
-use super::{PriceDto, hold_ttl};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can};
+use crate::idempotency::done;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -12,7 +13,7 @@ use kairos_domain::FieldErrors;
 use kairos_domain::auth::perm;
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::ids::new_secret;
-use kairos_store::{BookingSource, NewBooking, SeatPolicy};
+use kairos_store::{BookingSource, NewBooking, SeatPolicy, SlotChoice};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -125,10 +126,7 @@ pub async fn create(
             "must be at most 5000 characters",
         ));
     }
-    let tenant = auth.tenant.clone();
     let draft = draft(
-        &state,
-        &tenant,
         DraftInput {
             site_id: req.site_id.as_deref(),
             product_id: req.product_id.as_deref(),
@@ -140,83 +138,44 @@ pub async fn create(
             participants: req.participants.as_deref().unwrap_or_default(),
             customer_field: "customerInfo",
         },
-    )
-    .await?;
-    let now = state.now();
-    let slot = state
-        .store
-        .list_slots(
-            tenant.id(),
-            draft.product.id,
-            start,
-            start + chrono::Duration::seconds(1),
-        )
-        .await?
-        .into_iter()
-        .find(|s| s.starts_at == start)
-        .ok_or_else(|| {
-            ApiError::conflict(
-                crate::error::code::SLOT_UNAVAILABLE,
-                "The product has no slot starting at startTime",
-            )
-        })?;
-    let mut warnings = Vec::new();
-    let started = slot.starts_at <= now;
-    if (started || slot.is_orphaned) && !skip {
-        return Err(ApiError::conflict(
-            crate::error::code::SLOT_UNAVAILABLE,
-            if started {
-                "The slot has started; use skipAvailabilityCheck to book it anyway"
-            } else {
-                "The slot no longer matches the schedule; use skipAvailabilityCheck to book it anyway"
-            },
-        ));
-    }
-    if started {
-        warnings.push("slot_started".to_owned());
-    }
-    if slot.is_orphaned {
-        warnings.push("slot_orphaned".to_owned());
-    }
-    if bypass && slot.booked + draft.party_size > slot.capacity {
-        warnings.push("capacity_exceeded".to_owned());
-    }
+        state.now().date_naive(),
+    )?;
     let (token, token_hash) = new_secret();
-    let ttl = hold_ttl(&tenant, &draft.site);
-    let booking = state
-        .store
-        .create_booking(
-            tenant.id(),
-            NewBooking {
-                status: if auto_confirm {
-                    BookingStatus::Confirmed
-                } else {
-                    BookingStatus::Hold
+    let created = done(
+        state
+            .store
+            .create_booking(
+                auth.tenant.id(),
+                NewBooking {
+                    status: if auto_confirm {
+                        BookingStatus::Confirmed
+                    } else {
+                        BookingStatus::Hold
+                    },
+                    admin_notes,
+                    send_confirmation: req.send_confirmation_email.unwrap_or(true),
+                    seats: if bypass {
+                        SeatPolicy::BypassCapacity
+                    } else if skip {
+                        SeatPolicy::SkipAvailability
+                    } else {
+                        SeatPolicy::Checked
+                    },
+                    allow_closed_slot: skip,
+                    ..draft.into_booking(
+                        SlotChoice::StartingAt(start),
+                        token_hash,
+                        BookingSource::Admin,
+                    )
                 },
-                hold_expires_at: (!auto_confirm).then_some(now + ttl),
-                admin_notes,
-                send_confirmation: req.send_confirmation_email.unwrap_or(true),
-                seats: if bypass {
-                    SeatPolicy::BypassCapacity
-                } else if skip {
-                    SeatPolicy::SkipAvailability
-                } else {
-                    SeatPolicy::Checked
-                },
-                ..draft.into_booking(slot.id, token_hash, BookingSource::Admin)
-            },
-            &auth.actor(),
-            now,
-            None,
-        )
-        .await
-        .map_err(|e| match e {
-            kairos_store::StoreError::NotFound => ApiError::conflict(
-                crate::error::code::SLOT_UNAVAILABLE,
-                "The slot no longer exists",
-            ),
-            other => other.into(),
-        })?;
+                &auth.actor(),
+                state.now(),
+                None,
+            )
+            .await?,
+    )?;
+    let booking = created.booking;
+    let warnings = created.warnings.iter().map(|w| (*w).to_owned()).collect();
     let price = PriceDto::from(&booking.price);
     Ok((
         StatusCode::CREATED,

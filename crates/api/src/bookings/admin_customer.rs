@@ -2,7 +2,6 @@
 
 use super::admin_detail::load;
 use super::admin_status::UpdatedBy;
-use super::booking_error;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can};
 use crate::state::AppState;
@@ -100,8 +99,7 @@ pub async fn update_customer(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(booking_error)?;
+        .await?;
     Ok(axum::Json(CustomerPatchResponse {
         booking_id: b.id.to_string(),
         customer: super::CustomerDto {

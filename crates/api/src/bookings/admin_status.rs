@@ -1,9 +1,9 @@
 //! `PATCH /admin/bookings/{id}/status`: a status change through the status machine (spec Part A 4.4).
 
 use super::admin_detail::load;
-use super::{booking_error, hold_ttl};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can};
+use crate::idempotency::done;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
@@ -100,29 +100,24 @@ pub async fn set_status(
         ));
     }
     let view = load(&state, &auth, &id).await?;
-    let site = state
-        .store
-        .get_site(auth.tenant.id(), view.booking.site_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Site"))?;
     let previous = view.booking.status;
-    let b = state
-        .store
-        .apply_booking_action(
-            auth.tenant.id(),
-            view.booking.id,
-            BookingAction::SetStatus {
-                status,
-                reason: reason.clone(),
-                admin_notes,
-                hold_ttl: hold_ttl(&auth.tenant, &site),
-            },
-            &auth.actor(),
-            state.now(),
-            None,
-        )
-        .await
-        .map_err(booking_error)?;
+    let b = done(
+        state
+            .store
+            .apply_booking_action(
+                auth.tenant.id(),
+                view.booking.id,
+                BookingAction::SetStatus {
+                    status,
+                    reason: reason.clone(),
+                    admin_notes,
+                },
+                &auth.actor(),
+                state.now(),
+                None,
+            )
+            .await?,
+    )?;
     Ok(axum::Json(StatusResponse {
         booking_id: b.id.to_string(),
         previous_status: previous.as_str().to_owned(),

@@ -1,10 +1,10 @@
 //! `POST /bookings/{id}/cancel`.
 
-use super::confirm::window_for;
 use super::draft::reason_of;
-use super::{BookingAccess, BookingResponse, accessible_booking, booking_error};
+use super::{BookingAccess, BookingResponse, accessible_booking};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::can;
+use crate::idempotency::done;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use kairos_store::BookingAction;
@@ -44,18 +44,21 @@ pub async fn cancel(
     let req: CancelRequest = super::optional_body(&body)?;
     let reason = reason_of(req.reason.as_deref())?;
     let b = accessible_booking(&state, &access, &id).await?;
-    let min_lead = window_for(&state, &access, &b).await?;
-    let b = state
-        .store
-        .apply_booking_action(
-            access.tenant.id(),
-            b.id,
-            BookingAction::Cancel { reason, min_lead },
-            &access.actor(&b),
-            state.now(),
-            None,
-        )
-        .await
-        .map_err(booking_error)?;
+    let b = done(
+        state
+            .store
+            .apply_booking_action(
+                access.tenant.id(),
+                b.id,
+                BookingAction::Cancel {
+                    reason,
+                    customer_window: !access.is_staff(),
+                },
+                &access.actor(&b),
+                state.now(),
+                None,
+            )
+            .await?,
+    )?;
     Ok(axum::Json(BookingResponse::of(&b, None)))
 }

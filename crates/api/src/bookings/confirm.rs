@@ -1,21 +1,19 @@
 //! `POST /bookings/{id}/confirm`.
 
 use super::draft::clean;
-use super::hold::{idempotent, ok_body};
-use super::{
-    BookingAccess, BookingResponse, accessible_booking, booking_error, price_booking, request_hash,
-    site_currency,
-};
-use crate::error::{ApiError, ApiResult, ErrorBody, code};
+use super::hold::ok_body;
+use super::{BookingAccess, BookingResponse, accessible_booking};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::can;
-use crate::extract::{Json, Tenant, decode_json};
+use crate::extract::{Json, decode_json};
+use crate::idempotency::{self, RequestKey};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use kairos_domain::FieldErrors;
 use kairos_domain::ids::parse_id;
-use kairos_store::{Booking, BookingAction, IdempotentFinish, PriceBreakdown};
+use kairos_store::{Booking, BookingAction};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -67,178 +65,89 @@ pub async fn confirm(
 ) -> ApiResult<Response> {
     // Access first: a stored answer is replayed only to callers who may see the booking.
     let booking = accessible_booking(&state, &access, &id).await?;
-    let hash = request_hash(
+    let key = RequestKey::of(
+        &headers,
         &access.caller_key(),
         "POST",
         &format!("/api/v1/bookings/{id}/confirm"),
         &body,
-    );
-    let tenant = access.tenant.clone();
-    idempotent(
-        &state.clone(),
-        &tenant.clone(),
-        &headers,
-        hash,
-        |key| async move {
-            let req: ConfirmRequest = decode_json(body)?;
-            let mut errors = FieldErrors::new();
-            if req
-                .booking_id
-                .as_deref()
-                .is_some_and(|b| parse_id(b) != Some(booking.id))
-            {
-                errors.add("bookingId", "does not match the booking in the path");
+    )?;
+    let render = |b: &Booking| ok_body(b);
+    let result = async {
+        let req: ConfirmRequest = decode_json(body)?;
+        let mut errors = FieldErrors::new();
+        if req
+            .booking_id
+            .as_deref()
+            .is_some_and(|b| parse_id(b) != Some(booking.id))
+        {
+            errors.add("bookingId", "does not match the booking in the path");
+        }
+        let pricing_hash = clean(req.pricing_hash.as_deref());
+        if pricing_hash.is_none() {
+            errors.add("pricingHash", "is required");
+        }
+        let method_ref = clean(req.payment_method_id.as_deref());
+        if method_ref
+            .as_ref()
+            .is_some_and(|m| !super::short_text(m, 200))
+        {
+            errors.add(
+                "paymentMethodId",
+                "must be at most 200 characters without control characters",
+            );
+        }
+        let method = match (clean(req.payment_method.as_deref()), &method_ref) {
+            (Some(m), _) => m,
+            (None, Some(_)) => "cardpay".to_owned(),
+            (None, None) => {
+                errors.add("paymentMethod", "is required (or paymentMethodId)");
+                String::new()
             }
-            let expected = clean(req.pricing_hash.as_deref());
-            if expected.is_none() {
-                errors.add("pricingHash", "is required");
-            }
-            let method_ref = clean(req.payment_method_id.as_deref());
-            if method_ref
-                .as_ref()
-                .is_some_and(|m| !super::short_text(m, 200))
-            {
-                errors.add(
-                    "paymentMethodId",
-                    "must be at most 200 characters without control characters",
-                );
-            }
-            let method = match (clean(req.payment_method.as_deref()), &method_ref) {
-                (Some(m), _) => m,
-                (None, Some(_)) => "cardpay".to_owned(),
-                (None, None) => {
-                    errors.add("paymentMethod", "is required (or paymentMethodId)");
-                    String::new()
+        };
+        let pay_on_arrival = method == "poa";
+        match method.as_str() {
+            "" | "poa" => {}
+            "cardpay" | "bankpay" => {
+                if method_ref.is_none() {
+                    errors.add("paymentMethodId", "is required for online payment");
                 }
-            };
-            let pay_on_arrival = method == "poa";
-            match method.as_str() {
-                "" | "poa" => {}
-                "cardpay" | "bankpay" => {
-                    if method_ref.is_none() {
-                        errors.add("paymentMethodId", "is required for online payment");
-                    }
+            }
+            "comp" | "invoice" => {
+                if !access.is_staff() {
+                    return Err(ApiError::forbidden(
+                        "Only staff may confirm with comp or invoice",
+                    ));
                 }
-                "comp" | "invoice" => {
-                    if !access.is_staff() {
-                        return Err(ApiError::forbidden(
-                            "Only staff may confirm with comp or invoice",
-                        ));
-                    }
-                }
-                _ => errors.add(
-                    "paymentMethod",
-                    "must be poa, cardpay, bankpay, comp or invoice",
-                ),
             }
-            if !errors.is_empty() {
-                return Err(ApiError::validation(errors));
-            }
-            let price = current_price(&state, &tenant, &booking).await?;
-            if Some(&price.pricing_hash) != expected.as_ref() {
-                return Err(ApiError::conflict(
-                    code::PRICING_CHANGED,
-                    "The price changed since it was quoted; confirm again with the new pricingHash",
-                )
-                .with_details(serde_json::json!({
-                    "pricingHash": price.pricing_hash,
-                    "price": super::PriceDto::from(&price),
-                })));
-            }
-            let actor = access.actor(&booking);
-            let render = |b: &Booking| ok_body(b);
-            let b = state
-                .store
-                .apply_booking_action(
-                    tenant.id(),
-                    booking.id,
-                    BookingAction::Confirm {
-                        pay_on_arrival,
-                        payment_method: method,
-                        method_reference: method_ref,
-                        price,
-                    },
-                    &actor,
-                    state.now(),
-                    key.as_deref().map(|key| IdempotentFinish {
-                        key,
-                        render: &render,
-                    }),
-                )
-                .await
-                .map_err(booking_error)?;
-            Ok(axum::Json(BookingResponse::of(&b, None)).into_response())
-        },
-    )
-    .await
-}
-
-/// The booking's price from the catalog as it is now; 409 `PRICING_CHANGED` without a
-/// new hash when its variant or an add-on was withdrawn.
-async fn current_price(
-    state: &AppState,
-    tenant: &Tenant,
-    b: &Booking,
-) -> ApiResult<PriceBreakdown> {
-    let product = state
-        .store
-        .get_product(tenant.id(), b.product_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Product"))?;
-    let site = state
-        .store
-        .get_site(tenant.id(), b.site_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Site"))?;
-    let variant = match b.variant_id {
-        None => None,
-        Some(id) => state
+            _ => errors.add(
+                "paymentMethod",
+                "must be poa, cardpay, bankpay, comp or invoice",
+            ),
+        }
+        if !errors.is_empty() {
+            return Err(ApiError::validation(errors));
+        }
+        Ok(state
             .store
-            .list_variants(tenant.id(), b.product_id)
-            .await?
-            .into_iter()
-            .find(|v| v.id == id && v.is_active),
-    };
-    let catalog = if b.addons.is_empty() {
-        Vec::new()
-    } else {
-        state.store.list_addons(tenant.id(), b.product_id).await?
-    };
-    let withdrawn_addon = b
-        .addons
-        .iter()
-        .any(|c| !catalog.iter().any(|a| a.id == c.addon_id && a.is_active));
-    if !product.is_active || (b.variant_id.is_some() && variant.is_none()) || withdrawn_addon {
-        // Priced without it, the booking would no longer be what was held.
-        return Err(ApiError::conflict(
-            code::PRICING_CHANGED,
-            "The product, its variant or an add-on of this hold is no longer offered; make a new hold",
-        )
-        .with_details(serde_json::json!({"reason": "item_withdrawn"})));
+            .apply_booking_action(
+                access.tenant.id(),
+                booking.id,
+                BookingAction::Confirm {
+                    pricing_hash: pricing_hash.unwrap_or_default(),
+                    pay_on_arrival,
+                    payment_method: method,
+                    method_reference: method_ref,
+                },
+                &access.actor(&booking),
+                state.now(),
+                key.as_ref().map(|k| k.for_store(&render)),
+            )
+            .await?)
     }
-    Ok(price_booking(
-        &product,
-        variant.as_ref(),
-        &catalog,
-        &b.addons,
-        u32::try_from(b.party_size).unwrap_or(0),
-        site_currency(&site)?,
-    ))
-}
-
-/// The customer's window for a change: none for staff.
-pub(super) async fn window_for<S>(
-    state: &AppState,
-    access: &BookingAccess<S>,
-    b: &Booking,
-) -> ApiResult<Option<chrono::Duration>> {
-    if access.is_staff() {
-        return Ok(None);
-    }
-    let site = state
-        .store
-        .get_site(access.tenant.id(), b.site_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Site"))?;
-    Ok(Some(super::customer_window(&site)))
+    .await;
+    idempotency::answer(&state, &access.tenant, key.as_ref(), result, |b| {
+        axum::Json(BookingResponse::of(&b, None)).into_response()
+    })
+    .await
 }

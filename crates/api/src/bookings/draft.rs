@@ -1,16 +1,12 @@
-//! A new booking's input checked against the catalog and priced (hold and staff creation).
+//! A new booking's input checked for form (hold and staff creation).
 
-use super::{price_booking, site_currency};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::Tenant;
-use crate::state::AppState;
 use kairos_domain::FieldErrors;
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::customers::{Email, validate_phone};
 use kairos_domain::ids::parse_id;
 use kairos_store::{
-    Addon, BookingCustomer, BookingSource, ChosenAddon, NewBooking, PriceBreakdown, Product,
-    SeatPolicy, Site, Variant,
+    BookingCustomer, BookingSource, ChosenAddon, NewBooking, SeatPolicy, SlotChoice,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -71,16 +67,16 @@ pub struct HoldRequest {
     pub participants: Option<Vec<Participant>>,
 }
 
-/// A booking being made, checked against the catalog and priced.
+/// A new booking's input, checked for form; the store checks it against the catalog and
+/// prices it inside the write transaction.
 pub(super) struct Draft {
-    pub site: Site,
-    pub product: Product,
-    pub variant: Option<Variant>,
+    pub site_id: Uuid,
+    pub product_id: Uuid,
+    pub variant_id: Option<Uuid>,
     pub chosen: Vec<ChosenAddon>,
     pub party_size: i32,
     pub customer: BookingCustomer,
     pub participants: Value,
-    pub price: PriceBreakdown,
 }
 
 /// What a new booking names, as sent.
@@ -99,32 +95,30 @@ pub(super) struct DraftInput<'a> {
 }
 
 impl Draft {
-    /// The booking of this draft in `slot_id`: a hold without expiry, seats checked,
-    /// confirmation email on; callers set what differs.
+    /// The booking of this draft in `slot`: a hold, seats checked, confirmation email on;
+    /// callers set what differs.
     pub(super) fn into_booking(
         self,
-        slot_id: Uuid,
+        slot: SlotChoice,
         token_hash: String,
         source: BookingSource,
     ) -> NewBooking {
         NewBooking {
-            site_id: self.site.id,
-            product_id: self.product.id,
-            slot_id,
-            variant_id: self.variant.map(|v| v.id),
+            site_id: self.site_id,
+            product_id: self.product_id,
+            slot,
+            variant_id: self.variant_id,
             customer: self.customer,
             party_size: self.party_size,
             addons: self.chosen,
             participants: self.participants,
-            price: self.price,
             token_hash,
             source,
             status: BookingStatus::Hold,
-            hold_expires_at: None,
-            payment_method: None,
             admin_notes: None,
             send_confirmation: true,
             seats: SeatPolicy::Checked,
+            allow_closed_slot: false,
         }
     }
 }
@@ -196,13 +190,9 @@ fn check_participant(
     }
 }
 
-/// Checks a new booking's input against the catalog: 400 naming every bad field, 404
-/// for ids that name nothing of this tenant.
-pub(super) async fn draft(
-    state: &AppState,
-    tenant: &Tenant,
-    input: DraftInput<'_>,
-) -> ApiResult<Draft> {
+/// Checks a new booking's input for form: 400 naming every bad field, 404 for ids that
+/// cannot name anything. What depends on the catalog is the store's to check.
+pub(super) fn draft(input: DraftInput<'_>, today: chrono::NaiveDate) -> ApiResult<Draft> {
     let mut errors = FieldErrors::new();
     if input.site_id.is_none() {
         errors.add("siteId", "is required");
@@ -289,81 +279,29 @@ pub(super) async fn draft(
     if party > 0 && input.participants.len() > usize::try_from(party).unwrap_or(0) {
         errors.add("participants", "must not list more people than partySize");
     }
-    let today = state.now().date_naive();
     for (i, p) in input.participants.iter().enumerate() {
         check_participant(&mut errors, &format!("participants[{i}]"), p, today);
     }
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
-    let product_id = input.product_id.and_then(parse_id);
-    let product = match product_id {
-        Some(id) => state.store.get_product(tenant.id(), id).await?,
+    let product_id = input
+        .product_id
+        .and_then(parse_id)
+        .ok_or_else(|| ApiError::not_found("Product"))?;
+    let site_id = input
+        .site_id
+        .and_then(parse_id)
+        .ok_or_else(|| ApiError::not_found("Product at this site"))?;
+    let variant_id = match input.variant_id {
         None => None,
-    }
-    .filter(|p| p.is_active)
-    .ok_or_else(|| ApiError::not_found("Product"))?;
-    let site_id = input.site_id.and_then(parse_id);
-    if site_id != Some(product.site_id) {
-        return Err(ApiError::not_found("Product at this site"));
-    }
-    let site = state
-        .store
-        .get_site(tenant.id(), product.site_id)
-        .await?
-        .filter(|s| s.is_active)
-        .ok_or_else(|| ApiError::not_found("Site"))?;
-    let variant = match input.variant_id {
-        None => None,
-        Some(raw) => {
-            let id = parse_id(raw).ok_or_else(|| ApiError::not_found("Variant"))?;
-            let variants = state.store.list_variants(tenant.id(), product.id).await?;
-            Some(
-                variants
-                    .into_iter()
-                    .find(|v| v.id == id && v.is_active)
-                    .ok_or_else(|| ApiError::not_found("Variant"))?,
-            )
-        }
+        Some(raw) => Some(parse_id(raw).ok_or_else(|| ApiError::not_found("Variant"))?),
     };
-    let catalog: Vec<Addon> = if chosen.is_empty() {
-        Vec::new()
-    } else {
-        state.store.list_addons(tenant.id(), product.id).await?
-    };
-    let mut errors = FieldErrors::new();
-    if party > product.capacity {
-        errors.add(
-            "partySize",
-            format!("must be at most {} for this product", product.capacity),
-        );
-    }
-    super::check_addons(&mut errors, &catalog, &chosen);
-    if !errors.is_empty() {
-        return Err(ApiError::validation(errors));
-    }
-    // Store what is priced: one per participant for per-participant add-ons.
-    for c in &mut chosen {
-        if catalog
-            .iter()
-            .any(|a| a.id == c.addon_id && a.mode == "per_participant")
-        {
-            c.quantity = u32::try_from(party).unwrap_or(0);
-        }
-    }
     let participants = serde_json::to_value(input.participants).map_err(ApiError::internal)?;
-    let price = price_booking(
-        &product,
-        variant.as_ref(),
-        &catalog,
-        &chosen,
-        u32::try_from(party).unwrap_or(0),
-        site_currency(&site)?,
-    );
     Ok(Draft {
-        site,
-        product,
-        variant,
+        site_id,
+        product_id,
+        variant_id,
         chosen,
         party_size: party,
         customer: BookingCustomer {
@@ -373,6 +311,5 @@ pub(super) async fn draft(
             phone: phone.unwrap_or_default(),
         },
         participants,
-        price,
     })
 }

@@ -1,55 +1,28 @@
 //! `POST /bookings/hold`: a hold on a slot's seats.
 
 use super::draft::{DraftInput, HoldRequest, draft};
-use super::{
-    BookingAccess, BookingResponse, Claimed, claim, hold_ttl, idempotency_key, request_hash,
-    settle_failure,
-};
+use super::{BookingAccess, BookingResponse};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Json, Tenant, decode_json};
+use crate::extract::{Json, decode_json};
+use crate::idempotency::{self, Rendered, RequestKey};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use kairos_domain::ids::{new_secret, parse_id};
-use kairos_store::{Booking, BookingSource, IdempotentFinish, NewBooking, StoreError};
+use kairos_store::{Actor, ActorKind, Booking, BookingSource, CreatedBooking, SlotChoice};
 use serde_json::Value;
 
-fn created(b: &Booking, token: &str) -> (u16, String) {
+fn created(b: &Booking, token: &str) -> Rendered {
     let body = BookingResponse::of(b, Some(token.to_owned()));
     (201, serde_json::to_string(&body).unwrap_or_default())
 }
 
-pub(super) fn ok_body(b: &Booking) -> (u16, String) {
+pub(super) fn ok_body(b: &Booking) -> Rendered {
     (
         200,
         serde_json::to_string(&BookingResponse::of(b, None)).unwrap_or_default(),
     )
-}
-
-/// Runs `work` under the request's Idempotency-Key (if any): a replay answers the stored
-/// response, a failure is settled so that it replays (4xx) or may be retried (5xx).
-pub(super) async fn idempotent<F, Fut>(
-    state: &AppState,
-    tenant: &Tenant,
-    headers: &HeaderMap,
-    hash: String,
-    work: F,
-) -> ApiResult<Response>
-where
-    F: FnOnce(Option<String>) -> Fut,
-    Fut: std::future::Future<Output = ApiResult<Response>>,
-{
-    let key = idempotency_key(headers)?;
-    let key = match claim(state, tenant, key, &hash).await? {
-        Claimed::Answer(response) => return Ok(response),
-        Claimed::Run(key) => key,
-    };
-    let result = work(key.clone()).await;
-    if let Err(e) = &result {
-        settle_failure(state, tenant, key.as_deref(), e).await;
-    }
-    result
 }
 
 /// Hold capacity on a slot.
@@ -79,86 +52,75 @@ pub async fn hold(
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
-    let hash = request_hash(&access.caller_key(), "POST", "/api/v1/bookings/hold", &body);
-    let tenant = access.tenant.clone();
-    idempotent(
-        &state.clone(),
-        &tenant.clone(),
+    let key = RequestKey::of(
         &headers,
-        hash,
-        |key| async move {
-            let req: HoldRequest = decode_json(body)?;
-            let slot_id = match req.slot_id.as_deref() {
-                None => return Err(ApiError::invalid_field("slotId", "is required")),
-                Some(raw) => parse_id(raw).ok_or_else(|| ApiError::not_found("Slot"))?,
-            };
-            let mut draft = draft(
-                &state,
-                &tenant,
-                DraftInput {
-                    site_id: req.site_id.as_deref(),
-                    product_id: req.product_id.as_deref(),
-                    variant_id: req.variant_id.as_deref(),
-                    party_size: req.party_size,
-                    addons: req.addons.as_deref().unwrap_or_default(),
-                    customer: req.customer.as_ref(),
-                    customer_required: false,
-                    participants: req.participants.as_deref().unwrap_or_default(),
-                    customer_field: "customer",
-                },
-            )
-            .await?;
-            let actor = match &access.caller {
-                super::Caller::Customer(c) => {
-                    let me = &c.customer;
-                    draft.customer.id = Some(me.id);
-                    if draft.customer.email.is_empty() {
-                        draft.customer.email = me.email.clone();
-                    }
-                    if draft.customer.name.is_empty() {
-                        draft.customer.name = me.display_name();
-                    }
-                    if draft.customer.phone.is_empty() {
-                        draft.customer.phone = me.phone.clone().unwrap_or_default();
-                    }
-                    kairos_store::Actor::customer(me.id, Some(&me.display_name()))
+        &access.caller_key(),
+        "POST",
+        "/api/v1/bookings/hold",
+        &body,
+    )?;
+    let (token, token_hash) = new_secret();
+    let render = |c: &CreatedBooking| created(&c.booking, &token);
+    let result = async {
+        let req: HoldRequest = decode_json(body)?;
+        let slot_id = match req.slot_id.as_deref() {
+            None => return Err(ApiError::invalid_field("slotId", "is required")),
+            Some(raw) => parse_id(raw).ok_or_else(|| ApiError::not_found("Slot"))?,
+        };
+        let mut draft = draft(
+            DraftInput {
+                site_id: req.site_id.as_deref(),
+                product_id: req.product_id.as_deref(),
+                variant_id: req.variant_id.as_deref(),
+                party_size: req.party_size,
+                addons: req.addons.as_deref().unwrap_or_default(),
+                customer: req.customer.as_ref(),
+                customer_required: false,
+                participants: req.participants.as_deref().unwrap_or_default(),
+                customer_field: "customer",
+            },
+            state.now().date_naive(),
+        )?;
+        let actor = match &access.caller {
+            super::Caller::Customer(c) => {
+                let me = &c.customer;
+                draft.customer.id = Some(me.id);
+                if draft.customer.email.is_empty() {
+                    draft.customer.email = me.email.clone();
                 }
-                super::Caller::Admin(a) => a.actor(),
-                super::Caller::Anonymous => kairos_store::Actor {
-                    kind: kairos_store::ActorKind::Customer,
-                    id: None,
-                    name: Some("public booking".to_owned()),
-                },
-            };
-            let now = state.now();
-            let (token, token_hash) = new_secret();
-            let render = |b: &Booking| created(b, &token);
-            let booking = state
-                .store
-                .create_booking(
-                    tenant.id(),
-                    NewBooking {
-                        hold_expires_at: Some(now + hold_ttl(&tenant, &draft.site)),
-                        ..draft.into_booking(slot_id, token_hash, BookingSource::Public)
-                    },
-                    &actor,
-                    now,
-                    key.as_deref().map(|key| IdempotentFinish {
-                        key,
-                        render: &render,
-                    }),
-                )
-                .await
-                .map_err(|e| match e {
-                    StoreError::NotFound => ApiError::not_found("Slot"),
-                    other => other.into(),
-                })?;
-            Ok((
-                StatusCode::CREATED,
-                axum::Json(BookingResponse::of(&booking, Some(token.clone()))),
+                if draft.customer.name.is_empty() {
+                    draft.customer.name = me.display_name();
+                }
+                if draft.customer.phone.is_empty() {
+                    draft.customer.phone = me.phone.clone().unwrap_or_default();
+                }
+                Actor::customer(me.id, Some(&me.display_name()))
+            }
+            super::Caller::Admin(a) => a.actor(),
+            super::Caller::Anonymous => Actor {
+                kind: ActorKind::Customer,
+                id: None,
+                name: Some("public booking".to_owned()),
+            },
+        };
+        Ok(state
+            .store
+            .create_booking(
+                access.tenant.id(),
+                draft.into_booking(SlotChoice::Id(slot_id), token_hash, BookingSource::Public),
+                &actor,
+                state.now(),
+                key.as_ref().map(|k| k.for_store(&render)),
             )
-                .into_response())
-        },
-    )
+            .await?)
+    }
+    .await;
+    idempotency::answer(&state, &access.tenant, key.as_ref(), result, |c| {
+        (
+            StatusCode::CREATED,
+            axum::Json(BookingResponse::of(&c.booking, Some(token.clone()))),
+        )
+            .into_response()
+    })
     .await
 }

@@ -15,6 +15,7 @@ mod admin_status;
 mod cancel;
 mod confirm;
 mod draft;
+mod error;
 mod get;
 mod history;
 mod hold;
@@ -24,14 +25,11 @@ mod reschedule;
 mod response;
 mod staff_actions;
 
-pub(crate) use crate::idempotency::{
-    Claimed, claim, idempotency_key, request_hash, settle_failure,
-};
 pub use access::{
     Anyone, BOOKING_TOKEN_HEADER, BookingAccess, Caller, StaffRule, accessible_booking,
-    booking_error, booking_not_found,
+    booking_not_found,
 };
-pub use pricing::{check_addons, customer_window, hold_ttl, major, price_booking, site_currency};
+pub use pricing::{check_addons, major, price_booking, site_currency};
 pub use response::{AddonLineDto, BookingResponse, ChosenAddonDto, CustomerDto, PriceDto};
 
 use crate::error::{ApiError, ApiResult};

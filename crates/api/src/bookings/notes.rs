@@ -8,7 +8,7 @@
 //! the booking and note are found before the body is validated. Every change is
 //! audited on the booking by the store.
 
-use super::{booking_error, booking_not_found};
+use super::booking_not_found;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Json, Staff, can, decode_json};
 use crate::state::AppState;
@@ -17,7 +17,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::ids::parse_id;
-use kairos_store::{Booking, BookingNote, NewNote, StoreError};
+use kairos_store::{Booking, BookingNote, NewNote};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -169,13 +169,6 @@ async fn note_of(
         .ok_or_else(|| ApiError::not_found("Note"))
 }
 
-fn note_error(e: StoreError) -> ApiError {
-    match e {
-        StoreError::NotFound => ApiError::not_found("Note"),
-        other => other.into(),
-    }
-}
-
 /// Add a note to a booking.
 ///
 /// `content` is required (1 to 5000 characters); `category` defaults to `general`,
@@ -220,8 +213,7 @@ pub async fn add_note(
     let note = state
         .store
         .create_note(auth.tenant.id(), booking, new, &auth.actor(), state.now())
-        .await
-        .map_err(booking_error)?;
+        .await?;
     Ok((StatusCode::CREATED, axum::Json(NoteDto::from(&note))))
 }
 
@@ -308,8 +300,7 @@ pub async fn update_note(
             &auth.actor(),
             state.now(),
         )
-        .await
-        .map_err(note_error)?;
+        .await?;
     Ok(axum::Json(NoteDto::from(&note)))
 }
 
@@ -337,7 +328,6 @@ pub async fn delete_note(
     state
         .store
         .delete_note(auth.tenant.id(), booking.id, id, &auth.actor(), state.now())
-        .await
-        .map_err(note_error)?;
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

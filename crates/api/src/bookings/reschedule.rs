@@ -1,14 +1,14 @@
 //! `POST /bookings/{id}/reschedule`.
 
-use super::confirm::window_for;
 use super::{BookingAccess, BookingResponse, accessible_booking};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::Json;
 use crate::extract::can;
+use crate::idempotency::done;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use kairos_domain::ids::parse_id;
-use kairos_store::{BookingAction, StoreError};
+use kairos_store::BookingAction;
 use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -51,21 +51,21 @@ pub async fn reschedule(
         None => return Err(ApiError::invalid_field("slotId", "is required")),
         Some(raw) => parse_id(raw).ok_or_else(|| ApiError::not_found("Slot"))?,
     };
-    let min_lead = window_for(&state, &access, &b).await?;
-    let b = state
-        .store
-        .apply_booking_action(
-            access.tenant.id(),
-            b.id,
-            BookingAction::Reschedule { slot_id, min_lead },
-            &access.actor(&b),
-            state.now(),
-            None,
-        )
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ApiError::not_found("Slot"),
-            other => other.into(),
-        })?;
+    let b = done(
+        state
+            .store
+            .apply_booking_action(
+                access.tenant.id(),
+                b.id,
+                BookingAction::Reschedule {
+                    slot_id,
+                    customer_window: !access.is_staff(),
+                },
+                &access.actor(&b),
+                state.now(),
+                None,
+            )
+            .await?,
+    )?;
     Ok(axum::Json(BookingResponse::of(&b, None)))
 }

@@ -1,9 +1,10 @@
 //! Staff actions on a booking: mark-arrived, mark-paid and mark-no-show.
 
+use super::BookingResponse;
 use super::draft::{clean, reason_of};
-use super::{BookingResponse, booking_error};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Staff, can};
+use crate::idempotency::done;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use kairos_domain::ids::parse_id;
@@ -29,18 +30,19 @@ async fn staff_action(
     action: BookingAction,
 ) -> ApiResult<axum::Json<BookingResponse>> {
     let b = staff_booking(state, auth, id).await?;
-    let b = state
-        .store
-        .apply_booking_action(
-            auth.tenant.id(),
-            b.id,
-            action,
-            &auth.actor(),
-            state.now(),
-            None,
-        )
-        .await
-        .map_err(booking_error)?;
+    let b = done(
+        state
+            .store
+            .apply_booking_action(
+                auth.tenant.id(),
+                b.id,
+                action,
+                &auth.actor(),
+                state.now(),
+                None,
+            )
+            .await?,
+    )?;
     Ok(axum::Json(BookingResponse::of(&b, None)))
 }
 

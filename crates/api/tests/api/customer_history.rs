@@ -118,7 +118,6 @@ async fn complete(app: &TestApp, t: &TenantFixture, id: &str) {
                 status: BookingStatus::Completed,
                 reason: None,
                 admin_notes: None,
-                hold_ttl: chrono::Duration::minutes(15),
             },
             &Actor::system("test"),
             app.clock_now(),
@@ -126,6 +125,9 @@ async fn complete(app: &TestApp, t: &TenantFixture, id: &str) {
         )
         .await
         .unwrap_or_else(|e| panic!("{e}"));
+    let kairos_store::Written::Done(b) = b else {
+        panic!("a replay without an Idempotency-Key")
+    };
     assert_eq!(b.status, BookingStatus::Completed);
 }
 

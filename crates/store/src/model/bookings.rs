@@ -98,27 +98,47 @@ pub enum SeatPolicy {
     BypassCapacity,
 }
 
-/// A booking to create.
+/// Which slot a new booking takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotChoice {
+    /// The slot with this id (public holds).
+    Id(Uuid),
+    /// The product's slot starting at this instant (staff creation).
+    StartingAt(Timestamp),
+}
+
+/// A booking to create, as asked for. The store checks it against the catalog (product,
+/// site, variant, add-ons, party size), prices it and takes the seats, all inside one
+/// write transaction, so what decides the booking is what the transaction saw.
 #[derive(Debug, Clone)]
 pub struct NewBooking {
     pub site_id: Uuid,
     pub product_id: Uuid,
-    pub slot_id: Uuid,
+    pub slot: SlotChoice,
     pub variant_id: Option<Uuid>,
     pub customer: BookingCustomer,
     pub party_size: i32,
+    /// Add-ons as chosen; per-participant ones are stored with one per person.
     pub addons: Vec<ChosenAddon>,
     pub participants: Value,
-    pub price: PriceBreakdown,
     pub token_hash: String,
     pub source: BookingSource,
-    /// `hold` with `hold_expires_at`, or `confirmed` (admin autoConfirm).
+    /// `hold` (expiring after the site's or tenant's time-to-live) or `confirmed` (admin
+    /// autoConfirm).
     pub status: kairos_domain::bookings::BookingStatus,
-    pub hold_expires_at: Option<Timestamp>,
-    pub payment_method: Option<String>,
     pub admin_notes: Option<String>,
     pub send_confirmation: bool,
     pub seats: SeatPolicy,
+    /// Staff book a slot that has started or left the schedule (`skipAvailabilityCheck`).
+    pub allow_closed_slot: bool,
+}
+
+/// A booking just made, with what staff overrode to make it: `slot_started`,
+/// `slot_orphaned`, `capacity_exceeded`.
+#[derive(Debug, Clone)]
+pub struct CreatedBooking {
+    pub booking: Booking,
+    pub warnings: Vec<&'static str>,
 }
 
 /// A booking.
@@ -163,24 +183,25 @@ pub struct BookingView {
 /// A change to a booking's status, applied through the status machine in one transaction.
 #[derive(Debug, Clone)]
 pub enum BookingAction {
-    /// Confirm a hold. `price` is the breakdown re-quoted for the confirmation; the
-    /// caller has checked the client's pricing hash against it.
+    /// Confirm a hold. The booking is re-priced from the catalog as it is now; a price
+    /// whose hash differs from `pricing_hash` (the one the client was shown) refuses.
     Confirm {
+        pricing_hash: String,
         pay_on_arrival: bool,
         payment_method: String,
         method_reference: Option<String>,
-        price: PriceBreakdown,
     },
-    /// Cancel. With `min_lead`, a booking past its hold must start at least that long
-    /// after now (the customer's policy window).
+    /// Cancel. With `customer_window`, a booking past its hold must start far enough
+    /// away by the site's cancellation policy.
     Cancel {
         reason: Option<String>,
-        min_lead: Option<chrono::Duration>,
+        customer_window: bool,
     },
-    /// Move to another slot of the same product (capacity moves atomically).
+    /// Move to another slot of the same product (capacity moves atomically), within the
+    /// site's policy window when `customer_window`.
     Reschedule {
         slot_id: Uuid,
-        min_lead: Option<chrono::Duration>,
+        customer_window: bool,
     },
     MarkArrived,
     /// Record a payment (minor units; `None` = the balance) by `method`.
@@ -196,7 +217,6 @@ pub enum BookingAction {
         status: kairos_domain::bookings::BookingStatus,
         reason: Option<String>,
         admin_notes: Option<String>,
-        hold_ttl: chrono::Duration,
     },
 }
 
@@ -224,7 +244,51 @@ pub enum BookingRefusal {
     OutsideWindow { starts_at: Timestamp },
     #[error("the amount exceeds the balance")]
     AmountExceedsBalance { balance: i64 },
+    /// The product has no slot at the requested start (staff creation).
+    #[error("no slot starts at this time")]
+    NoSlotAtStart,
+    /// The slot has started or left the schedule; staff may book it with
+    /// `skipAvailabilityCheck`.
+    #[error("the slot has started or left the schedule")]
+    SlotClosed { started: bool },
+    /// The current price differs from the one the client confirmed.
+    #[error("the price changed")]
+    PricingChanged { price: Box<PriceBreakdown> },
+    /// The product, variant or an add-on of the hold is no longer offered.
+    #[error("an item of the booking was withdrawn")]
+    ItemWithdrawn,
 }
+
+/// Why a booking operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BookingError {
+    #[error("no such booking")]
+    BookingNotFound,
+    /// The slot does not exist or belongs to another product.
+    #[error("no such slot of this product")]
+    SlotNotFound,
+    /// The product does not exist, is inactive, or is not at the named site.
+    #[error("no such product at this site")]
+    ProductNotFound,
+    #[error("no such site")]
+    SiteNotFound,
+    #[error("no such variant")]
+    VariantNotFound,
+    #[error("no such note")]
+    NoteNotFound,
+    /// The request does not fit the catalog (party size, add-ons): every bad field.
+    #[error("invalid booking")]
+    Invalid(kairos_domain::FieldErrors),
+    /// A business rule refused; nothing changed (apart from an overdue hold expiring).
+    #[error(transparent)]
+    Refused(#[from] BookingRefusal),
+    #[error(transparent)]
+    Idempotency(#[from] crate::IdempotencyError),
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
+}
+
+crate::store_error_from_sqlx!(BookingError);
 
 /// A booking note (spec Part A 2.3).
 #[derive(Debug, Clone, Serialize)]

@@ -1,48 +1,20 @@
-//! The audit log: one row per state change, written in the change's transaction.
+//! The audit log: one row per state change, written in the change's transaction by
+//! `Write` (see `write.rs`); [`Change`] is what a use case records.
 
-use super::{Db, Repo};
-use crate::{Actor, AuditEntry, StoreResult, Timestamp};
-use kairos_domain::{TenantId, new_id};
+use super::Repo;
+use crate::{AuditEntry, StoreResult, Timestamp};
+use kairos_domain::TenantId;
 use kairos_store_macros::operations;
 use serde_json::Value;
-use sqlx::Transaction;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-/// What changed, for [`record`].
-pub(super) struct Change<'a> {
+/// What changed, recorded with `Write::audit`.
+pub(crate) struct Change<'a> {
     pub action: &'a str,
     pub entity_type: &'a str,
     pub entity_id: String,
     pub changes: Value,
-}
-
-/// Appends an audit row inside the caller's transaction.
-pub(super) async fn record(
-    tx: &mut Transaction<'static, Db>,
-    tenant: &TenantId,
-    actor: &Actor,
-    change: Change<'_>,
-    now: Timestamp,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO audit_log (tenant_id, id, occurred_at, actor_type, actor_id, actor_name,
-                                action, entity_type, entity_id, changes)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-    )
-    .bind(tenant.as_str())
-    .bind(new_id())
-    .bind(now)
-    .bind(actor.kind.as_str())
-    .bind(actor.id.as_deref())
-    .bind(actor.name.as_deref())
-    .bind(change.action)
-    .bind(change.entity_type)
-    .bind(change.entity_id)
-    .bind(Json(change.changes))
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
 }
 
 #[derive(sqlx::FromRow)]

@@ -9,6 +9,7 @@
 // What every area's writes share.
 mod audit;
 mod idempotency;
+mod write;
 
 // The areas, named as in every other layer.
 mod auth;

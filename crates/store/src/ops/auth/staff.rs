@@ -1,6 +1,6 @@
 //! Staff accounts and their roles.
 
-use super::super::audit::{self, Change};
+use super::super::audit::Change;
 use super::super::{Db, Repo, dialect};
 use crate::{
     Actor, AdminUser, AdminUserPatch, NewAdminUser, StaffError, StoreError, StoreResult, Timestamp,
@@ -107,7 +107,7 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<AdminUser, StaffError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let id = new_id();
         let row: UserRow = sqlx::query_as(&format!(
             "INSERT INTO admin_users (tenant_id, id, username, display_name, email, password_hash,
@@ -122,7 +122,7 @@ impl Repo {
         .bind(&new.email)
         .bind(&new.password_hash)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await
         .map_err(|e| {
             if dialect::violates_unique(
@@ -135,11 +135,9 @@ impl Repo {
                 e.into()
             }
         })?;
-        replace_roles(&mut tx, tenant, id, &new.roles).await?;
-        let roles = roles_of(&mut *tx, tenant, id).await?;
-        audit::record(
-            &mut tx,
-            tenant,
+        replace_roles(&mut w.tx, tenant, id, &new.roles).await?;
+        let roles = roles_of(&mut *w.tx, tenant, id).await?;
+        w.audit(
             actor,
             Change {
                 action: "admin_user.created",
@@ -152,10 +150,8 @@ impl Repo {
                     "roles": role_names(&roles),
                 }),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(row.into_user(roles)?)
     }
 
@@ -229,19 +225,19 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<AdminUser, StaffError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         // Two owners demoting each other at once must not both succeed: staff changes of a
         // tenant run one at a time (PostgreSQL; SQLite's write lock does the same).
-        dialect::lock_key(&mut tx, &format!("staff:{tenant}")).await?;
+        dialect::lock_key(&mut w.tx, &format!("staff:{tenant}")).await?;
         let before: UserRow = sqlx::query_as(&format!(
             "SELECT {USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(StaffError::UserNotFound)?;
-        let roles_before = roles_of(&mut *tx, tenant, id).await?;
+        let roles_before = roles_of(&mut *w.tx, tenant, id).await?;
 
         let mut changes = Map::new();
         let mut diff = |field: &str, from: Value, to: Value| {
@@ -291,19 +287,19 @@ impl Repo {
         .bind(is_active)
         .bind(&password_hash)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         if let Some(roles) = &patch.roles {
-            replace_roles(&mut tx, tenant, id, roles).await?;
+            replace_roles(&mut w.tx, tenant, id, roles).await?;
         }
-        let roles = roles_of(&mut *tx, tenant, id).await?;
+        let roles = roles_of(&mut *w.tx, tenant, id).await?;
         let active_owners: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM admin_users u
              JOIN admin_user_roles r ON r.tenant_id = u.tenant_id AND r.user_id = u.id
              WHERE u.tenant_id = $1 AND u.is_active AND r.role = 'owner'",
         )
         .bind(tenant.as_str())
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         if active_owners == 0 {
             return Err(StaffError::LastOwner);
@@ -314,9 +310,7 @@ impl Repo {
             } else {
                 "admin_user.updated"
             };
-            audit::record(
-                &mut tx,
-                tenant,
+            w.audit(
                 actor,
                 Change {
                     action,
@@ -324,11 +318,9 @@ impl Repo {
                     entity_id: id.to_string(),
                     changes: Value::Object(changes),
                 },
-                now,
-            )
-            .await?;
+            );
         }
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(row.into_user(roles)?)
     }
 
@@ -338,14 +330,14 @@ impl Repo {
         id: Uuid,
         now: Timestamp,
     ) -> StoreResult<()> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         sqlx::query("UPDATE admin_users SET last_login_at = $3 WHERE tenant_id = $1 AND id = $2")
             .bind(tenant.as_str())
             .bind(id)
             .bind(now)
-            .execute(&mut *tx)
+            .execute(&mut *w.tx)
             .await?;
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(())
     }
 }

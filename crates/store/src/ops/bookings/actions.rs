@@ -1,13 +1,15 @@
 //! Actions on a booking (confirm, cancel, mark-*, staff status changes), each through
 //! the status machine in one transaction.
 
+use super::offer::{load_addons, load_offer, load_variant, site_policy};
 use super::payments::record_payment;
 use super::reschedule::reschedule;
-use super::transition::{apply_transition, check_window, insert_payment, outbox};
-use super::{Repo, Tx, idempotency, load_for_update, refused};
+use super::transition::{apply_transition, booking_message, check_window, insert_payment};
+use super::{Repo, Write, load_for_update};
+use crate::pricing::price_booking;
 use crate::{
-    Actor, Booking, BookingAction, BookingRefusal, IdempotentFinish, StoreError, StoreResult,
-    Timestamp,
+    Actor, Booking, BookingAction, BookingError, BookingRefusal, Idempotency, PriceBreakdown,
+    Timestamp, Written,
 };
 use kairos_domain::TenantId;
 use kairos_domain::bookings::{BookingStatus, Trigger, transition, trigger_for_target};
@@ -18,7 +20,7 @@ use uuid::Uuid;
 #[operations]
 impl Repo {
     /// Changes a booking through the status machine in one transaction. An overdue hold is
-    /// expired first (and stays expired even when the action is then refused).
+    /// expired first, and stays expired when the action is then refused.
     pub async fn apply_booking_action(
         &self,
         tenant: &TenantId,
@@ -26,88 +28,136 @@ impl Repo {
         action: BookingAction,
         actor: &Actor,
         now: Timestamp,
-        idem: Option<IdempotentFinish<'_>>,
-    ) -> StoreResult<Booking> {
-        let mut tx = self.begin_write().await?;
-        let mut b = load_for_update(&mut tx, tenant, id).await?;
+        idem: Option<Idempotency<'_, Booking>>,
+    ) -> Result<Written<Booking>, BookingError> {
+        let mut w = self.begin(tenant, now).await?;
+        if let Some(replay) = w.claim::<_, BookingError>(idem.as_ref()).await? {
+            return Ok(Written::Replayed(replay));
+        }
+        let mut b = match load_for_update(&mut w.tx, tenant, id).await {
+            Ok(b) => b,
+            Err(e) => return w.finish(Err(e), None).await,
+        };
         let overdue =
             b.status == BookingStatus::Hold && b.hold_expires_at.is_some_and(|t| t <= now);
-        if overdue {
-            apply_transition(
-                &mut tx,
-                tenant,
-                &mut b,
-                Trigger::HoldExpired,
-                &Actor::system("hold expiry"),
-                None,
-                now,
-            )
-            .await?;
+        let result = act_on_current(&mut w, &mut b, overdue, action, actor).await;
+        // A refusal comes before the action writes anything: committing it keeps only the
+        // expiry of the overdue hold.
+        if overdue && matches!(result, Err(BookingError::Refused(_))) {
+            w.keep_on_refusal();
         }
-        let result = if b.status == BookingStatus::Expired
-            && matches!(action, BookingAction::Confirm { .. })
-        {
-            Err(refused(BookingRefusal::HoldExpired))
-        } else {
-            act(&mut tx, tenant, &mut b, action, actor, now).await
-        };
-        match result {
-            Ok(()) => {
-                if let Some(idem) = idem {
-                    let (status, body) = (idem.render)(&b);
-                    idempotency::finish(&mut tx, tenant, idem.key, status, &body).await?;
-                }
-                tx.commit().await?;
-                Ok(b)
-            }
-            // Refusals come before the action writes anything: committing keeps only the
-            // expiry of the overdue hold.
-            Err(e @ StoreError::Refused(_)) if overdue => {
-                tx.commit().await?;
-                Err(e)
-            }
-            Err(e) => Err(e),
-        }
+        w.finish(result.map(|()| b), idem.map(|i| i.render))
+            .await
+            .map(Written::Done)
     }
 }
 
+async fn act_on_current(
+    w: &mut Write,
+    b: &mut Booking,
+    overdue: bool,
+    action: BookingAction,
+    actor: &Actor,
+) -> Result<(), BookingError> {
+    if overdue {
+        apply_transition(
+            w,
+            b,
+            Trigger::HoldExpired,
+            &Actor::system("hold expiry"),
+            None,
+        )
+        .await?;
+    }
+    if b.status == BookingStatus::Expired && matches!(action, BookingAction::Confirm { .. }) {
+        return Err(BookingRefusal::HoldExpired.into());
+    }
+    act(w, b, action, actor).await
+}
+
+/// The booking's price from the catalog as it is now; `ItemWithdrawn` when its product,
+/// variant or an add-on is no longer offered (priced without it, the booking would no
+/// longer be what was held).
+async fn current_price(w: &mut Write, b: &Booking) -> Result<PriceBreakdown, BookingError> {
+    let offer = load_offer(&mut w.tx, &w.tenant, b.product_id, None)
+        .await?
+        .filter(|o| o.product.is_active)
+        .ok_or(BookingRefusal::ItemWithdrawn)?;
+    let variant = match b.variant_id {
+        None => None,
+        Some(id) => Some(
+            load_variant(&mut w.tx, &w.tenant, b.product_id, id)
+                .await?
+                .ok_or(BookingRefusal::ItemWithdrawn)?,
+        ),
+    };
+    let catalog = if b.addons.is_empty() {
+        Vec::new()
+    } else {
+        load_addons(&mut w.tx, &w.tenant, b.product_id).await?
+    };
+    let withdrawn_addon = b
+        .addons
+        .iter()
+        .any(|c| !catalog.iter().any(|a| a.id == c.addon_id && a.is_active));
+    if withdrawn_addon {
+        return Err(BookingRefusal::ItemWithdrawn.into());
+    }
+    Ok(price_booking(
+        &offer.product,
+        variant.as_ref(),
+        &catalog,
+        &b.addons,
+        u32::try_from(b.party_size).unwrap_or(0),
+        offer.currency,
+    ))
+}
+
 async fn act(
-    tx: &mut Tx,
-    tenant: &TenantId,
+    w: &mut Write,
     b: &mut Booking,
     action: BookingAction,
     actor: &Actor,
-    now: Timestamp,
-) -> StoreResult<()> {
+) -> Result<(), BookingError> {
+    let now = w.now;
     match action {
         BookingAction::Confirm {
+            pricing_hash,
             pay_on_arrival,
             payment_method,
             method_reference,
-            price,
         } => {
             if b.status == BookingStatus::Hold && b.starts_at <= now {
-                return Err(refused(BookingRefusal::SlotStarted));
+                return Err(BookingRefusal::SlotStarted.into());
             }
             let trigger = if pay_on_arrival {
                 Trigger::ConfirmPayOnArrival
             } else {
                 Trigger::ConfirmOnline
             };
-            apply_transition(tx, tenant, b, trigger, actor, None, now).await?;
+            // An impossible confirmation says so before any price question.
+            transition(b.status, trigger).map_err(BookingRefusal::InvalidTransition)?;
+            let price = current_price(w, b).await?;
+            if price.pricing_hash != pricing_hash {
+                return Err(BookingRefusal::PricingChanged {
+                    price: Box::new(price),
+                }
+                .into());
+            }
+            apply_transition(w, b, trigger, actor, None).await?;
             sqlx::query(
                 "UPDATE bookings SET payment_method = $3, price = $4, total = $5,
                          pricing_hash = $6, hold_expires_at = NULL, confirmed_at = $7
                      WHERE tenant_id = $1 AND id = $2",
             )
-            .bind(tenant.as_str())
+            .bind(w.tenant.as_str())
             .bind(b.id)
             .bind(&payment_method)
             .bind(Json(&price))
             .bind(price.total)
             .bind(&price.pricing_hash)
             .bind(now)
-            .execute(&mut **tx)
+            .execute(&mut *w.tx)
             .await?;
             b.price = price;
             b.payment_method = Some(payment_method.clone());
@@ -116,65 +166,52 @@ async fn act(
             if !pay_on_arrival {
                 let total = b.price.total;
                 insert_payment(
-                    tx,
-                    tenant,
+                    w,
                     b,
                     total,
                     &payment_method,
                     method_reference.as_deref(),
                     "pending",
                     actor,
-                    now,
                 )
                 .await?;
             }
             if b.send_confirmation {
-                outbox(tx, tenant, "booking_confirmation", b, now).await?;
+                w.outbox("booking_confirmation", booking_message(b));
             }
         }
-        BookingAction::Cancel { reason, min_lead } => {
+        BookingAction::Cancel {
+            reason,
+            customer_window,
+        } => {
             // An impossible cancellation says so before any window question.
-            transition(b.status, Trigger::Cancel)
-                .map_err(|e| refused(BookingRefusal::InvalidTransition(e)))?;
-            check_window(b, min_lead, now)?;
+            transition(b.status, Trigger::Cancel).map_err(BookingRefusal::InvalidTransition)?;
+            if customer_window {
+                check_window(w, b).await?;
+            }
             let notify = !matches!(b.status, BookingStatus::Hold | BookingStatus::Expired);
-            apply_transition(
-                tx,
-                tenant,
-                b,
-                Trigger::Cancel,
-                actor,
-                reason.as_deref(),
-                now,
-            )
-            .await?;
+            apply_transition(w, b, Trigger::Cancel, actor, reason.as_deref()).await?;
             if notify {
-                outbox(tx, tenant, "booking_cancellation", b, now).await?;
+                w.outbox("booking_cancellation", booking_message(b));
             }
         }
-        BookingAction::Reschedule { slot_id, min_lead } => {
-            reschedule(tx, tenant, b, slot_id, min_lead, actor, now).await?;
+        BookingAction::Reschedule {
+            slot_id,
+            customer_window,
+        } => {
+            reschedule(w, b, slot_id, customer_window, actor).await?;
         }
         BookingAction::MarkArrived => {
-            apply_transition(tx, tenant, b, Trigger::MarkArrived, actor, None, now).await?;
+            apply_transition(w, b, Trigger::MarkArrived, actor, None).await?;
         }
         BookingAction::MarkNoShow { reason } => {
-            apply_transition(
-                tx,
-                tenant,
-                b,
-                Trigger::MarkNoShow,
-                actor,
-                reason.as_deref(),
-                now,
-            )
-            .await?;
+            apply_transition(w, b, Trigger::MarkNoShow, actor, reason.as_deref()).await?;
         }
         BookingAction::MarkPaid { amount, method } => {
             let balance = (b.price.total - b.paid_amount).max(0);
             let amount = amount.unwrap_or(balance);
             if amount > balance {
-                return Err(refused(BookingRefusal::AmountExceedsBalance { balance }));
+                return Err(BookingRefusal::AmountExceedsBalance { balance }.into());
             }
             let settles = amount == balance;
             if b.status == BookingStatus::PartPaid && !settles {
@@ -185,33 +222,32 @@ async fn act(
                 } else {
                     Trigger::PaymentRecorded { settles }
                 };
-                apply_transition(tx, tenant, b, trigger, actor, None, now).await?;
+                apply_transition(w, b, trigger, actor, None).await?;
             }
-            record_payment(tx, tenant, b, amount, &method, actor, now).await?;
+            record_payment(w, b, amount, &method, actor).await?;
         }
         BookingAction::SetStatus {
             status,
             reason,
             admin_notes,
-            hold_ttl,
         } => {
-            let trigger = trigger_for_target(b.status, status).ok_or(refused(
-                BookingRefusal::NoTransition {
+            let trigger =
+                trigger_for_target(b.status, status).ok_or(BookingRefusal::NoTransition {
                     from: b.status,
                     to: status,
-                },
-            ))?;
-            apply_transition(tx, tenant, b, trigger, actor, reason.as_deref(), now).await?;
+                })?;
+            apply_transition(w, b, trigger, actor, reason.as_deref()).await?;
             match trigger {
                 Trigger::Rehold => {
+                    let (_, hold_ttl) = site_policy(&mut w.tx, &w.tenant, b.site_id).await?;
                     let expires = now + hold_ttl;
                     sqlx::query(
                         "UPDATE bookings SET hold_expires_at = $3 WHERE tenant_id = $1 AND id = $2",
                     )
-                    .bind(tenant.as_str())
+                    .bind(w.tenant.as_str())
                     .bind(b.id)
                     .bind(expires)
-                    .execute(&mut **tx)
+                    .execute(&mut *w.tx)
                     .await?;
                     b.hold_expires_at = Some(expires);
                 }
@@ -220,17 +256,17 @@ async fn act(
                         "UPDATE bookings SET hold_expires_at = NULL, confirmed_at = $3
                              WHERE tenant_id = $1 AND id = $2",
                     )
-                    .bind(tenant.as_str())
+                    .bind(w.tenant.as_str())
                     .bind(b.id)
                     .bind(now)
-                    .execute(&mut **tx)
+                    .execute(&mut *w.tx)
                     .await?;
                     b.hold_expires_at = None;
                     b.confirmed_at = Some(now);
                 }
                 Trigger::MarkPaid | Trigger::PaymentRecorded { settles: true } => {
                     let balance = (b.price.total - b.paid_amount).max(0);
-                    record_payment(tx, tenant, b, balance, "manual", actor, now).await?;
+                    record_payment(w, b, balance, "manual", actor).await?;
                 }
                 _ => {}
             }
@@ -238,10 +274,10 @@ async fn act(
                 sqlx::query(
                     "UPDATE bookings SET admin_notes = $3 WHERE tenant_id = $1 AND id = $2",
                 )
-                .bind(tenant.as_str())
+                .bind(w.tenant.as_str())
                 .bind(b.id)
                 .bind(&notes)
-                .execute(&mut **tx)
+                .execute(&mut *w.tx)
                 .await?;
                 b.admin_notes = Some(notes);
             }

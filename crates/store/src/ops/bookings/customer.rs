@@ -1,8 +1,8 @@
 //! Correcting the customer details of a booking.
 
 use super::search::phone_key;
-use super::{Change, Repo, audit, load_for_update};
-use crate::{Actor, Booking, BookingCustomerPatch, StoreResult, Timestamp};
+use super::{Change, Repo, load_for_update};
+use crate::{Actor, Booking, BookingCustomerPatch, BookingError, Timestamp};
 use kairos_domain::TenantId;
 use kairos_store_macros::operations;
 use serde_json::{Value, json};
@@ -18,9 +18,9 @@ impl Repo {
         patch: BookingCustomerPatch,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<Booking> {
-        let mut tx = self.begin_write().await?;
-        let mut b = load_for_update(&mut tx, tenant, id).await?;
+    ) -> Result<Booking, BookingError> {
+        let mut w = self.begin(tenant, now).await?;
+        let mut b = load_for_update(&mut w.tx, tenant, id).await?;
         let mut changes = serde_json::Map::new();
         for (field, new, current) in [
             ("customerName", patch.name, &mut b.customer.name),
@@ -47,11 +47,9 @@ impl Repo {
             .bind(&b.customer.phone)
             .bind(phone_key(&b.customer.phone))
             .bind(now)
-            .execute(&mut *tx)
+            .execute(&mut *w.tx)
             .await?;
-            audit::record(
-                &mut tx,
-                tenant,
+            w.audit(
                 actor,
                 Change {
                     action: "booking.customer_updated",
@@ -59,12 +57,10 @@ impl Repo {
                     entity_id: id.to_string(),
                     changes: Value::Object(changes),
                 },
-                now,
-            )
-            .await?;
+            );
             b.updated_at = now;
         }
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(b)
     }
 }

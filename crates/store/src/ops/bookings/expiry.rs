@@ -2,10 +2,9 @@
 
 use super::transition::apply_transition;
 use super::{Repo, dialect, load_for_update};
-use crate::{Actor, StoreError, StoreResult, Timestamp};
+use crate::{Actor, BookingError, StoreError, StoreResult, Timestamp};
 use kairos_domain::TenantId;
-use kairos_domain::bookings::BookingStatus;
-use kairos_domain::bookings::Trigger;
+use kairos_domain::bookings::{BookingStatus, Trigger};
 use kairos_store_macros::operations;
 use uuid::Uuid;
 
@@ -14,7 +13,9 @@ impl Repo {
     /// Expires up to `batch` overdue holds of every tenant and gives their seats back.
     /// Safe with several workers: rows another transaction holds are skipped.
     pub async fn expire_overdue_holds(&self, now: Timestamp, batch: i64) -> StoreResult<u64> {
-        let mut tx = self.begin_write().await?;
+        let system = TenantId::parse("system")
+            .map_err(|e| StoreError::Corrupt(format!("tenant id: {e}")))?;
+        let mut w = self.begin(&system, now).await?;
         let due: Vec<(String, Uuid)> = sqlx::query_as(&format!(
             "SELECT tenant_id, id FROM bookings
              WHERE status = 'hold' AND hold_expires_at <= $1
@@ -23,29 +24,40 @@ impl Repo {
         ))
         .bind(now)
         .bind(batch)
-        .fetch_all(&mut *tx)
+        .fetch_all(&mut *w.tx)
         .await?;
         let mut expired = 0;
         for (tenant, id) in due {
             let tenant = TenantId::parse(&tenant)
                 .map_err(|e| StoreError::Corrupt(format!("tenant id: {e}")))?;
-            let mut b = load_for_update(&mut tx, &tenant, id).await?;
+            // The sweep crosses tenants: each booking's rows are written for its own.
+            w.switch_tenant(tenant.clone());
+            let mut b = load_for_update(&mut w.tx, &tenant, id)
+                .await
+                .map_err(into_store)?;
             if b.status != BookingStatus::Hold {
                 continue;
             }
             apply_transition(
-                &mut tx,
-                &tenant,
+                &mut w,
                 &mut b,
                 Trigger::HoldExpired,
                 &Actor::system("hold expiry"),
                 None,
-                now,
             )
-            .await?;
+            .await
+            .map_err(into_store)?;
             expired += 1;
         }
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(expired)
+    }
+}
+
+/// Expiring a hold is always possible; any other failure is the database's.
+fn into_store(e: BookingError) -> StoreError {
+    match e {
+        BookingError::Store(e) => e,
+        other => StoreError::Corrupt(format!("hold expiry: {other}")),
     }
 }

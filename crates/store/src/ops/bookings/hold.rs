@@ -1,168 +1,263 @@
 //! Creating a booking: a public hold or a staff booking takes its seats.
 
+use super::offer::{Offer, load_addons, load_offer, load_variant};
 use super::search::phone_key;
-use super::seats::{reclaim_expired_holds, take_seats};
-use super::transition::outbox;
-use super::{Change, Repo, audit, idempotency, load_slot, refused};
+use super::seats::take_seats_reclaiming;
+use super::transition::booking_message;
+use super::{Change, Repo, Write};
+use crate::pricing::{check_addons, price_booking};
 use crate::{
-    Actor, Booking, BookingCustomer, BookingRefusal, BookingSource, IdempotentFinish, NewBooking,
-    StoreError, StoreResult, Timestamp,
+    Actor, Booking, BookingCustomer, BookingError, BookingRefusal, BookingSource, CreatedBooking,
+    Idempotency, NewBooking, SeatPolicy, SlotChoice, Timestamp, Written,
 };
+use kairos_domain::FieldErrors;
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::ids::new_reference;
-use kairos_domain::{TenantId, new_id};
+use kairos_domain::new_id;
 use kairos_store_macros::operations;
 use serde_json::json;
 use sqlx::types::Json;
 
 #[operations]
 impl Repo {
-    /// Creates a booking: takes its seats (after expiring the slot's overdue holds), writes
-    /// the booking and its audit row, and with `idem` the idempotent response, all in one
-    /// transaction. `NotFound` when the slot does not exist or belongs to another product;
-    /// `Refused(SlotUnavailable)` when it cannot take the party.
+    /// Creates a booking in one transaction: reads the product, site, slot, variant and
+    /// add-ons, checks the request against them, prices it, writes the booking and takes
+    /// its seats, with its audit row, its confirmation message and, under an
+    /// Idempotency-Key, the stored response.
     pub async fn create_booking(
         &self,
-        tenant: &TenantId,
+        tenant: &kairos_domain::TenantId,
         new: NewBooking,
         actor: &Actor,
         now: Timestamp,
-        idem: Option<IdempotentFinish<'_>>,
-    ) -> StoreResult<Booking> {
-        let mut tx = self.begin_write().await?;
-        let slot = load_slot(&mut tx, tenant, new.slot_id)
-            .await?
-            .filter(|s| s.product_id == new.product_id)
-            .ok_or(StoreError::NotFound)?;
-        reclaim_expired_holds(&mut tx, tenant, slot.id, now).await?;
-        if !take_seats(&mut tx, tenant, slot.id, new.party_size, new.seats, now).await? {
-            return Err(refused(BookingRefusal::SlotUnavailable));
+        idem: Option<Idempotency<'_, CreatedBooking>>,
+    ) -> Result<Written<CreatedBooking>, BookingError> {
+        let mut w = self.begin(tenant, now).await?;
+        if let Some(replay) = w.claim::<_, BookingError>(idem.as_ref()).await? {
+            return Ok(Written::Replayed(replay));
         }
-        let customer_id = match new.customer.id {
-            Some(id) => Some(id),
-            // Staff bookings join the account with the customer's email. An anonymous
-            // public hold does not, or anyone could put bookings into someone's account.
-            None if new.source == BookingSource::Admin && !new.customer.email.is_empty() => {
-                sqlx::query_scalar("SELECT id FROM customers WHERE tenant_id = $1 AND email = $2")
-                    .bind(tenant.as_str())
-                    .bind(&new.customer.email)
-                    .fetch_optional(&mut *tx)
-                    .await?
-            }
-            None => None,
-        };
-        let id = new_id();
-        let confirmed_at = (new.status != BookingStatus::Hold).then_some(now);
-        let mut reference = new_reference();
-        loop {
-            let done = sqlx::query(
-                "INSERT INTO bookings (tenant_id, id, reference, site_id, product_id, slot_id,
-                     starts_at, ends_at, variant_id, customer_id, customer_name, customer_email,
-                     customer_phone, customer_phone_key, party_size, status, hold_expires_at,
-                     addons, participants, price, total, currency, pricing_hash, token_hash,
-                     source, payment_method, admin_notes, send_confirmation, created_by,
-                     created_at, updated_at, confirmed_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                     $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $30,
-                     $31)
-                 ON CONFLICT (tenant_id, reference) DO NOTHING",
-            )
-            .bind(tenant.as_str())
-            .bind(id)
-            .bind(&reference)
-            .bind(new.site_id)
-            .bind(new.product_id)
-            .bind(slot.id)
-            .bind(slot.starts_at)
-            .bind(slot.ends_at)
-            .bind(new.variant_id)
-            .bind(customer_id)
-            .bind(&new.customer.name)
-            .bind(&new.customer.email)
-            .bind(&new.customer.phone)
-            .bind(phone_key(&new.customer.phone))
-            .bind(new.party_size)
-            .bind(new.status.as_str())
-            .bind(new.hold_expires_at)
-            .bind(Json(&new.addons))
-            .bind(Json(&new.participants))
-            .bind(Json(&new.price))
-            .bind(new.price.total)
-            .bind(&new.price.currency)
-            .bind(&new.price.pricing_hash)
-            .bind(&new.token_hash)
-            .bind(new.source.as_str())
-            .bind(new.payment_method.as_deref())
-            .bind(new.admin_notes.as_deref())
-            .bind(new.send_confirmation)
-            .bind(actor.id.as_deref())
-            .bind(now)
-            .bind(confirmed_at)
-            .execute(&mut *tx)
-            .await?;
-            if done.rows_affected() == 1 {
-                break;
-            }
-            reference = new_reference();
-        }
-        let booking = Booking {
-            id,
-            reference,
-            site_id: new.site_id,
-            product_id: new.product_id,
-            slot_id: slot.id,
-            starts_at: slot.starts_at,
-            ends_at: slot.ends_at,
-            variant_id: new.variant_id,
-            customer: BookingCustomer {
-                id: customer_id,
-                ..new.customer
-            },
-            party_size: new.party_size,
-            status: new.status,
-            hold_expires_at: new.hold_expires_at,
-            addons: new.addons,
-            participants: new.participants,
-            price: new.price,
-            paid_amount: 0,
-            token_hash: new.token_hash,
-            source: new.source.as_str().to_owned(),
-            payment_method: new.payment_method,
-            admin_notes: new.admin_notes,
-            send_confirmation: new.send_confirmation,
-            created_by: actor.id.clone(),
-            created_at: now,
-            updated_at: now,
-            confirmed_at,
-            canceled_at: None,
-        };
-        audit::record(
-            &mut tx,
-            tenant,
-            actor,
-            Change {
-                action: "booking.created",
-                entity_type: "booking",
-                entity_id: id.to_string(),
-                changes: json!({
-                    "status": {"from": null, "to": booking.status.as_str()},
-                    "source": booking.source,
-                    "slotId": slot.id,
-                    "partySize": booking.party_size,
-                    "seatPolicy": format!("{:?}", new.seats),
-                }),
-            },
-            now,
-        )
-        .await?;
-        if booking.status != BookingStatus::Hold && booking.send_confirmation {
-            outbox(&mut tx, tenant, "booking_confirmation", &booking, now).await?;
-        }
-        if let Some(idem) = idem {
-            let (status, body) = (idem.render)(&booking);
-            idempotency::finish(&mut tx, tenant, idem.key, status, &body).await?;
-        }
-        tx.commit().await?;
-        Ok(booking)
+        let result = create(&mut w, new, actor).await;
+        w.finish(result, idem.map(|i| i.render))
+            .await
+            .map(Written::Done)
     }
+}
+
+/// The product, site and slot of a new booking, checked: 404s for what names nothing
+/// bookable, and for staff the slot's state as warnings.
+fn check_offer(
+    offer: &Offer,
+    new: &NewBooking,
+    now: Timestamp,
+) -> Result<Vec<&'static str>, BookingError> {
+    if !offer.product.is_active || offer.product.site_id != new.site_id {
+        return Err(BookingError::ProductNotFound);
+    }
+    if !offer.site_is_active {
+        return Err(BookingError::SiteNotFound);
+    }
+    let slot = match (&offer.slot, new.slot) {
+        (Some(slot), _) => slot,
+        (None, SlotChoice::Id(_)) => return Err(BookingError::SlotNotFound),
+        (None, SlotChoice::StartingAt(_)) => return Err(BookingRefusal::NoSlotAtStart.into()),
+    };
+    let started = slot.starts_at <= now;
+    let mut warnings = Vec::new();
+    if new.source == BookingSource::Admin {
+        if (started || slot.is_orphaned) && !new.allow_closed_slot {
+            return Err(BookingRefusal::SlotClosed { started }.into());
+        }
+        if started {
+            warnings.push("slot_started");
+        }
+        if slot.is_orphaned {
+            warnings.push("slot_orphaned");
+        }
+    }
+    Ok(warnings)
+}
+
+async fn create(
+    w: &mut Write,
+    mut new: NewBooking,
+    actor: &Actor,
+) -> Result<CreatedBooking, BookingError> {
+    let offer = load_offer(&mut w.tx, &w.tenant, new.product_id, Some(new.slot))
+        .await?
+        .ok_or(BookingError::ProductNotFound)?;
+    let mut warnings = check_offer(&offer, &new, w.now)?;
+    let variant = match new.variant_id {
+        None => None,
+        Some(id) => Some(
+            load_variant(&mut w.tx, &w.tenant, offer.product.id, id)
+                .await?
+                .ok_or(BookingError::VariantNotFound)?,
+        ),
+    };
+    let catalog = if new.addons.is_empty() {
+        Vec::new()
+    } else {
+        load_addons(&mut w.tx, &w.tenant, offer.product.id).await?
+    };
+    let mut errors = FieldErrors::new();
+    if new.party_size > offer.product.capacity {
+        errors.add(
+            "partySize",
+            format!(
+                "must be at most {} for this product",
+                offer.product.capacity
+            ),
+        );
+    }
+    check_addons(&mut errors, &catalog, &new.addons);
+    if !errors.is_empty() {
+        return Err(BookingError::Invalid(errors));
+    }
+    let party = u32::try_from(new.party_size).unwrap_or(0);
+    // Store what is priced: one per participant for per-participant add-ons.
+    for c in &mut new.addons {
+        if catalog
+            .iter()
+            .any(|a| a.id == c.addon_id && a.mode == "per_participant")
+        {
+            c.quantity = party;
+        }
+    }
+    let price = price_booking(
+        &offer.product,
+        variant.as_ref(),
+        &catalog,
+        &new.addons,
+        party,
+        offer.currency,
+    );
+    let Some(slot) = offer.slot.as_ref() else {
+        return Err(BookingError::SlotNotFound);
+    };
+    let (slot_id, starts_at, ends_at) = (slot.id, slot.starts_at, slot.ends_at);
+    let now = w.now;
+    let hold_expires_at = (new.status == BookingStatus::Hold).then(|| now + offer.hold_ttl());
+    let customer_id = match new.customer.id {
+        Some(id) => Some(id),
+        // Staff bookings join the account with the customer's email. An anonymous
+        // public hold does not, or anyone could put bookings into someone's account.
+        None if new.source == BookingSource::Admin && !new.customer.email.is_empty() => {
+            sqlx::query_scalar("SELECT id FROM customers WHERE tenant_id = $1 AND email = $2")
+                .bind(w.tenant.as_str())
+                .bind(&new.customer.email)
+                .fetch_optional(&mut *w.tx)
+                .await?
+        }
+        None => None,
+    };
+    let id = new_id();
+    let confirmed_at = (new.status != BookingStatus::Hold).then_some(now);
+    // The booking row goes in before the seats are taken: on a busy slot the slot's row
+    // lock is then held for the shortest time (the seats, the audit row, the commit).
+    let mut reference = new_reference();
+    loop {
+        let inserted = sqlx::query(
+            "INSERT INTO bookings (tenant_id, id, reference, site_id, product_id, slot_id,
+                 starts_at, ends_at, variant_id, customer_id, customer_name, customer_email,
+                 customer_phone, customer_phone_key, party_size, status, hold_expires_at,
+                 addons, participants, price, total, currency, pricing_hash, token_hash,
+                 source, payment_method, admin_notes, send_confirmation, created_by,
+                 created_at, updated_at, confirmed_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                 $17, $18, $19, $20, $21, $22, $23, $24, $25, NULL, $26, $27, $28, $29, $29,
+                 $30)
+             ON CONFLICT (tenant_id, reference) DO NOTHING",
+        )
+        .bind(w.tenant.as_str())
+        .bind(id)
+        .bind(&reference)
+        .bind(new.site_id)
+        .bind(new.product_id)
+        .bind(slot_id)
+        .bind(starts_at)
+        .bind(ends_at)
+        .bind(new.variant_id)
+        .bind(customer_id)
+        .bind(&new.customer.name)
+        .bind(&new.customer.email)
+        .bind(&new.customer.phone)
+        .bind(phone_key(&new.customer.phone))
+        .bind(new.party_size)
+        .bind(new.status.as_str())
+        .bind(hold_expires_at)
+        .bind(Json(&new.addons))
+        .bind(Json(&new.participants))
+        .bind(Json(&price))
+        .bind(price.total)
+        .bind(&price.currency)
+        .bind(&price.pricing_hash)
+        .bind(&new.token_hash)
+        .bind(new.source.as_str())
+        .bind(new.admin_notes.as_deref())
+        .bind(new.send_confirmation)
+        .bind(actor.id.as_deref())
+        .bind(now)
+        .bind(confirmed_at)
+        .execute(&mut *w.tx)
+        .await?;
+        if inserted.rows_affected() == 1 {
+            break;
+        }
+        // Another booking has this reference (1 in 10^12 per pair): draw again.
+        reference = new_reference();
+    }
+    let booked = take_seats_reclaiming(w, slot_id, new.party_size, new.seats).await?;
+    if new.seats == SeatPolicy::BypassCapacity && booked.booked > booked.capacity {
+        warnings.push("capacity_exceeded");
+    }
+    let booking = Booking {
+        id,
+        reference,
+        site_id: new.site_id,
+        product_id: new.product_id,
+        slot_id,
+        starts_at,
+        ends_at,
+        variant_id: new.variant_id,
+        customer: BookingCustomer {
+            id: customer_id,
+            ..new.customer
+        },
+        party_size: new.party_size,
+        status: new.status,
+        hold_expires_at,
+        addons: new.addons,
+        participants: new.participants,
+        price,
+        paid_amount: 0,
+        token_hash: new.token_hash,
+        source: new.source.as_str().to_owned(),
+        payment_method: None,
+        admin_notes: new.admin_notes,
+        send_confirmation: new.send_confirmation,
+        created_by: actor.id.clone(),
+        created_at: now,
+        updated_at: now,
+        confirmed_at,
+        canceled_at: None,
+    };
+    w.audit(
+        actor,
+        Change {
+            action: "booking.created",
+            entity_type: "booking",
+            entity_id: id.to_string(),
+            changes: json!({
+                "status": {"from": null, "to": booking.status.as_str()},
+                "source": booking.source,
+                "slotId": slot_id,
+                "partySize": booking.party_size,
+                "seatPolicy": format!("{:?}", new.seats),
+            }),
+        },
+    );
+    if booking.status != BookingStatus::Hold && booking.send_confirmation {
+        w.outbox("booking_confirmation", booking_message(&booking));
+    }
+    Ok(CreatedBooking { booking, warnings })
 }

@@ -2,24 +2,30 @@
 //!
 //! Capacity rules (ARCHITECTURE section 5): a slot's `booked` changes only in the
 //! transaction that changes the status of the booking holding the seats, by one conditional
-//! statement when seats are taken. A hold attempt first expires its slot's overdue holds.
-//! Lock order on PostgreSQL is always booking rows, then slot rows in id order.
+//! statement when seats are taken. When that statement finds the slot full, the slot's
+//! overdue holds are expired first and it is tried once more, so expired holds never block
+//! capacity. Lock order on PostgreSQL is always booking rows, then slot rows in id order.
+//!
+//! Every write runs through `Write` (`ops/write.rs`): what decides it (catalog, prices,
+//! policies, seats) is read inside its transaction.
 
 mod actions;
 mod customer;
 mod expiry;
 mod hold;
 mod notes;
+mod offer;
 mod payments;
 mod reschedule;
 mod search;
 mod seats;
 mod transition;
 
-use super::audit::{self, Change};
-use super::{Db, Repo, dialect, idempotency};
+use super::audit::Change;
+use super::write::Write;
+use super::{Db, Repo, dialect};
 use crate::{
-    Booking, BookingCustomer, BookingRefusal, BookingView, ChosenAddon, PriceBreakdown, StoreError,
+    Booking, BookingCustomer, BookingError, BookingView, ChosenAddon, PriceBreakdown, StoreError,
     StoreResult, Timestamp,
 };
 use kairos_domain::TenantId;
@@ -139,13 +145,14 @@ struct SlotRow {
     ends_at: Timestamp,
 }
 
-fn refused(r: BookingRefusal) -> StoreError {
-    StoreError::Refused(r)
-}
-
 type Tx = Transaction<'static, Db>;
 
-async fn load_for_update(tx: &mut Tx, tenant: &TenantId, id: Uuid) -> StoreResult<Booking> {
+/// The booking, locked for the rest of the transaction (PostgreSQL).
+async fn load_for_update(
+    tx: &mut Tx,
+    tenant: &TenantId,
+    id: Uuid,
+) -> Result<Booking, BookingError> {
     let row: Option<BookingRow> = sqlx::query_as(&format!(
         "SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.tenant_id = $1 AND b.id = $2{}",
         dialect::FOR_UPDATE
@@ -154,7 +161,7 @@ async fn load_for_update(tx: &mut Tx, tenant: &TenantId, id: Uuid) -> StoreResul
     .bind(id)
     .fetch_optional(&mut **tx)
     .await?;
-    row.ok_or(StoreError::NotFound)?.try_into()
+    Ok(row.ok_or(BookingError::BookingNotFound)?.try_into()?)
 }
 
 async fn load_slot(tx: &mut Tx, tenant: &TenantId, id: Uuid) -> StoreResult<Option<SlotRow>> {

@@ -1,7 +1,7 @@
 //! Staff notes on a booking.
 
-use super::{Change, Db, Repo, Tx, audit, dialect, load_for_update};
-use crate::{Actor, BookingNote, NewNote, StoreError, StoreResult, Timestamp};
+use super::{Change, Db, Repo, Tx, dialect, load_for_update};
+use crate::{Actor, BookingError, BookingNote, NewNote, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::{Value, json};
@@ -16,7 +16,7 @@ pub(super) async fn load_note(
     tenant: &TenantId,
     booking: Uuid,
     id: Uuid,
-) -> StoreResult<BookingNote> {
+) -> Result<BookingNote, BookingError> {
     let row: Option<NoteRow> = sqlx::query_as(&format!(
         "SELECT {NOTE_COLUMNS} FROM booking_notes
          WHERE tenant_id = $1 AND booking_id = $2 AND id = $3{}",
@@ -27,7 +27,7 @@ pub(super) async fn load_note(
     .bind(id)
     .fetch_optional(&mut **tx)
     .await?;
-    Ok(row.ok_or(StoreError::NotFound)?.into())
+    Ok(row.ok_or(BookingError::NoteNotFound)?.into())
 }
 
 /// `{noteId, field: {from, to}…}` for the fields of a note an update changed.
@@ -91,9 +91,9 @@ impl Repo {
         new: NewNote,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<BookingNote> {
-        let mut tx = self.begin_write().await?;
-        load_for_update(&mut tx, tenant, booking).await?;
+    ) -> Result<BookingNote, BookingError> {
+        let mut w = self.begin(tenant, now).await?;
+        load_for_update(&mut w.tx, tenant, booking).await?;
         let note = BookingNote {
             id: new_id(),
             booking_id: booking,
@@ -121,11 +121,9 @@ impl Repo {
         .bind(&note.created_by)
         .bind(&note.created_by_name)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(&mut *w.tx)
         .await?;
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "booking.note_added",
@@ -133,10 +131,8 @@ impl Repo {
                 entity_id: booking.to_string(),
                 changes: json!({"noteId": note.id, "category": note.category}),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(note)
     }
 
@@ -174,9 +170,9 @@ impl Repo {
         new: NewNote,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<BookingNote> {
-        let mut tx = self.begin_write().await?;
-        let before = load_note(&mut tx, tenant, booking, id).await?;
+    ) -> Result<BookingNote, BookingError> {
+        let mut w = self.begin(tenant, now).await?;
+        let before = load_note(&mut w.tx, tenant, booking, id).await?;
         let row: Option<NoteRow> = sqlx::query_as(
             "UPDATE booking_notes SET content = $4, category = $5, priority = $6, is_internal = $7,
                  updated_at = $8
@@ -192,12 +188,10 @@ impl Repo {
         .bind(&new.priority)
         .bind(new.is_internal)
         .bind(now)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?;
-        let note = BookingNote::from(row.ok_or(StoreError::NotFound)?);
-        audit::record(
-            &mut tx,
-            tenant,
+        let note = BookingNote::from(row.ok_or(BookingError::NoteNotFound)?);
+        w.audit(
             actor,
             Change {
                 action: "booking.note_updated",
@@ -205,10 +199,8 @@ impl Repo {
                 entity_id: booking.to_string(),
                 changes: note_changes(&before, &note),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(note)
     }
 
@@ -219,23 +211,21 @@ impl Repo {
         id: Uuid,
         actor: &Actor,
         now: Timestamp,
-    ) -> StoreResult<()> {
-        let mut tx = self.begin_write().await?;
-        let before = load_note(&mut tx, tenant, booking, id).await?;
+    ) -> Result<(), BookingError> {
+        let mut w = self.begin(tenant, now).await?;
+        let before = load_note(&mut w.tx, tenant, booking, id).await?;
         let done = sqlx::query(
             "DELETE FROM booking_notes WHERE tenant_id = $1 AND booking_id = $2 AND id = $3",
         )
         .bind(tenant.as_str())
         .bind(booking)
         .bind(id)
-        .execute(&mut *tx)
+        .execute(&mut *w.tx)
         .await?;
         if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
+            return Err(BookingError::NoteNotFound);
         }
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "booking.note_deleted",
@@ -249,10 +239,8 @@ impl Repo {
                     "isInternal": before.is_internal,
                 }),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(())
     }
 }

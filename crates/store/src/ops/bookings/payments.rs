@@ -1,29 +1,25 @@
 //! Payments recorded against a booking.
 
 use super::transition::insert_payment;
-use super::{Change, Repo, Tx, audit};
-use crate::{Actor, Booking, Payment, StoreResult, Timestamp};
+use super::{Change, Repo, Write};
+use crate::{Actor, Booking, Payment, StoreError, StoreResult};
 use kairos_domain::TenantId;
 use kairos_store_macros::operations;
 use serde_json::json;
 use uuid::Uuid;
 
 pub(super) async fn record_payment(
-    tx: &mut Tx,
-    tenant: &TenantId,
+    w: &mut Write,
     b: &mut Booking,
     amount: i64,
     method: &str,
     actor: &Actor,
-    now: Timestamp,
-) -> StoreResult<()> {
+) -> Result<(), StoreError> {
     if amount == 0 {
         return Ok(());
     }
-    insert_payment(tx, tenant, b, amount, method, None, "succeeded", actor, now).await?;
-    audit::record(
-        tx,
-        tenant,
+    insert_payment(w, b, amount, method, None, "succeeded", actor).await?;
+    w.audit(
         actor,
         Change {
             action: "booking.payment_recorded",
@@ -31,16 +27,14 @@ pub(super) async fn record_payment(
             entity_id: b.id.to_string(),
             changes: json!({"amount": amount, "method": method}),
         },
-        now,
-    )
-    .await?;
+    );
     sqlx::query(
         "UPDATE bookings SET paid_amount = paid_amount + $3 WHERE tenant_id = $1 AND id = $2",
     )
-    .bind(tenant.as_str())
+    .bind(w.tenant.as_str())
     .bind(b.id)
     .bind(amount)
-    .execute(&mut **tx)
+    .execute(&mut *w.tx)
     .await?;
     b.paid_amount += amount;
     if b.paid_amount >= b.price.total {
@@ -49,10 +43,10 @@ pub(super) async fn record_payment(
             "UPDATE payments SET status = 'canceled', updated_at = $3
                  WHERE tenant_id = $1 AND booking_id = $2 AND status = 'pending'",
         )
-        .bind(tenant.as_str())
+        .bind(w.tenant.as_str())
         .bind(b.id)
-        .bind(now)
-        .execute(&mut **tx)
+        .bind(w.now)
+        .execute(&mut *w.tx)
         .await?;
     }
     Ok(())

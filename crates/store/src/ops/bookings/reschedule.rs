@@ -1,23 +1,23 @@
 //! Moving a booking to another slot of its product.
 
-use super::seats::{reclaim_expired_holds, release_seats, take_seats};
+use super::seats::{release_seats, take_seats_reclaiming};
 use super::transition::check_window;
-use super::{Change, Tx, audit, load_slot, lock_slots, refused};
-use crate::{Actor, Booking, BookingRefusal, SeatPolicy, StoreError, StoreResult, Timestamp};
-use kairos_domain::TenantId;
+use super::{Change, Write, load_slot, lock_slots};
+use crate::{Actor, Booking, BookingError, BookingRefusal, SeatPolicy};
 use kairos_domain::bookings::BookingStatus;
 use serde_json::json;
 use uuid::Uuid;
 
+/// Moves `b` to `slot_id` (a slot of the same product): takes the new slot's seats and
+/// gives the old ones back in the same transaction. With `customer_window`, a confirmed
+/// booking must start far enough away by the site's policy.
 pub(super) async fn reschedule(
-    tx: &mut Tx,
-    tenant: &TenantId,
+    w: &mut Write,
     b: &mut Booking,
     slot_id: Uuid,
-    min_lead: Option<chrono::Duration>,
+    customer_window: bool,
     actor: &Actor,
-    now: Timestamp,
-) -> StoreResult<()> {
+) -> Result<(), BookingError> {
     if !matches!(
         b.status,
         BookingStatus::Hold
@@ -26,46 +26,34 @@ pub(super) async fn reschedule(
             | BookingStatus::PartPaid
             | BookingStatus::Paid
     ) {
-        return Err(refused(BookingRefusal::NotMovable { status: b.status }));
+        return Err(BookingRefusal::NotMovable { status: b.status }.into());
     }
-    check_window(b, min_lead, now)?;
-    let target = load_slot(tx, tenant, slot_id)
+    if customer_window {
+        check_window(w, b).await?;
+    }
+    let target = load_slot(&mut w.tx, &w.tenant, slot_id)
         .await?
         .filter(|s| s.product_id == b.product_id)
-        .ok_or(StoreError::NotFound)?;
+        .ok_or(BookingError::SlotNotFound)?;
     if target.id == b.slot_id {
         return Ok(());
     }
-    lock_slots(tx, tenant, &mut [b.slot_id, target.id]).await?;
-    reclaim_expired_holds(tx, tenant, target.id, now).await?;
-    if !take_seats(
-        tx,
-        tenant,
-        target.id,
-        b.party_size,
-        SeatPolicy::Checked,
-        now,
-    )
-    .await?
-    {
-        return Err(refused(BookingRefusal::SlotUnavailable));
-    }
-    release_seats(tx, tenant, b.slot_id, b.party_size, now).await?;
+    lock_slots(&mut w.tx, &w.tenant, &mut [b.slot_id, target.id]).await?;
+    take_seats_reclaiming(w, target.id, b.party_size, SeatPolicy::Checked).await?;
+    release_seats(&mut w.tx, &w.tenant, b.slot_id, b.party_size, w.now).await?;
     sqlx::query(
         "UPDATE bookings SET slot_id = $3, starts_at = $4, ends_at = $5, updated_at = $6
-             WHERE tenant_id = $1 AND id = $2",
+         WHERE tenant_id = $1 AND id = $2",
     )
-    .bind(tenant.as_str())
+    .bind(w.tenant.as_str())
     .bind(b.id)
     .bind(target.id)
     .bind(target.starts_at)
     .bind(target.ends_at)
-    .bind(now)
-    .execute(&mut **tx)
+    .bind(w.now)
+    .execute(&mut *w.tx)
     .await?;
-    audit::record(
-        tx,
-        tenant,
+    w.audit(
         actor,
         Change {
             action: "booking.rescheduled",
@@ -76,12 +64,10 @@ pub(super) async fn reschedule(
                 "startTime": {"from": b.starts_at, "to": target.starts_at},
             }),
         },
-        now,
-    )
-    .await?;
+    );
     b.slot_id = target.id;
     b.starts_at = target.starts_at;
     b.ends_at = target.ends_at;
-    b.updated_at = now;
+    b.updated_at = w.now;
     Ok(())
 }

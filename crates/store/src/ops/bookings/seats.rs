@@ -2,38 +2,66 @@
 //! capacity invariant check.
 
 use super::transition::audit_status;
-use super::{Repo, Tx, dialect};
-use crate::{Actor, SeatPolicy, StoreResult, Timestamp};
+use super::{Repo, Tx, Write, dialect};
+use crate::{Actor, BookingError, BookingRefusal, SeatPolicy, StoreError, StoreResult, Timestamp};
 use kairos_domain::TenantId;
 use kairos_domain::bookings::{BookingStatus, Trigger};
 use kairos_store_macros::operations;
 use uuid::Uuid;
 
-/// Takes `seats` of a slot under `policy`; false when the slot cannot take them.
-pub(super) async fn take_seats(
+/// A slot's seats after a booking took some.
+pub(super) struct Booked {
+    pub booked: i32,
+    pub capacity: i32,
+}
+
+/// Takes `seats` of a slot under `policy` with one conditional statement; `None` when the
+/// slot cannot take them.
+async fn take_seats(
     tx: &mut Tx,
     tenant: &TenantId,
     slot: Uuid,
     seats: i32,
     policy: SeatPolicy,
     now: Timestamp,
-) -> StoreResult<bool> {
+) -> Result<Option<Booked>, StoreError> {
     let condition = match policy {
         SeatPolicy::Checked => "AND booked + $3 <= capacity AND NOT is_orphaned AND starts_at > $4",
         SeatPolicy::SkipAvailability => "AND booked + $3 <= capacity",
         SeatPolicy::BypassCapacity => "",
     };
-    let done = sqlx::query(&format!(
+    let row: Option<(i32, i32)> = sqlx::query_as(&format!(
         "UPDATE slots SET booked = booked + $3, updated_at = $4
-         WHERE tenant_id = $1 AND id = $2 {condition}"
+         WHERE tenant_id = $1 AND id = $2 {condition}
+         RETURNING booked, capacity"
     ))
     .bind(tenant.as_str())
     .bind(slot)
     .bind(seats)
     .bind(now)
-    .execute(&mut **tx)
+    .fetch_optional(&mut **tx)
     .await?;
-    Ok(done.rows_affected() == 1)
+    Ok(row.map(|(booked, capacity)| Booked { booked, capacity }))
+}
+
+/// Takes `seats` of a slot; when the slot looks full, expires its overdue holds and tries
+/// once more, so an expired hold never blocks capacity. `SlotUnavailable` when the slot
+/// still cannot take them.
+pub(super) async fn take_seats_reclaiming(
+    w: &mut Write,
+    slot: Uuid,
+    seats: i32,
+    policy: SeatPolicy,
+) -> Result<Booked, BookingError> {
+    if let Some(booked) = take_seats(&mut w.tx, &w.tenant, slot, seats, policy, w.now).await? {
+        return Ok(booked);
+    }
+    if reclaim_expired_holds(w, slot).await? > 0
+        && let Some(booked) = take_seats(&mut w.tx, &w.tenant, slot, seats, policy, w.now).await?
+    {
+        return Ok(booked);
+    }
+    Err(BookingRefusal::SlotUnavailable.into())
 }
 
 pub(super) async fn release_seats(
@@ -42,7 +70,7 @@ pub(super) async fn release_seats(
     slot: Uuid,
     seats: i32,
     now: Timestamp,
-) -> StoreResult<()> {
+) -> Result<(), StoreError> {
     sqlx::query(
         "UPDATE slots SET booked = booked - $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2",
     )
@@ -55,62 +83,53 @@ pub(super) async fn release_seats(
     Ok(())
 }
 
-/// Expires the overdue holds of one slot and gives their seats back.
+/// Expires the overdue holds of one slot and gives their seats back; returns how many.
 ///
 /// Holds another transaction has locked are skipped (it is canceling, confirming or
 /// expiring them and releases their seats itself). So this never waits for a booking row,
 /// which may come after the caller has locked slot rows without risking a deadlock.
-pub(super) async fn reclaim_expired_holds(
-    tx: &mut Tx,
-    tenant: &TenantId,
-    slot: Uuid,
-    now: Timestamp,
-) -> StoreResult<()> {
-    // The partial index bookings_slot_holds makes this a tiny index scan; usually it
-    // finds nothing and the hold goes on after this one statement.
+async fn reclaim_expired_holds(w: &mut Write, slot: Uuid) -> Result<usize, StoreError> {
+    // The partial index bookings_slot_holds makes this a tiny index scan.
     let expired: Vec<(Uuid, i32)> = sqlx::query_as(&format!(
         "SELECT id, party_size FROM bookings
          WHERE tenant_id = $1 AND slot_id = $2 AND status = 'hold' AND hold_expires_at <= $3
          ORDER BY id{}",
         dialect::FOR_UPDATE_SKIP_LOCKED
     ))
-    .bind(tenant.as_str())
+    .bind(w.tenant.as_str())
     .bind(slot)
-    .bind(now)
-    .fetch_all(&mut **tx)
+    .bind(w.now)
+    .fetch_all(&mut *w.tx)
     .await?;
+    if expired.is_empty() {
+        return Ok(0);
+    }
     for (id, _) in &expired {
         // Locked above (or under SQLite's write lock): still a hold.
         sqlx::query(
             "UPDATE bookings SET status = 'expired', updated_at = $3
              WHERE tenant_id = $1 AND id = $2",
         )
-        .bind(tenant.as_str())
+        .bind(w.tenant.as_str())
         .bind(id)
-        .bind(now)
-        .execute(&mut **tx)
+        .bind(w.now)
+        .execute(&mut *w.tx)
         .await?;
     }
-    if expired.is_empty() {
-        return Ok(());
-    }
     let seats: i32 = expired.iter().map(|(_, n)| n).sum();
-    release_seats(tx, tenant, slot, seats, now).await?;
-    for (id, _) in expired {
+    release_seats(&mut w.tx, &w.tenant, slot, seats, w.now).await?;
+    for (id, _) in &expired {
         audit_status(
-            tx,
-            tenant,
+            w,
             &Actor::system("hold expiry"),
-            id,
+            *id,
             BookingStatus::Hold,
             BookingStatus::Expired,
             Trigger::HoldExpired,
             None,
-            now,
-        )
-        .await?;
+        );
     }
-    Ok(())
+    Ok(expired.len())
 }
 
 #[operations]

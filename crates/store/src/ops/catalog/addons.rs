@@ -1,6 +1,6 @@
 //! Add-ons of a product (spec Part B 2.2).
 
-use super::{Change, Repo, audit, diff, product_exists};
+use super::{Change, Repo, diff, product_exists};
 use crate::{Actor, Addon, CatalogError, NewAddon, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
@@ -8,7 +8,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 #[derive(sqlx::FromRow)]
-struct AddonRow {
+pub(crate) struct AddonRow {
     id: Uuid,
     product_id: Uuid,
     name: String,
@@ -44,7 +44,7 @@ impl From<AddonRow> for Addon {
     }
 }
 
-const ADDON_COLUMNS: &str = "id, product_id, name, description, addon_type, mode, price_type, \
+pub(crate) const ADDON_COLUMNS: &str = "id, product_id, name, description, addon_type, mode, price_type, \
      amount, max_quantity, display_order, is_active, created_at, updated_at";
 
 #[operations]
@@ -57,8 +57,8 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Addon, CatalogError> {
-        let mut tx = self.begin_write().await?;
-        product_exists(&mut tx, tenant, product).await?;
+        let mut w = self.begin(tenant, now).await?;
+        product_exists(&mut w.tx, tenant, product).await?;
         let id = new_id();
         let row: AddonRow = sqlx::query_as(&format!(
             "INSERT INTO product_addons (tenant_id, id, product_id, name, description, addon_type,
@@ -80,11 +80,9 @@ impl Repo {
         .bind(new.display_order)
         .bind(new.is_active)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "addon.created",
@@ -92,10 +90,8 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: json!(new),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(row.into())
     }
 
@@ -120,7 +116,7 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Addon, CatalogError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let before: Addon = sqlx::query_as::<_, AddonRow>(&format!(
             "SELECT {ADDON_COLUMNS} FROM product_addons
              WHERE tenant_id = $1 AND product_id = $2 AND id = $3"
@@ -128,7 +124,7 @@ impl Repo {
         .bind(tenant.as_str())
         .bind(product)
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(CatalogError::AddonNotFound)?
         .into();
@@ -152,12 +148,10 @@ impl Repo {
         .bind(new.display_order)
         .bind(new.is_active)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         let after = Addon::from(row);
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "addon.updated",
@@ -165,10 +159,8 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: diff(&before, &after),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(after)
     }
 }

@@ -5,14 +5,16 @@ mod products;
 mod sites;
 mod variants;
 
-use super::audit::{self, Change, diff};
+use super::audit::{Change, diff};
 use super::{Db, Repo};
 use crate::CatalogError;
 use kairos_domain::TenantId;
 use sqlx::Transaction;
 use uuid::Uuid;
 
+pub(crate) use addons::{ADDON_COLUMNS, AddonRow};
 pub(crate) use products::{PRODUCT_COLUMNS, ProductRow};
+pub(crate) use variants::{VARIANT_COLUMNS, VariantRow};
 
 async fn product_exists(
     tx: &mut Transaction<'static, Db>,

@@ -1,6 +1,6 @@
 //! Products: what a venue sells, with duration, capacity, price, tax and slot policy.
 
-use super::{Change, Repo, audit, diff};
+use super::{Change, Repo, diff};
 use crate::{Actor, CatalogError, NewProduct, Product, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
@@ -74,12 +74,12 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Product, CatalogError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let site_exists: Option<i32> =
             sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
                 .bind(tenant.as_str())
                 .bind(new.site_id)
-                .fetch_optional(&mut *tx)
+                .fetch_optional(&mut *w.tx)
                 .await?;
         if site_exists.is_none() {
             return Err(CatalogError::SiteNotFound);
@@ -113,11 +113,9 @@ impl Repo {
         .bind(Json(&new.label_codes))
         .bind(new.requires_waiver)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "product.created",
@@ -125,10 +123,8 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: json!({"name": new.name, "siteId": new.site_id}),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(row.into())
     }
 
@@ -164,13 +160,13 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Product, CatalogError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let before: Product = sqlx::query_as::<_, ProductRow>(&format!(
             "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(CatalogError::ProductNotFound)?
         .into();
@@ -178,7 +174,7 @@ impl Repo {
             sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
                 .bind(tenant.as_str())
                 .bind(new.site_id)
-                .fetch_optional(&mut *tx)
+                .fetch_optional(&mut *w.tx)
                 .await?;
         if site.is_none() {
             return Err(CatalogError::SiteNotFound);
@@ -212,12 +208,10 @@ impl Repo {
         .bind(new.requires_waiver)
         .bind(is_active)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         let after = Product::from(row);
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: if before.is_active && !after.is_active {
@@ -229,10 +223,8 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: diff(&before, &after),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(after)
     }
 }

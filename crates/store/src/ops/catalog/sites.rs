@@ -1,6 +1,6 @@
 //! Sites: a venue's locations, with time zone, currency and booking policies.
 
-use super::{Change, Repo, audit, diff};
+use super::{Change, Repo, diff};
 use crate::{Actor, CatalogError, NewSite, Site, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
@@ -56,7 +56,7 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> StoreResult<Site> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let id = new_id();
         let row: SiteRow = sqlx::query_as(&format!(
             "INSERT INTO sites (tenant_id, id, name, timezone, currency, locale, address,
@@ -77,22 +77,15 @@ impl Repo {
         .bind(new.hold_ttl_minutes)
         .bind(&new.cancellation_policy)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
-        audit::record(
-            &mut tx,
-            tenant,
-            actor,
-            Change {
+        w.audit(actor, Change {
                 action: "site.created",
                 entity_type: "site",
                 entity_id: id.to_string(),
                 changes: json!({"name": new.name, "timezone": new.timezone, "currency": new.currency}),
-            },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+            });
+        w.commit(None).await?;
         Ok(row.into())
     }
 
@@ -127,13 +120,13 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Site, CatalogError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let before: Site = sqlx::query_as::<_, SiteRow>(&format!(
             "SELECT {SITE_COLUMNS} FROM sites WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(CatalogError::SiteNotFound)?
         .into();
@@ -157,12 +150,10 @@ impl Repo {
         .bind(&new.cancellation_policy)
         .bind(is_active)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         let after = Site::from(row);
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: if before.is_active && !after.is_active {
@@ -174,10 +165,8 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: diff(&before, &after),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(after)
     }
 }

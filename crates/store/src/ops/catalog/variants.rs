@@ -1,6 +1,6 @@
 //! Variants of a product, with their own price.
 
-use super::{Change, Repo, audit, diff, product_exists};
+use super::{Change, Repo, diff, product_exists};
 use crate::{Actor, CatalogError, NewVariant, StoreResult, Timestamp, Variant};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
@@ -8,7 +8,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 #[derive(sqlx::FromRow)]
-struct VariantRow {
+pub(crate) struct VariantRow {
     id: Uuid,
     product_id: Uuid,
     name: String,
@@ -40,7 +40,7 @@ impl From<VariantRow> for Variant {
     }
 }
 
-const VARIANT_COLUMNS: &str = "id, product_id, name, description, price_mode, price_amount, \
+pub(crate) const VARIANT_COLUMNS: &str = "id, product_id, name, description, price_mode, price_amount, \
      capacity_share, display_order, is_active, created_at, updated_at";
 
 #[operations]
@@ -53,8 +53,8 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Variant, CatalogError> {
-        let mut tx = self.begin_write().await?;
-        product_exists(&mut tx, tenant, product).await?;
+        let mut w = self.begin(tenant, now).await?;
+        product_exists(&mut w.tx, tenant, product).await?;
         let id = new_id();
         let row: VariantRow = sqlx::query_as(&format!(
             "INSERT INTO product_variants (tenant_id, id, product_id, name, description, price_mode,
@@ -73,11 +73,9 @@ impl Repo {
         .bind(new.display_order)
         .bind(new.is_active)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "variant.created",
@@ -85,10 +83,8 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: json!(new),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(row.into())
     }
 
@@ -117,7 +113,7 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Variant, CatalogError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let before: Variant = sqlx::query_as::<_, VariantRow>(&format!(
             "SELECT {VARIANT_COLUMNS} FROM product_variants
              WHERE tenant_id = $1 AND product_id = $2 AND id = $3"
@@ -125,7 +121,7 @@ impl Repo {
         .bind(tenant.as_str())
         .bind(product)
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(CatalogError::VariantNotFound)?
         .into();
@@ -147,12 +143,10 @@ impl Repo {
         .bind(new.display_order)
         .bind(new.is_active)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         let after = Variant::from(row);
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "variant.updated",
@@ -160,10 +154,8 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: diff(&before, &after),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(after)
     }
 }

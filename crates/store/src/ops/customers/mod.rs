@@ -1,6 +1,6 @@
 //! Customer accounts.
 
-use super::audit::{self, Change};
+use super::audit::Change;
 use super::{Repo, dialect};
 use crate::{Actor, Customer, CustomerError, CustomerPatch, NewCustomer, StoreResult, Timestamp};
 use kairos_domain::{TenantId, new_id};
@@ -51,7 +51,7 @@ impl Repo {
         new: NewCustomer,
         now: Timestamp,
     ) -> Result<Customer, CustomerError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let id = new_id();
         let accepted_at = |yes: bool| yes.then_some(now);
         let row: CustomerRow = sqlx::query_as(&format!(
@@ -73,7 +73,7 @@ impl Repo {
         .bind(accepted_at(new.terms_accepted))
         .bind(accepted_at(new.privacy_accepted))
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await
         .map_err(|e| {
             if dialect::violates_unique(
@@ -87,9 +87,7 @@ impl Repo {
             }
         })?;
         let customer = Customer::from(row);
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             &Actor::customer(id, Some(&customer.display_name())),
             Change {
                 action: "customer.registered",
@@ -103,10 +101,8 @@ impl Repo {
                     "privacyPolicyAccepted": new.privacy_accepted,
                 }),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(customer)
     }
 
@@ -145,13 +141,13 @@ impl Repo {
         patch: CustomerPatch,
         now: Timestamp,
     ) -> Result<Customer, CustomerError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let before: Customer = sqlx::query_as::<_, CustomerRow>(&format!(
             "SELECT {CUSTOMER_COLUMNS} FROM customers WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(CustomerError::CustomerNotFound)?
         .into();
@@ -179,7 +175,7 @@ impl Repo {
             }
         }
         if changes.is_empty() {
-            tx.commit().await?;
+            w.commit(None).await?;
             return Ok(before);
         }
 
@@ -198,12 +194,10 @@ impl Repo {
         .bind(marketing)
         .bind(sms)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         let customer = Customer::from(row);
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             &Actor::customer(id, Some(&customer.display_name())),
             Change {
                 action: "customer.profile_updated",
@@ -211,10 +205,8 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: Value::Object(changes),
             },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+        );
+        w.commit(None).await?;
         Ok(customer)
     }
 }

@@ -1,8 +1,8 @@
 //! Date rules: overrides (other opening hours on some dates) and blackouts (closures).
 
 use super::{
-    Change, DateRuleRow, Repo, audit, date_rule_columns, diff, lock_scopes, regenerate_scope,
-    rule_span, scope_exists, table,
+    Change, DateRuleRow, Repo, date_rule_columns, diff, lock_scopes, regenerate_scope, rule_span,
+    scope_exists, table,
 };
 use crate::{
     Actor, Changed, DateRuleKind, DateRuleRecord, NewDateRule, ScheduleError, StoreResult,
@@ -23,8 +23,8 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Changed<DateRuleRecord>, ScheduleError> {
-        let mut tx = self.begin_write().await?;
-        scope_exists(&mut tx, tenant, &new.scope_type, new.scope_id).await?;
+        let mut w = self.begin(tenant, now).await?;
+        scope_exists(&mut w.tx, tenant, &new.scope_type, new.scope_id).await?;
         let id = new_id();
         let (columns, values) = match kind {
             DateRuleKind::Override => ("", ""),
@@ -50,15 +50,13 @@ impl Repo {
         .bind(&new.reason)
         .bind(now)
         .bind(&new.kind)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         let entity = match kind {
             DateRuleKind::Override => "schedule_override",
             DateRuleKind::Blackout => "schedule_blackout",
         };
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: &format!("{entity}.created"),
@@ -66,11 +64,9 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: json!(new),
             },
-            now,
-        )
-        .await?;
+        );
         let regeneration = regenerate_scope(
-            &mut tx,
+            &mut w.tx,
             tenant,
             &new.scope_type,
             new.scope_id,
@@ -79,7 +75,7 @@ impl Repo {
             false,
         )
         .await?;
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(Changed {
             record: row.into(),
             regeneration,
@@ -96,7 +92,7 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Changed<DateRuleRecord>, ScheduleError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let before: DateRuleRecord = sqlx::query_as::<_, DateRuleRow>(&format!(
             "SELECT {} FROM {} WHERE tenant_id = $1 AND id = $2",
             date_rule_columns(kind),
@@ -104,11 +100,11 @@ impl Repo {
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(ScheduleError::RuleNotFound(kind))?
         .into();
-        scope_exists(&mut tx, tenant, &new.scope_type, new.scope_id).await?;
+        scope_exists(&mut w.tx, tenant, &new.scope_type, new.scope_id).await?;
         let kind_column = match kind {
             DateRuleKind::Override => "",
             DateRuleKind::Blackout => ", kind = $12",
@@ -133,16 +129,14 @@ impl Repo {
         .bind(&new.reason)
         .bind(now)
         .bind(&new.kind)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         let after = DateRuleRecord::from(row);
         let entity = match kind {
             DateRuleKind::Override => "schedule_override",
             DateRuleKind::Blackout => "schedule_blackout",
         };
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: &format!("{entity}.updated"),
@@ -150,11 +144,9 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: diff(&before.fields, &after.fields),
             },
-            now,
-        )
-        .await?;
+        );
         lock_scopes(
-            &mut tx,
+            &mut w.tx,
             tenant,
             [
                 (&before.fields.scope_type, before.fields.scope_id),
@@ -163,7 +155,7 @@ impl Repo {
         )
         .await?;
         let mut regeneration = regenerate_scope(
-            &mut tx,
+            &mut w.tx,
             tenant,
             &before.fields.scope_type,
             before.fields.scope_id,
@@ -173,7 +165,7 @@ impl Repo {
         )
         .await?;
         let second = regenerate_scope(
-            &mut tx,
+            &mut w.tx,
             tenant,
             &after.fields.scope_type,
             after.fields.scope_id,
@@ -183,7 +175,7 @@ impl Repo {
         )
         .await?;
         regeneration.absorb(second);
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(Changed {
             record: after,
             regeneration,
@@ -248,7 +240,7 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Changed<DateRuleRecord>, ScheduleError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let before: DateRuleRecord = sqlx::query_as::<_, DateRuleRow>(&format!(
             "DELETE FROM {} WHERE tenant_id = $1 AND id = $2 RETURNING {}",
             table(kind),
@@ -256,7 +248,7 @@ impl Repo {
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(ScheduleError::RuleNotFound(kind))?
         .into();
@@ -264,9 +256,7 @@ impl Repo {
             DateRuleKind::Override => "schedule_override",
             DateRuleKind::Blackout => "schedule_blackout",
         };
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: &format!("{entity}.deleted"),
@@ -274,11 +264,9 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: json!(before.fields),
             },
-            now,
-        )
-        .await?;
+        );
         let regeneration = regenerate_scope(
-            &mut tx,
+            &mut w.tx,
             tenant,
             &before.fields.scope_type,
             before.fields.scope_id,
@@ -287,7 +275,7 @@ impl Repo {
             false,
         )
         .await?;
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(Changed {
             record: before,
             regeneration,

@@ -10,7 +10,7 @@ mod date_rules;
 mod regeneration;
 mod templates;
 
-use super::audit::{self, Change, diff};
+use super::audit::{Change, diff};
 use super::{Db, Repo, dialect};
 use crate::{
     DateRuleKind, DateRuleRecord, NewDateRule, NewTemplate, StoreError, StoreResult,

@@ -387,15 +387,15 @@ impl Repo {
         now: Timestamp,
         dry_run: bool,
     ) -> Result<RegenReport, ScheduleError> {
-        let mut tx = self.begin_write().await?;
-        scope_exists(&mut tx, tenant, scope_type, scope_id).await?;
+        let mut w = self.begin(tenant, now).await?;
+        scope_exists(&mut w.tx, tenant, scope_type, scope_id).await?;
         let report =
-            regenerate_scope(&mut tx, tenant, scope_type, scope_id, span, now, dry_run).await?;
+            regenerate_scope(&mut w.tx, tenant, scope_type, scope_id, span, now, dry_run).await?;
         if dry_run {
-            tx.rollback().await?;
-        } else {
-            tx.commit().await?;
+            // A preview: dropping the write rolls it back.
+            return Ok(report);
         }
+        w.commit(None).await?;
         Ok(report)
     }
 

@@ -1,7 +1,7 @@
 //! Weekly, monthly and annual schedule templates of a site or product.
 
 use super::{
-    Change, Repo, TEMPLATE_COLUMNS, TemplateRow, WHOLE_HORIZON, audit, diff, lock_scopes,
+    Change, Repo, TEMPLATE_COLUMNS, TemplateRow, WHOLE_HORIZON, diff, lock_scopes,
     regenerate_scope, scope_exists,
 };
 use crate::{Actor, Changed, NewTemplate, ScheduleError, StoreResult, TemplateRecord, Timestamp};
@@ -20,8 +20,8 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Changed<TemplateRecord>, ScheduleError> {
-        let mut tx = self.begin_write().await?;
-        scope_exists(&mut tx, tenant, &new.scope_type, new.scope_id).await?;
+        let mut w = self.begin(tenant, now).await?;
+        scope_exists(&mut w.tx, tenant, &new.scope_type, new.scope_id).await?;
         let id = new_id();
         let row: TemplateRow = sqlx::query_as(&format!(
             "INSERT INTO schedule_templates (tenant_id, id, scope_type, scope_id, day_of_week,
@@ -45,11 +45,9 @@ impl Repo {
         .bind(new.valid_from)
         .bind(new.valid_to)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "schedule_template.created",
@@ -57,11 +55,9 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: json!(new),
             },
-            now,
-        )
-        .await?;
+        );
         let regeneration = regenerate_scope(
-            &mut tx,
+            &mut w.tx,
             tenant,
             &new.scope_type,
             new.scope_id,
@@ -70,7 +66,7 @@ impl Repo {
             false,
         )
         .await?;
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(Changed {
             record: row.into(),
             regeneration,
@@ -126,17 +122,17 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Changed<TemplateRecord>, ScheduleError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let before: TemplateRecord = sqlx::query_as::<_, TemplateRow>(&format!(
             "SELECT {TEMPLATE_COLUMNS} FROM schedule_templates WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(ScheduleError::TemplateNotFound)?
         .into();
-        scope_exists(&mut tx, tenant, &new.scope_type, new.scope_id).await?;
+        scope_exists(&mut w.tx, tenant, &new.scope_type, new.scope_id).await?;
         let row: TemplateRow = sqlx::query_as(&format!(
             "UPDATE schedule_templates SET scope_type = $3, scope_id = $4, day_of_week = $5,
                  start_time = $6, end_time = $7, recurrence_kind = $8, by_day = $9, by_month = $10,
@@ -159,12 +155,10 @@ impl Repo {
         .bind(new.valid_from)
         .bind(new.valid_to)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await?;
         let after = TemplateRecord::from(row);
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "schedule_template.updated",
@@ -172,11 +166,9 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: diff(&before.fields, &after.fields),
             },
-            now,
-        )
-        .await?;
+        );
         lock_scopes(
-            &mut tx,
+            &mut w.tx,
             tenant,
             [
                 (&before.fields.scope_type, before.fields.scope_id),
@@ -185,7 +177,7 @@ impl Repo {
         )
         .await?;
         let mut regeneration = regenerate_scope(
-            &mut tx,
+            &mut w.tx,
             tenant,
             &new.scope_type,
             new.scope_id,
@@ -199,7 +191,7 @@ impl Repo {
         {
             regeneration.absorb(
                 regenerate_scope(
-                    &mut tx,
+                    &mut w.tx,
                     tenant,
                     &before.fields.scope_type,
                     before.fields.scope_id,
@@ -210,7 +202,7 @@ impl Repo {
                 .await?,
             );
         }
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(Changed {
             record: after,
             regeneration,
@@ -224,19 +216,17 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Changed<TemplateRecord>, ScheduleError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let before: TemplateRecord = sqlx::query_as::<_, TemplateRow>(&format!(
             "DELETE FROM schedule_templates WHERE tenant_id = $1 AND id = $2 RETURNING {TEMPLATE_COLUMNS}"
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(ScheduleError::TemplateNotFound)?
         .into();
-        audit::record(
-            &mut tx,
-            tenant,
+        w.audit(
             actor,
             Change {
                 action: "schedule_template.deleted",
@@ -244,11 +234,9 @@ impl Repo {
                 entity_id: id.to_string(),
                 changes: json!(before.fields),
             },
-            now,
-        )
-        .await?;
+        );
         let regeneration = regenerate_scope(
-            &mut tx,
+            &mut w.tx,
             tenant,
             &before.fields.scope_type,
             before.fields.scope_id,
@@ -257,7 +245,7 @@ impl Repo {
             false,
         )
         .await?;
-        tx.commit().await?;
+        w.commit(None).await?;
         Ok(Changed {
             record: before,
             regeneration,

@@ -1,6 +1,6 @@
 //! Tenants: the venues' organisations, each with its own data.
 
-use super::audit::{self, Change};
+use super::audit::Change;
 use super::{Repo, dialect};
 use crate::{Actor, NewTenant, StoreError, StoreResult, TenancyError, Tenant, Timestamp};
 use kairos_domain::TenantId;
@@ -42,7 +42,7 @@ impl Repo {
         new: NewTenant,
         now: Timestamp,
     ) -> Result<Tenant, TenancyError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(&new.id, now).await?;
         let row: TenantRow = sqlx::query_as(
             "INSERT INTO tenants (id, name, currency, timezone, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $5)
@@ -53,7 +53,7 @@ impl Repo {
         .bind(&new.currency)
         .bind(&new.timezone)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut *w.tx)
         .await
         .map_err(|e| {
             if dialect::violates_unique(&e, "tenants_pkey", "tenants.id") {
@@ -62,20 +62,13 @@ impl Repo {
                 e.into()
             }
         })?;
-        audit::record(
-            &mut tx,
-            &new.id,
-            &Actor::system("kairos"),
-            Change {
+        w.audit(&Actor::system("kairos"), Change {
                 action: "tenant.created",
                 entity_type: "tenant",
                 entity_id: new.id.to_string(),
                 changes: json!({"name": new.name, "currency": new.currency, "timezone": new.timezone}),
-            },
-            now,
-        )
-        .await?;
-        tx.commit().await?;
+            });
+        w.commit(None).await?;
         Ok(row.try_into()?)
     }
 

@@ -1,0 +1,94 @@
+//! Booking failures → HTTP status and spec code: the area's one table.
+
+use super::PriceDto;
+use super::access::booking_not_found;
+use crate::error::{ApiError, code};
+use kairos_store::{BookingError, BookingRefusal};
+use serde_json::json;
+
+impl From<BookingError> for ApiError {
+    #[track_caller]
+    fn from(e: BookingError) -> Self {
+        match e {
+            BookingError::BookingNotFound => booking_not_found(),
+            BookingError::SlotNotFound => ApiError::not_found("Slot"),
+            BookingError::ProductNotFound => ApiError::not_found("Product at this site"),
+            BookingError::SiteNotFound => ApiError::not_found("Site"),
+            BookingError::VariantNotFound => ApiError::not_found("Variant"),
+            BookingError::NoteNotFound => ApiError::not_found("Note"),
+            BookingError::Invalid(errors) => ApiError::validation(errors),
+            BookingError::Refused(refusal) => refusal.into(),
+            BookingError::Idempotency(e) => e.into(),
+            BookingError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<BookingRefusal> for ApiError {
+    fn from(r: BookingRefusal) -> Self {
+        let message = r.to_string();
+        match r {
+            BookingRefusal::InvalidTransition(t) => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!("A {} booking cannot {}", t.from, t.trigger.name()),
+            )
+            .with_details(json!({"currentStatus": t.from.as_str(), "trigger": t.trigger.name()})),
+            BookingRefusal::NoTransition { from, to } => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!("A {from} booking cannot become {to}"),
+            )
+            .with_details(json!({"currentStatus": from.as_str(), "requestedStatus": to.as_str()})),
+            BookingRefusal::NotMovable { status } => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!("A {status} booking cannot be rescheduled"),
+            )
+            .with_details(json!({"currentStatus": status.as_str()})),
+            BookingRefusal::HoldExpired => ApiError::conflict(
+                code::HOLD_EXPIRED,
+                "The hold expired and its seats were released; make a new hold",
+            ),
+            BookingRefusal::SlotUnavailable => ApiError::conflict(
+                code::SLOT_UNAVAILABLE,
+                "The slot is full for this party, has started or is closed",
+            ),
+            BookingRefusal::SlotStarted => ApiError::conflict(
+                code::SLOT_UNAVAILABLE,
+                "The slot has started; a hold on it can no longer be confirmed",
+            ),
+            BookingRefusal::NoSlotAtStart => ApiError::conflict(
+                code::SLOT_UNAVAILABLE,
+                "The product has no slot starting at startTime",
+            ),
+            BookingRefusal::SlotClosed { started: true } => ApiError::conflict(
+                code::SLOT_UNAVAILABLE,
+                "The slot has started; use skipAvailabilityCheck to book it anyway",
+            ),
+            BookingRefusal::SlotClosed { started: false } => ApiError::conflict(
+                code::SLOT_UNAVAILABLE,
+                "The slot no longer matches the schedule; use skipAvailabilityCheck to book it anyway",
+            ),
+            BookingRefusal::OutsideWindow { starts_at } => ApiError::conflict(
+                code::OUTSIDE_WINDOW,
+                "The booking is too close to its start time to be changed online; contact the venue",
+            )
+            .with_details(json!({"startTime": starts_at})),
+            BookingRefusal::AmountExceedsBalance { balance } => {
+                ApiError::conflict(code::AMOUNT_EXCEEDS_BALANCE, message)
+                    .with_details(json!({"balanceMinor": balance}))
+            }
+            BookingRefusal::PricingChanged { price } => ApiError::conflict(
+                code::PRICING_CHANGED,
+                "The price changed since it was quoted; confirm again with the new pricingHash",
+            )
+            .with_details(json!({
+                "pricingHash": price.pricing_hash,
+                "price": PriceDto::from(&*price),
+            })),
+            BookingRefusal::ItemWithdrawn => ApiError::conflict(
+                code::PRICING_CHANGED,
+                "The product, its variant or an add-on of this hold is no longer offered; make a new hold",
+            )
+            .with_details(json!({"reason": "item_withdrawn"})),
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The one write path: every store operation that changes data runs as a [`Write`].
+//!
+//! `Repo::begin` opens the write transaction. The use case reads and changes rows through
+//! `w.tx`, and states its audit rows ([`Write::audit`]) and outbox messages
+//! ([`Write::outbox`]) as it goes. [`Write::finish`] then writes them, stores the
+//! idempotent response of a claimed key, and commits. On an error it rolls everything
+//! back, unless the use case kept what it had done ([`Write::keep_on_refusal`], for an
+//! overdue hold found expired on the way).
+//!
+//! Idempotency-Key (ARCHITECTURE section 5): [`Write::claim`] claims the key inside the
+//! same transaction as the effect. A concurrent request with the same key waits on the
+//! key's row (PostgreSQL) or on the write lock (SQLite) and then replays the answer, so a
+//! key is completed exactly when its effect is committed.
+
+use super::audit::Change;
+use super::{Db, Repo, idempotency};
+use crate::{Actor, Idempotency, IdempotencyError, Render, Replay, StoreError, Timestamp};
+use kairos_domain::{TenantId, new_id};
+use serde_json::Value;
+use sqlx::types::Json;
+use sqlx::{QueryBuilder, Transaction};
+
+/// A write in progress: its transaction and what it writes before committing.
+pub(crate) struct Write {
+    pub tx: Transaction<'static, Db>,
+    pub tenant: TenantId,
+    pub now: Timestamp,
+    audit: Vec<AuditRow>,
+    outbox: Vec<(TenantId, String, Value)>,
+    /// The Idempotency-Key this write claimed.
+    key: Option<String>,
+    keep_on_refusal: bool,
+}
+
+struct AuditRow {
+    tenant: TenantId,
+    actor: Actor,
+    action: String,
+    entity_type: String,
+    entity_id: String,
+    changes: Value,
+}
+
+impl Repo {
+    /// Opens a write transaction for `tenant` (SQLite: `BEGIN IMMEDIATE` on the writer).
+    pub(crate) async fn begin(
+        &self,
+        tenant: &TenantId,
+        now: Timestamp,
+    ) -> Result<Write, StoreError> {
+        Ok(Write {
+            tx: self.begin_write().await?,
+            tenant: tenant.clone(),
+            now,
+            audit: Vec::new(),
+            outbox: Vec::new(),
+            key: None,
+            keep_on_refusal: false,
+        })
+    }
+}
+
+impl Write {
+    /// Claims the Idempotency-Key of `idem` (if any) inside this transaction. `Some` is
+    /// the stored answer of the same request made before: answer it, nothing else runs.
+    pub(crate) async fn claim<T, E>(
+        &mut self,
+        idem: Option<&Idempotency<'_, T>>,
+    ) -> Result<Option<Replay>, E>
+    where
+        E: From<IdempotencyError> + From<StoreError>,
+    {
+        let Some(idem) = idem else {
+            return Ok(None);
+        };
+        let found = idempotency::claim_in(
+            &mut self.tx,
+            &self.tenant,
+            idem.key,
+            idem.request_hash,
+            self.now,
+        )
+        .await
+        .map_err(StoreError::from)?;
+        match found? {
+            None => {
+                self.key = Some(idem.key.to_owned());
+                Ok(None)
+            }
+            Some(replay) => Ok(Some(replay)),
+        }
+    }
+
+    /// Records an audit row for `actor`, written on commit.
+    pub(crate) fn audit(&mut self, actor: &Actor, change: Change<'_>) {
+        self.audit.push(AuditRow {
+            tenant: self.tenant.clone(),
+            actor: actor.clone(),
+            action: change.action.to_owned(),
+            entity_type: change.entity_type.to_owned(),
+            entity_id: change.entity_id,
+            changes: change.changes,
+        });
+    }
+
+    /// Queues an outbox message, written on commit and delivered after it.
+    pub(crate) fn outbox(&mut self, kind: &str, payload: Value) {
+        self.outbox
+            .push((self.tenant.clone(), kind.to_owned(), payload));
+    }
+
+    /// Commits what was done so far even if the use case then refuses (an overdue hold
+    /// expired on the way stays expired).
+    pub(crate) fn keep_on_refusal(&mut self) {
+        self.keep_on_refusal = true;
+    }
+
+    /// Ends the write with the use case's `result`: on success writes the audit rows, the
+    /// outbox messages and (for a claimed key) the response `render` gives, then commits;
+    /// on an error rolls back (or commits what [`Write::keep_on_refusal`] kept).
+    pub(crate) async fn finish<T, E>(
+        self,
+        result: Result<T, E>,
+        render: Option<Render<'_, T>>,
+    ) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        match result {
+            Ok(value) => {
+                let response = render.map(|r| r(&value));
+                self.commit(response).await?;
+                Ok(value)
+            }
+            Err(e) if self.keep_on_refusal => {
+                // The claim goes (commit without a response): the refusal is the API's to
+                // store.
+                self.commit(None).await?;
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Writes the audit rows, outbox messages and the claimed key's response (without one,
+    /// the claim is dropped), and commits.
+    pub(crate) async fn commit(
+        mut self,
+        response: Option<(u16, String)>,
+    ) -> Result<(), StoreError> {
+        if !self.audit.is_empty() {
+            let mut q = QueryBuilder::<Db>::new(
+                "INSERT INTO audit_log (tenant_id, id, occurred_at, actor_type, actor_id, \
+                 actor_name, action, entity_type, entity_id, changes) ",
+            );
+            let now = self.now;
+            q.push_values(self.audit.drain(..), |mut row, a| {
+                row.push_bind(a.tenant.as_str().to_owned())
+                    .push_bind(new_id())
+                    .push_bind(now)
+                    .push_bind(a.actor.kind.as_str())
+                    .push_bind(a.actor.id)
+                    .push_bind(a.actor.name)
+                    .push_bind(a.action)
+                    .push_bind(a.entity_type)
+                    .push_bind(a.entity_id)
+                    .push_bind(Json(a.changes));
+            });
+            q.build().execute(&mut *self.tx).await?;
+        }
+        if !self.outbox.is_empty() {
+            let mut q = QueryBuilder::<Db>::new(
+                "INSERT INTO outbox (tenant_id, id, kind, payload, status, attempts, \
+                 next_attempt_at, created_at, updated_at) ",
+            );
+            let now = self.now;
+            q.push_values(self.outbox.drain(..), |mut row, (tenant, kind, payload)| {
+                row.push_bind(tenant.as_str().to_owned())
+                    .push_bind(new_id())
+                    .push_bind(kind)
+                    .push_bind(Json(payload))
+                    .push_bind("pending")
+                    .push_bind(0_i32)
+                    .push_bind(now)
+                    .push_bind(now)
+                    .push_bind(now);
+            });
+            q.build().execute(&mut *self.tx).await?;
+        }
+        if let Some(key) = &self.key {
+            match &response {
+                Some((status, body)) => {
+                    idempotency::finish(&mut self.tx, &self.tenant, key, *status, body).await?;
+                }
+                None => idempotency::unclaim(&mut self.tx, &self.tenant, key).await?,
+            }
+        }
+        self.tx.commit().await?;
+        Ok(())
+    }
+
+    /// Makes the rows written from now on belong to `tenant` (the hold expiry sweep
+    /// crosses tenants).
+    pub(crate) fn switch_tenant(&mut self, tenant: TenantId) {
+        self.tenant = tenant;
+    }
+}

@@ -1,0 +1,112 @@
+//! Pricing a booking from catalog records, and the site policies a booking follows.
+//!
+//! Pure functions over the records the write transaction read (ARCHITECTURE: decisions
+//! inside the transaction); the arithmetic is `kairos_domain::pricing::quote`.
+
+use crate::{Addon, ChosenAddon, PriceBreakdown, Product, Variant};
+use kairos_domain::FieldErrors;
+use kairos_domain::pricing::{
+    AddonChoice, AddonMode, AddonPrice, PriceInput, PriceType, VariantPrice, quote,
+};
+use kairos_domain::tenancy::Currency;
+
+/// How long before its start a customer may still cancel or move a confirmed booking,
+/// by the site's cancellation policy: standard 24 h, strict 72 h, flexible up to the start.
+pub fn customer_window(site_policy: &str) -> chrono::Duration {
+    match site_policy {
+        "strict" => chrono::Duration::hours(72),
+        "flexible" => chrono::Duration::zero(),
+        _ => chrono::Duration::hours(24),
+    }
+}
+
+/// Prices a booking from the catalog as it is now. `chosen` add-ons must exist, be
+/// active and belong to the product (checked by the caller for new bookings; on confirm an
+/// add-on that disappeared simply changes the price).
+pub fn price_booking(
+    product: &Product,
+    variant: Option<&Variant>,
+    catalog: &[Addon],
+    chosen: &[ChosenAddon],
+    party_size: u32,
+    currency: Currency,
+) -> PriceBreakdown {
+    let variant_price = match variant {
+        None => VariantPrice::Base,
+        Some(v) => match v.price_mode.as_str() {
+            "adjustment" => VariantPrice::Adjustment(v.price_amount),
+            "override" => VariantPrice::Override(v.price_amount),
+            _ => VariantPrice::Base,
+        },
+    };
+    let addons = chosen
+        .iter()
+        .filter_map(|c| {
+            let a = catalog.iter().find(|a| a.id == c.addon_id && a.is_active)?;
+            let mode = match a.mode.as_str() {
+                "yesno" => AddonMode::YesNo,
+                "per_participant" => AddonMode::PerParticipant,
+                _ => AddonMode::FreeQty,
+            };
+            let price = match a.price_type.as_str() {
+                "per_person" => AddonPrice::PerPerson(a.amount),
+                "percentage" => AddonPrice::Percentage(i32::try_from(a.amount).unwrap_or(0)),
+                _ => AddonPrice::Fixed(a.amount),
+            };
+            Some(AddonChoice {
+                id: a.id.to_string(),
+                name: a.name.clone(),
+                mode,
+                price,
+                quantity: c.quantity,
+            })
+        })
+        .collect();
+    let input = PriceInput {
+        currency: currency.code().to_owned(),
+        party_size,
+        base_price: product.base_price,
+        price_type: PriceType::parse(&product.price_type).unwrap_or(PriceType::PerPerson),
+        variant_id: variant.map(|v| v.id.to_string()),
+        variant: variant_price,
+        addons,
+        tax_rate_bp: product.tax_rate_bp,
+        prices_include_tax: product.prices_include_tax,
+    };
+    PriceBreakdown::from(&quote(&input))
+}
+
+/// Checks chosen add-ons against the product's catalog: each must exist for the product,
+/// be active and appear once; quantities follow the add-on's mode.
+pub fn check_addons(errors: &mut FieldErrors, catalog: &[Addon], chosen: &[ChosenAddon]) {
+    for (i, c) in chosen.iter().enumerate() {
+        let field = format!("addons[{i}]");
+        if chosen[..i].iter().any(|o| o.addon_id == c.addon_id) {
+            errors.add(format!("{field}.addonId"), "is listed twice");
+            continue;
+        }
+        let Some(addon) = catalog.iter().find(|a| a.id == c.addon_id && a.is_active) else {
+            errors.add(
+                format!("{field}.addonId"),
+                "is not an active add-on of this product",
+            );
+            continue;
+        };
+        match addon.mode.as_str() {
+            "yesno" if c.quantity != 1 => {
+                errors.add(format!("{field}.quantity"), "must be 1 for a yes/no add-on");
+            }
+            _ if c.quantity == 0 => errors.add(format!("{field}.quantity"), "must be at least 1"),
+            _ => {
+                if let Some(max) = addon.max_quantity
+                    && i64::from(c.quantity) > i64::from(max)
+                {
+                    errors.add(
+                        format!("{field}.quantity"),
+                        format!("must be at most {max}"),
+                    );
+                }
+            }
+        }
+    }
+}
