@@ -18,5 +18,5 @@ pub mod scheduling;
 pub mod state;
 
 pub use error::{ApiError, ApiResult};
-pub use router::{openapi, router};
+pub use router::{openapi, openapi_json, router};
 pub use state::{ApiConfig, AppState};

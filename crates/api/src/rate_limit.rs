@@ -28,6 +28,20 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// Puts every route of `router` in this tier: the tier's middleware, and its name on
+    /// each operation of the OpenAPI document (for the 429 it documents).
+    pub fn apply(
+        self,
+        mut router: utoipa_axum::router::OpenApiRouter<AppState>,
+    ) -> utoipa_axum::router::OpenApiRouter<AppState> {
+        crate::openapi::mark_tier(router.get_openapi_mut(), self.as_str());
+        match self {
+            Tier::Strict => router.layer(axum::middleware::from_fn(strict)),
+            Tier::Standard => router.layer(axum::middleware::from_fn(standard)),
+            Tier::Relaxed => router.layer(axum::middleware::from_fn(relaxed)),
+        }
+    }
+
     fn as_str(self) -> &'static str {
         match self {
             Tier::Strict => "strict",

@@ -36,10 +36,22 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(operations::router())
 }
 
-/// The OpenAPI document of [`api_routes`].
+/// The OpenAPI document of [`api_routes`], finished by [`crate::openapi::finish`].
 pub fn openapi() -> utoipa::openapi::OpenApi {
     static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
-    DOC.get_or_init(|| api_routes().into_openapi()).clone()
+    DOC.get_or_init(|| {
+        let mut doc = api_routes().into_openapi();
+        crate::openapi::finish(&mut doc);
+        doc
+    })
+    .clone()
+}
+
+/// The published form of [`openapi`]: shared parameters and headers declared once.
+pub fn openapi_json() -> serde_json::Value {
+    static DOC: OnceLock<serde_json::Value> = OnceLock::new();
+    DOC.get_or_init(|| crate::openapi::to_json(&openapi()))
+        .clone()
 }
 
 /// The whole HTTP application.

@@ -180,7 +180,10 @@ async fn open_store(config: &Config) -> anyhow::Result<(Store, String, bool)> {
 async fn run(command: Command, config: Config) -> anyhow::Result<()> {
     match command {
         Command::Openapi => {
-            println!("{}", serde_json::to_string_pretty(&kairos_api::openapi())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&kairos_api::openapi_json())?
+            );
             Ok(())
         }
         Command::Migrate => {

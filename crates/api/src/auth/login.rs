@@ -59,7 +59,7 @@ fn invalid_credentials() -> ApiError {
 #[utoipa::path(
     post,
     path = "/api/auth/login",
-    tag = "auth",
+    tag = "auth", security(()),
     request_body = LoginRequest,
     responses(
         (status = 200, description = "Signed in", body = LoginResponse),

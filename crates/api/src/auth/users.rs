@@ -113,7 +113,6 @@ fn parse_email(errors: &mut FieldErrors, email: Option<&str>) -> Option<String> 
 #[utoipa::path(
     get, path = "/api/v1/admin/users", tag = "staff",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     responses(
         (status = 200, body = StaffUserList),
         (status = 401, body = ErrorBody), (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
@@ -135,7 +134,6 @@ pub async fn list_users(
 #[utoipa::path(
     post, path = "/api/v1/admin/users", tag = "staff",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = CreateStaffUser,
     responses(
         (status = 201, body = StaffUser),
@@ -208,7 +206,7 @@ pub async fn create_user(
 #[utoipa::path(
     get, path = "/api/v1/admin/users/{id}", tag = "staff",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "User id")),
+    params(("id" = uuid::Uuid, Path, description = "User id")),
     responses(
         (status = 200, body = StaffUser),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
@@ -233,7 +231,7 @@ pub async fn get_user(
 #[utoipa::path(
     patch, path = "/api/v1/admin/users/{id}", tag = "staff",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "User id")),
+    params(("id" = uuid::Uuid, Path, description = "User id")),
     request_body = UpdateStaffUser,
     responses(
         (status = 200, body = StaffUser),
@@ -290,7 +288,7 @@ pub async fn update_user(
 #[utoipa::path(
     delete, path = "/api/v1/admin/users/{id}", tag = "staff",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "User id")),
+    params(("id" = uuid::Uuid, Path, description = "User id")),
     responses(
         (status = 200, description = "The deactivated account", body = StaffUser),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),

@@ -17,8 +17,8 @@ pub struct ProductAddons {
 }
 
 /// The add-ons on sale for a product.
-#[utoipa::path(get, path = "/api/v1/availability/products/{productId}/addons", tag = "availability",
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("productId" = String, Path, description = "Product id")),
+#[utoipa::path(get, path = "/api/v1/availability/products/{productId}/addons", tag = "availability", security(()),
+    params(("productId" = uuid::Uuid, Path, description = "Product id")),
     responses((status = 200, body = ProductAddons), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn product_addons(
     State(state): State<AppState>,

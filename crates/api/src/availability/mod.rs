@@ -76,8 +76,7 @@ pub struct AvailabilityResponse {
     pub slots: Arc<RawValue>,
 }
 
-use crate::rate_limit;
-use axum::middleware;
+use crate::rate_limit::Tier;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -86,9 +85,10 @@ pub use slots::pricing_preview;
 
 /// The public availability reads (relaxed rate limit tier).
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(slots::get_availability))
-        .routes(routes!(addons::product_addons))
-        .routes(routes!(site_config::site_config))
-        .layer(middleware::from_fn(rate_limit::relaxed))
+    Tier::Relaxed.apply(
+        OpenApiRouter::new()
+            .routes(routes!(slots::get_availability))
+            .routes(routes!(addons::product_addons))
+            .routes(routes!(site_config::site_config)),
+    )
 }

@@ -56,8 +56,8 @@ pub struct SiteConfig {
 }
 
 /// A site's public configuration: zone, currency, locale, products on sale, policies.
-#[utoipa::path(get, path = "/api/v1/availability/sites/{siteId}/config", tag = "availability",
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("siteId" = String, Path, description = "Site id")),
+#[utoipa::path(get, path = "/api/v1/availability/sites/{siteId}/config", tag = "availability", security(()),
+    params(("siteId" = uuid::Uuid, Path, description = "Site id")),
     responses((status = 200, body = SiteConfig), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn site_config(
     State(state): State<AppState>,

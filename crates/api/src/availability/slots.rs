@@ -75,8 +75,8 @@ pub(super) async fn active_product_and_site(
 }
 
 /// Open slots of a product with capacity and a price preview.
-#[utoipa::path(get, path = "/api/v1/availability", tag = "availability",
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), AvailabilityQuery),
+#[utoipa::path(get, path = "/api/v1/availability", tag = "availability", security(()),
+    params(AvailabilityQuery),
     responses(
         (status = 200, description = "Open slots; an empty list when nothing is free", body = AvailabilityResponse),
         (status = 400, description = "VALIDATION_ERROR naming the missing or bad parameter", body = ErrorBody),

@@ -85,7 +85,6 @@ pub struct AdminCreateResponse {
 /// schedule; `bypassCapacity` (admin:capacity:override) takes the seats even when full.
 #[utoipa::path(post, path = "/api/v1/admin/bookings", tag = "admin-bookings",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = AdminCreateRequest,
     responses(
         (status = 201, body = AdminCreateResponse),

@@ -37,7 +37,7 @@ pub struct CustomerPatchResponse {
 /// (user id and name) and when.
 #[utoipa::path(patch, path = "/api/v1/admin/bookings/{id}/customer", tag = "admin-bookings",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Booking id")),
+    params(("id" = uuid::Uuid, Path, description = "Booking id")),
     request_body = CustomerPatchRequest,
     responses(
         (status = 200, body = CustomerPatchResponse),

@@ -115,7 +115,7 @@ pub struct BookingDetail {
 /// payments, notes and status history.
 #[utoipa::path(get, path = "/api/v1/admin/bookings/{id}", tag = "admin-bookings",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Booking id")),
+    params(("id" = uuid::Uuid, Path, description = "Booking id")),
     responses(
         (status = 200, body = BookingDetail),
         (status = 401, body = ErrorBody),

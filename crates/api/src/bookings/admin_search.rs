@@ -234,7 +234,7 @@ fn optional_id(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Opti
 /// customerName, status or bookingReference; sortOrder asc or desc (default desc).
 #[utoipa::path(get, path = "/api/v1/admin/bookings", tag = "admin-bookings",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), SearchQuery),
+    params(SearchQuery),
     responses(
         (status = 200, body = SearchResponse),
         (status = 400, description = "VALIDATION_ERROR naming the bad parameter", body = ErrorBody),

@@ -51,7 +51,7 @@ pub struct StatusResponse {
 /// releases the seats. Every change is audited with actor, time, from, to and reason.
 #[utoipa::path(patch, path = "/api/v1/admin/bookings/{id}/status", tag = "admin-bookings",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Booking id")),
+    params(("id" = uuid::Uuid, Path, description = "Booking id")),
     request_body = StatusRequest,
     responses(
         (status = 200, body = StatusResponse),

@@ -22,11 +22,9 @@ pub struct CancelRequest {
 /// Customers and booking-token holders may cancel a hold at any time and a later booking
 /// while its start is outside the site's policy window (standard: 24 h before, strict:
 /// 72 h, flexible: until the start); otherwise 409 `OUTSIDE_WINDOW`. Staff may always.
-#[utoipa::path(post, path = "/api/v1/bookings/{id}/cancel", tag = "bookings",
+#[utoipa::path(post, path = "/api/v1/bookings/{id}/cancel", tag = "bookings", security(("bookingToken" = []), ("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
-        ("x-booking-token" = Option<String>, Header, description = "The token returned by the hold"),
-        ("id" = String, Path, description = "Booking id"),
+        ("id" = uuid::Uuid, Path, description = "Booking id"),
     ),
     request_body(content = Option<CancelRequest>, description = "Optional reason"),
     responses(

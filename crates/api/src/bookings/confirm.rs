@@ -40,12 +40,10 @@ pub struct ConfirmRequest {
 /// answer is 409 `PRICING_CHANGED` with the new price and hash in `details`. Pay on arrival
 /// (`paymentMethod: "poa"`) makes the booking `tentative`; an online method makes it
 /// `confirmed` with a pending payment for the amount due. Honours `Idempotency-Key`.
-#[utoipa::path(post, path = "/api/v1/bookings/{id}/confirm", tag = "bookings",
+#[utoipa::path(post, path = "/api/v1/bookings/{id}/confirm", tag = "bookings", security(("bookingToken" = []), ("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
-        ("x-booking-token" = Option<String>, Header, description = "The token returned by the hold"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe: one effect per key and caller for 24 h; use an unguessable value such as a UUID"),
-        ("id" = String, Path, description = "Booking id"),
+        ("id" = uuid::Uuid, Path, description = "Booking id"),
     ),
     request_body = ConfirmRequest,
     responses(

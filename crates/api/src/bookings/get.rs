@@ -7,11 +7,9 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 
 /// A booking, for its booking token, its customer or staff.
-#[utoipa::path(get, path = "/api/v1/bookings/{id}", tag = "bookings",
+#[utoipa::path(get, path = "/api/v1/bookings/{id}", tag = "bookings", security(("bookingToken" = []), ("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
-        ("x-booking-token" = Option<String>, Header, description = "The token returned by the hold"),
-        ("id" = String, Path, description = "Booking id"),
+        ("id" = uuid::Uuid, Path, description = "Booking id"),
     ),
     responses(
         (status = 200, body = BookingResponse),

@@ -268,7 +268,6 @@ fn summarize(found: &Found, tenant_currency: &str) -> (CustomerSummary, Customer
 #[utoipa::path(get, path = "/api/v1/admin/customers/{identifier}/bookings", tag = "admin-bookings",
     security(("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
         ("identifier" = String, Path, description = "Email, customer account id or phone number (URL-encoded)"),
         CustomerHistoryQuery,
     ),
@@ -411,7 +410,6 @@ fn start_of(day: NaiveDate) -> DateTime<Utc> {
 #[utoipa::path(get, path = "/api/v1/customers/me/bookings", tag = "customers",
     security(("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
         MyBookingsQuery,
     ),
     responses(

@@ -33,9 +33,8 @@ pub(super) fn ok_body(b: &Booking) -> Rendered {
 /// token belongs to that customer. With an `Idempotency-Key`, a repeat of the same request
 /// within 24 hours answers the first response (header `idempotent-replayed: true`), the
 /// same key with another body is 422 and a repeat while the first runs is 409.
-#[utoipa::path(post, path = "/api/v1/bookings/hold", tag = "bookings",
+#[utoipa::path(post, path = "/api/v1/bookings/hold", tag = "bookings", security((), ("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe: one effect per key and caller for 24 h; use an unguessable value such as a UUID"),
     ),
     request_body = HoldRequest,

@@ -60,32 +60,31 @@ pub fn optional_body<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> 
     crate::extract::decode_json(value)
 }
 
-use crate::rate_limit;
-use axum::middleware;
+use crate::rate_limit::Tier;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// The public booking flow, booking administration, notes and customer history.
 pub fn router() -> OpenApiRouter<AppState> {
-    let reads = OpenApiRouter::new()
-        .routes(routes!(get::get_booking))
-        .layer(middleware::from_fn(rate_limit::relaxed));
-    OpenApiRouter::new()
-        .routes(routes!(hold::hold))
-        .routes(routes!(confirm::confirm))
-        .routes(routes!(cancel::cancel))
-        .routes(routes!(reschedule::reschedule))
-        .routes(routes!(staff_actions::mark_arrived))
-        .routes(routes!(staff_actions::mark_paid))
-        .routes(routes!(staff_actions::mark_no_show))
-        .routes(routes!(admin_search::search, admin_create::create))
-        .routes(routes!(admin_detail::detail))
-        .routes(routes!(admin_status::set_status))
-        .routes(routes!(admin_customer::update_customer))
-        .routes(routes!(notes::list_notes, notes::add_note))
-        .routes(routes!(notes::update_note, notes::delete_note))
-        .routes(routes!(history::customer_bookings))
-        .routes(routes!(history::my_bookings))
-        .layer(middleware::from_fn(rate_limit::standard))
+    let reads = Tier::Relaxed.apply(OpenApiRouter::new().routes(routes!(get::get_booking)));
+    Tier::Standard
+        .apply(
+            OpenApiRouter::new()
+                .routes(routes!(hold::hold))
+                .routes(routes!(confirm::confirm))
+                .routes(routes!(cancel::cancel))
+                .routes(routes!(reschedule::reschedule))
+                .routes(routes!(staff_actions::mark_arrived))
+                .routes(routes!(staff_actions::mark_paid))
+                .routes(routes!(staff_actions::mark_no_show))
+                .routes(routes!(admin_search::search, admin_create::create))
+                .routes(routes!(admin_detail::detail))
+                .routes(routes!(admin_status::set_status))
+                .routes(routes!(admin_customer::update_customer))
+                .routes(routes!(notes::list_notes, notes::add_note))
+                .routes(routes!(notes::update_note, notes::delete_note))
+                .routes(routes!(history::customer_bookings))
+                .routes(routes!(history::my_bookings)),
+        )
         .merge(reads)
 }

@@ -177,8 +177,7 @@ async fn note_of(
 #[utoipa::path(post, path = "/api/v1/admin/bookings/{bookingId}/notes", tag = "admin-bookings",
     security(("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
-        ("bookingId" = String, Path, description = "Booking id"),
+        ("bookingId" = uuid::Uuid, Path, description = "Booking id"),
     ),
     request_body = NoteInput,
     responses(
@@ -221,8 +220,7 @@ pub async fn add_note(
 #[utoipa::path(get, path = "/api/v1/admin/bookings/{bookingId}/notes", tag = "admin-bookings",
     security(("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
-        ("bookingId" = String, Path, description = "Booking id"),
+        ("bookingId" = uuid::Uuid, Path, description = "Booking id"),
     ),
     responses(
         (status = 200, description = "The booking's notes (an empty list when it has none)", body = NoteList),
@@ -251,9 +249,8 @@ pub async fn list_notes(
 #[utoipa::path(patch, path = "/api/v1/admin/bookings/{bookingId}/notes/{noteId}", tag = "admin-bookings",
     security(("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
-        ("bookingId" = String, Path, description = "Booking id"),
-        ("noteId" = String, Path, description = "Note id"),
+        ("bookingId" = uuid::Uuid, Path, description = "Booking id"),
+        ("noteId" = uuid::Uuid, Path, description = "Note id"),
     ),
     request_body = NoteInput,
     responses(
@@ -308,9 +305,8 @@ pub async fn update_note(
 #[utoipa::path(delete, path = "/api/v1/admin/bookings/{bookingId}/notes/{noteId}", tag = "admin-bookings",
     security(("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
-        ("bookingId" = String, Path, description = "Booking id"),
-        ("noteId" = String, Path, description = "Note id"),
+        ("bookingId" = uuid::Uuid, Path, description = "Booking id"),
+        ("noteId" = uuid::Uuid, Path, description = "Note id"),
     ),
     responses(
         (status = 204, description = "Deleted"),

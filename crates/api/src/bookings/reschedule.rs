@@ -26,11 +26,9 @@ pub struct RescheduleRequest {
 /// The same policy window as cancellation applies to customers (409 `OUTSIDE_WINDOW`).
 /// A full, started or closed target slot is 409 `SLOT_UNAVAILABLE`; a slot of another
 /// product is 404.
-#[utoipa::path(post, path = "/api/v1/bookings/{id}/reschedule", tag = "bookings",
+#[utoipa::path(post, path = "/api/v1/bookings/{id}/reschedule", tag = "bookings", security(("bookingToken" = []), ("bearer" = [])),
     params(
-        ("x-tenant-id" = String, Header, description = "Tenant id"),
-        ("x-booking-token" = Option<String>, Header, description = "The token returned by the hold"),
-        ("id" = String, Path, description = "Booking id"),
+        ("id" = uuid::Uuid, Path, description = "Booking id"),
     ),
     request_body = RescheduleRequest,
     responses(

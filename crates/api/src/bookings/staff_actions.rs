@@ -49,7 +49,7 @@ async fn staff_action(
 /// Mark a booking arrived (staff; from paid or confirmed, or correcting a no-show).
 #[utoipa::path(post, path = "/api/v1/bookings/{id}/mark-arrived", tag = "bookings",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Booking id")),
+    params(("id" = uuid::Uuid, Path, description = "Booking id")),
     responses(
         (status = 200, body = BookingResponse),
         (status = 401, body = ErrorBody),
@@ -81,7 +81,7 @@ pub struct MarkPaidRequest {
 /// audited.
 #[utoipa::path(post, path = "/api/v1/bookings/{id}/mark-paid", tag = "bookings",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Booking id")),
+    params(("id" = uuid::Uuid, Path, description = "Booking id")),
     request_body(content = Option<MarkPaidRequest>),
     responses(
         (status = 200, body = BookingResponse),
@@ -140,7 +140,7 @@ pub struct NoShowRequest {
 /// Mark a booking no-show (staff). The seats stay taken: the slot has started.
 #[utoipa::path(patch, path = "/api/v1/bookings/{id}/mark-no-show", tag = "bookings",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Booking id")),
+    params(("id" = uuid::Uuid, Path, description = "Booking id")),
     request_body(content = Option<NoShowRequest>),
     responses(
         (status = 200, body = BookingResponse),

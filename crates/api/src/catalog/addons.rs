@@ -218,7 +218,7 @@ fn addon_base(a: &Addon) -> NewAddon {
 
 /// Add an add-on to a product.
 #[utoipa::path(post, path = "/api/v1/admin/products/{id}/addons", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id")),
     request_body = AddonInput,
     responses((status = 201, body = AddonDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn create_addon(
@@ -255,7 +255,7 @@ pub async fn create_addon(
 
 /// List a product's add-ons (inactive ones included).
 #[utoipa::path(get, path = "/api/v1/admin/products/{id}/addons", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id")),
     responses((status = 200, body = AddonList), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn list_addons(
     State(state): State<AppState>,
@@ -291,7 +291,7 @@ async fn addon_of(
 
 /// Read an add-on.
 #[utoipa::path(get, path = "/api/v1/admin/products/{id}/addons/{addonId}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id"), ("addonId" = String, Path, description = "Add-on id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id"), ("addonId" = uuid::Uuid, Path, description = "Add-on id")),
     responses((status = 200, body = AddonDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_addon(
     State(state): State<AppState>,
@@ -307,7 +307,7 @@ pub async fn get_addon(
 
 /// Update an add-on (partial).
 #[utoipa::path(patch, path = "/api/v1/admin/products/{id}/addons/{addonId}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id"), ("addonId" = String, Path, description = "Add-on id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id"), ("addonId" = uuid::Uuid, Path, description = "Add-on id")),
     request_body = AddonInput,
     responses((status = 200, body = AddonDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_addon(
@@ -336,7 +336,7 @@ pub async fn update_addon(
 
 /// Deactivate an add-on.
 #[utoipa::path(delete, path = "/api/v1/admin/products/{id}/addons/{addonId}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id"), ("addonId" = String, Path, description = "Add-on id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id"), ("addonId" = uuid::Uuid, Path, description = "Add-on id")),
     responses((status = 200, body = AddonDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn deactivate_addon(
     State(state): State<AppState>,

@@ -43,8 +43,7 @@ fn required_text(errors: &mut FieldErrors, field: &str, value: Option<&str>, max
 
 // ───────────────────────────── sites ─────────────────────────────
 
-use crate::rate_limit;
-use axum::middleware;
+use crate::rate_limit::Tier;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -52,30 +51,31 @@ pub use addons::{AddonDto, addon_dto};
 
 /// Sites, products, variants and add-ons under `/api/v1/admin`.
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(sites::list_sites, sites::create_site))
-        .routes(routes!(
-            sites::get_site,
-            sites::update_site,
-            sites::deactivate_site
-        ))
-        .routes(routes!(products::list_products, products::create_product))
-        .routes(routes!(
-            products::get_product,
-            products::update_product,
-            products::deactivate_product
-        ))
-        .routes(routes!(variants::list_variants, variants::create_variant))
-        .routes(routes!(
-            variants::get_variant,
-            variants::update_variant,
-            variants::deactivate_variant
-        ))
-        .routes(routes!(addons::list_addons, addons::create_addon))
-        .routes(routes!(
-            addons::get_addon,
-            addons::update_addon,
-            addons::deactivate_addon
-        ))
-        .layer(middleware::from_fn(rate_limit::standard))
+    Tier::Standard.apply(
+        OpenApiRouter::new()
+            .routes(routes!(sites::list_sites, sites::create_site))
+            .routes(routes!(
+                sites::get_site,
+                sites::update_site,
+                sites::deactivate_site
+            ))
+            .routes(routes!(products::list_products, products::create_product))
+            .routes(routes!(
+                products::get_product,
+                products::update_product,
+                products::deactivate_product
+            ))
+            .routes(routes!(variants::list_variants, variants::create_variant))
+            .routes(routes!(
+                variants::get_variant,
+                variants::update_variant,
+                variants::deactivate_variant
+            ))
+            .routes(routes!(addons::list_addons, addons::create_addon))
+            .routes(routes!(
+                addons::get_addon,
+                addons::update_addon,
+                addons::deactivate_addon
+            )),
+    )
 }

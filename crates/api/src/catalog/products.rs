@@ -352,7 +352,6 @@ pub(super) async fn product_of(
 
 /// Create a product.
 #[utoipa::path(post, path = "/api/v1/admin/products", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = ProductInput,
     responses((status = 201, body = ProductDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: site", body = ErrorBody), (status = 403, body = ErrorBody)))]
@@ -402,7 +401,6 @@ pub async fn create_product(
 
 /// List products.
 #[utoipa::path(get, path = "/api/v1/admin/products", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     responses((status = 200, body = ProductList), (status = 403, body = ErrorBody)))]
 pub async fn list_products(
     State(state): State<AppState>,
@@ -426,7 +424,7 @@ pub async fn list_products(
 
 /// Read a product.
 #[utoipa::path(get, path = "/api/v1/admin/products/{id}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id")),
     responses((status = 200, body = ProductDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_product(
     State(state): State<AppState>,
@@ -439,7 +437,7 @@ pub async fn get_product(
 
 /// Update a product (partial). Slots are regenerated when the shape changes.
 #[utoipa::path(patch, path = "/api/v1/admin/products/{id}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id")),
     request_body = ProductInput,
     responses((status = 200, body = ProductDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
@@ -476,7 +474,7 @@ pub async fn update_product(
 
 /// Deactivate a product: it leaves availability; unbooked future slots are removed.
 #[utoipa::path(delete, path = "/api/v1/admin/products/{id}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id")),
     responses((status = 200, body = ProductDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn deactivate_product(
     State(state): State<AppState>,

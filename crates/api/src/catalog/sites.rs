@@ -201,7 +201,6 @@ fn site_base(s: &Site) -> NewSite {
 
 /// Create a site.
 #[utoipa::path(post, path = "/api/v1/admin/sites", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = SiteInput,
     responses((status = 201, body = SiteDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody)))]
@@ -231,7 +230,6 @@ pub async fn create_site(
 
 /// List sites.
 #[utoipa::path(get, path = "/api/v1/admin/sites", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     responses((status = 200, body = SiteList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn list_sites(
     State(state): State<AppState>,
@@ -252,7 +250,7 @@ pub async fn list_sites(
 
 /// Read a site.
 #[utoipa::path(get, path = "/api/v1/admin/sites/{id}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Site id")),
+    params(("id" = uuid::Uuid, Path, description = "Site id")),
     responses((status = 200, body = SiteDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_site(
     State(state): State<AppState>,
@@ -270,7 +268,7 @@ pub async fn get_site(
 
 /// Update a site (partial).
 #[utoipa::path(patch, path = "/api/v1/admin/sites/{id}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Site id")),
+    params(("id" = uuid::Uuid, Path, description = "Site id")),
     request_body = SiteInput,
     responses((status = 200, body = SiteDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
@@ -316,7 +314,7 @@ pub async fn update_site(
 
 /// Deactivate a site: it leaves the public catalog; its history stays.
 #[utoipa::path(delete, path = "/api/v1/admin/sites/{id}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Site id")),
+    params(("id" = uuid::Uuid, Path, description = "Site id")),
     responses((status = 200, body = SiteDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn deactivate_site(
     State(state): State<AppState>,

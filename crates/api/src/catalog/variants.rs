@@ -139,7 +139,7 @@ fn variant_fields(
 
 /// Add a variant to a product.
 #[utoipa::path(post, path = "/api/v1/admin/products/{id}/variants", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id")),
     request_body = VariantInput,
     responses((status = 201, body = VariantDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
@@ -175,7 +175,7 @@ pub async fn create_variant(
 
 /// List a product's variants.
 #[utoipa::path(get, path = "/api/v1/admin/products/{id}/variants", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id")),
     responses((status = 200, body = VariantList), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn list_variants(
     State(state): State<AppState>,
@@ -211,7 +211,7 @@ async fn variant_of(
 
 /// Read a variant.
 #[utoipa::path(get, path = "/api/v1/admin/products/{id}/variants/{variantId}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id"), ("variantId" = String, Path, description = "Variant id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id"), ("variantId" = uuid::Uuid, Path, description = "Variant id")),
     responses((status = 200, body = VariantDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_variant(
     State(state): State<AppState>,
@@ -227,7 +227,7 @@ pub async fn get_variant(
 
 /// Update a variant (partial).
 #[utoipa::path(patch, path = "/api/v1/admin/products/{id}/variants/{variantId}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id"), ("variantId" = String, Path, description = "Variant id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id"), ("variantId" = uuid::Uuid, Path, description = "Variant id")),
     request_body = VariantInput,
     responses((status = 200, body = VariantDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_variant(
@@ -268,7 +268,7 @@ fn variant_base(v: &Variant) -> NewVariant {
 
 /// Deactivate a variant.
 #[utoipa::path(delete, path = "/api/v1/admin/products/{id}/variants/{variantId}", tag = "catalog", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Product id"), ("variantId" = String, Path, description = "Variant id")),
+    params(("id" = uuid::Uuid, Path, description = "Product id"), ("variantId" = uuid::Uuid, Path, description = "Variant id")),
     responses((status = 200, body = VariantDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn deactivate_variant(
     State(state): State<AppState>,

@@ -148,8 +148,7 @@ fn token_for(state: &AppState, tenant: &Tenant, customer: &Customer) -> ApiResul
 
 /// Create a customer account and sign in.
 #[utoipa::path(
-    post, path = "/api/v1/customers/register", tag = "customers",
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
+    post, path = "/api/v1/customers/register", tag = "customers", security(()),
     request_body = RegisterRequest,
     responses(
         (status = 201, body = RegisterResponse),
@@ -216,8 +215,7 @@ pub async fn register(
 
 /// Sign in as a customer.
 #[utoipa::path(
-    post, path = "/api/v1/customers/login", tag = "customers",
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
+    post, path = "/api/v1/customers/login", tag = "customers", security(()),
     request_body = CustomerLoginRequest,
     responses(
         (status = 200, body = CustomerLoginResponse),
@@ -281,7 +279,6 @@ pub async fn login(
 #[utoipa::path(
     get, path = "/api/v1/customers/me", tag = "customers",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     responses(
         (status = 200, body = CustomerProfile),
         (status = 401, body = ErrorBody),
@@ -307,7 +304,6 @@ pub async fn get_me(auth: CustomerAuth) -> axum::Json<CustomerProfile> {
 #[utoipa::path(
     patch, path = "/api/v1/customers/me", tag = "customers",
     security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = UpdateProfileRequest,
     responses(
         (status = 200, body = UpdatedCustomerProfile),
@@ -360,19 +356,18 @@ pub async fn update_me(
     }))
 }
 
-use crate::rate_limit;
-use axum::middleware;
+use crate::rate_limit::Tier;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Registration and sign-in (strict rate limit tier) and the customer's own profile.
 pub fn router() -> OpenApiRouter<AppState> {
-    let sign_in = OpenApiRouter::new()
-        .routes(routes!(register))
-        .routes(routes!(login))
-        .layer(middleware::from_fn(rate_limit::strict));
-    OpenApiRouter::new()
-        .routes(routes!(get_me, update_me))
-        .layer(middleware::from_fn(rate_limit::standard))
+    let sign_in = Tier::Strict.apply(
+        OpenApiRouter::new()
+            .routes(routes!(register))
+            .routes(routes!(login)),
+    );
+    Tier::Standard
+        .apply(OpenApiRouter::new().routes(routes!(get_me, update_me)))
         .merge(sign_in)
 }

@@ -28,14 +28,14 @@ pub struct Readiness {
 }
 
 /// The process is up.
-#[utoipa::path(get, path = "/healthz", tag = "operations",
+#[utoipa::path(get, path = "/healthz", tag = "operations", security(()),
     responses((status = 200, body = Health)))]
 pub async fn healthz() -> axum::Json<Health> {
     axum::Json(Health { status: "ok" })
 }
 
 /// The process can serve: the database answers.
-#[utoipa::path(get, path = "/readyz", tag = "operations",
+#[utoipa::path(get, path = "/readyz", tag = "operations", security(()),
     responses((status = 200, body = Readiness), (status = 503, description = "SERVICE_UNAVAILABLE", body = ErrorBody)))]
 pub async fn readyz(State(state): State<AppState>) -> Response {
     match state.store.ping().await {
@@ -57,7 +57,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 }
 
 /// Request counts and latencies per route, in Prometheus text format.
-#[utoipa::path(get, path = "/metrics", tag = "operations",
+#[utoipa::path(get, path = "/metrics", tag = "operations", security(()),
     responses((status = 200, description = "Prometheus text exposition", content_type = "text/plain")))]
 pub async fn metrics(State(state): State<AppState>) -> Response {
     let body = match &state.metrics {
@@ -123,17 +123,17 @@ pub async fn track(req: Request, next: Next) -> Response {
     response
 }
 
-use crate::rate_limit;
-use axum::middleware;
+use crate::rate_limit::Tier;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Health, readiness, metrics and the OpenAPI document (relaxed rate limit tier).
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(healthz))
-        .routes(routes!(readyz))
-        .routes(routes!(metrics))
-        .routes(routes!(crate::openapi::openapi_json))
-        .layer(middleware::from_fn(rate_limit::relaxed))
+    Tier::Relaxed.apply(
+        OpenApiRouter::new()
+            .routes(routes!(healthz))
+            .routes(routes!(readyz))
+            .routes(routes!(metrics))
+            .routes(routes!(crate::openapi::openapi_json)),
+    )
 }

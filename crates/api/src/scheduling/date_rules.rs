@@ -300,7 +300,7 @@ async fn update_rule(
 
 /// Update an override (fields given replace the stored ones); regenerates old and new dates.
 #[utoipa::path(patch, path = "/api/v1/admin/schedules/overrides/{id}", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Override id")),
+    params(("id" = uuid::Uuid, Path, description = "Override id")),
     request_body = DateRuleInput,
     responses((status = 200, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_override(
@@ -314,7 +314,7 @@ pub async fn update_override(
 
 /// Update a blackout (fields given replace the stored ones); regenerates old and new dates.
 #[utoipa::path(patch, path = "/api/v1/admin/schedules/blackouts/{id}", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Blackout id")),
+    params(("id" = uuid::Uuid, Path, description = "Blackout id")),
     request_body = DateRuleInput,
     responses((status = 200, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn update_blackout(
@@ -381,7 +381,6 @@ async fn delete_rule(
 
 /// Create a schedule override; regenerates its dates.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/overrides", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = DateRuleInput,
     responses((status = 201, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn create_override(
@@ -394,7 +393,7 @@ pub async fn create_override(
 
 /// List schedule overrides.
 #[utoipa::path(get, path = "/api/v1/admin/schedules/overrides", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ScopeFilter),
+    params(ScopeFilter),
     responses((status = 200, body = DateRuleList)))]
 pub async fn list_overrides(
     State(state): State<AppState>,
@@ -406,7 +405,7 @@ pub async fn list_overrides(
 
 /// Read an override.
 #[utoipa::path(get, path = "/api/v1/admin/schedules/overrides/{id}", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Override id")),
+    params(("id" = uuid::Uuid, Path, description = "Override id")),
     responses((status = 200, body = DateRuleDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_override(
     State(state): State<AppState>,
@@ -418,7 +417,7 @@ pub async fn get_override(
 
 /// Delete an override; regenerates its dates.
 #[utoipa::path(delete, path = "/api/v1/admin/schedules/overrides/{id}", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Override id")),
+    params(("id" = uuid::Uuid, Path, description = "Override id")),
     responses((status = 200, body = DateRuleChange), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn delete_override(
     State(state): State<AppState>,
@@ -430,7 +429,6 @@ pub async fn delete_override(
 
 /// Create a blackout; regenerates its dates. Booked slots under it are reported.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/blackouts", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = DateRuleInput,
     responses((status = 201, description = "Created; warnings list bookings under the blackout", body = DateRuleChange),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
@@ -444,7 +442,7 @@ pub async fn create_blackout(
 
 /// List blackouts.
 #[utoipa::path(get, path = "/api/v1/admin/schedules/blackouts", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ScopeFilter),
+    params(ScopeFilter),
     responses((status = 200, body = DateRuleList)))]
 pub async fn list_blackouts(
     State(state): State<AppState>,
@@ -456,7 +454,7 @@ pub async fn list_blackouts(
 
 /// Read a blackout.
 #[utoipa::path(get, path = "/api/v1/admin/schedules/blackouts/{id}", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Blackout id")),
+    params(("id" = uuid::Uuid, Path, description = "Blackout id")),
     responses((status = 200, body = DateRuleDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_blackout(
     State(state): State<AppState>,
@@ -468,7 +466,7 @@ pub async fn get_blackout(
 
 /// Delete a blackout; regenerates its dates.
 #[utoipa::path(delete, path = "/api/v1/admin/schedules/blackouts/{id}", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Blackout id")),
+    params(("id" = uuid::Uuid, Path, description = "Blackout id")),
     responses((status = 200, body = DateRuleChange), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn delete_blackout(
     State(state): State<AppState>,

@@ -70,42 +70,42 @@ impl From<RegenReport> for RegenerationDto {
     }
 }
 
-use crate::rate_limit;
-use axum::middleware;
+use crate::rate_limit::Tier;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Templates, overrides, blackouts and regeneration under `/api/v1/admin/schedules`.
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(
-            templates::list_templates,
-            templates::create_template
-        ))
-        .routes(routes!(
-            templates::get_template,
-            templates::update_template,
-            templates::delete_template
-        ))
-        .routes(routes!(
-            date_rules::list_overrides,
-            date_rules::create_override
-        ))
-        .routes(routes!(
-            date_rules::get_override,
-            date_rules::update_override,
-            date_rules::delete_override
-        ))
-        .routes(routes!(
-            date_rules::list_blackouts,
-            date_rules::create_blackout
-        ))
-        .routes(routes!(
-            date_rules::get_blackout,
-            date_rules::update_blackout,
-            date_rules::delete_blackout
-        ))
-        .routes(routes!(regeneration::preview_regeneration))
-        .routes(routes!(regeneration::regenerate))
-        .layer(middleware::from_fn(rate_limit::standard))
+    Tier::Standard.apply(
+        OpenApiRouter::new()
+            .routes(routes!(
+                templates::list_templates,
+                templates::create_template
+            ))
+            .routes(routes!(
+                templates::get_template,
+                templates::update_template,
+                templates::delete_template
+            ))
+            .routes(routes!(
+                date_rules::list_overrides,
+                date_rules::create_override
+            ))
+            .routes(routes!(
+                date_rules::get_override,
+                date_rules::update_override,
+                date_rules::delete_override
+            ))
+            .routes(routes!(
+                date_rules::list_blackouts,
+                date_rules::create_blackout
+            ))
+            .routes(routes!(
+                date_rules::get_blackout,
+                date_rules::update_blackout,
+                date_rules::delete_blackout
+            ))
+            .routes(routes!(regeneration::preview_regeneration))
+            .routes(routes!(regeneration::regenerate)),
+    )
 }

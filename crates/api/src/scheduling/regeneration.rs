@@ -82,7 +82,6 @@ async fn regenerate_scope(
 
 /// Preview a regeneration: what would be created, deleted, orphaned and kept. Writes nothing.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/regenerate/preview", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = RegenerateRequest,
     responses((status = 200, body = RegenerateResponse), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn preview_regeneration(
@@ -95,7 +94,6 @@ pub async fn preview_regeneration(
 
 /// Regenerate a scope's slots now.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/regenerate", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = RegenerateRequest,
     responses((status = 200, body = RegenerateResponse), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn regenerate(

@@ -353,7 +353,6 @@ pub(super) fn scope_filter(filter: ScopeFilter) -> ApiResult<Option<(String, Uui
 
 /// Create a schedule template; regenerates today to the 60-day horizon.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/templates", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id")),
     request_body = TemplateInput,
     responses((status = 201, body = TemplateChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: scope", body = ErrorBody), (status = 403, body = ErrorBody)))]
@@ -376,7 +375,7 @@ pub async fn create_template(
 
 /// List schedule templates, optionally of one scope.
 #[utoipa::path(get, path = "/api/v1/admin/schedules/templates", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ScopeFilter),
+    params(ScopeFilter),
     responses((status = 200, body = TemplateList), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody)))]
 pub async fn list_templates(
     State(state): State<AppState>,
@@ -396,7 +395,7 @@ pub async fn list_templates(
 
 /// Read a template.
 #[utoipa::path(get, path = "/api/v1/admin/schedules/templates/{id}", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Template id")),
+    params(("id" = uuid::Uuid, Path, description = "Template id")),
     responses((status = 200, body = TemplateDto), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn get_template(
     State(state): State<AppState>,
@@ -414,7 +413,7 @@ pub async fn get_template(
 
 /// Update a template (fields given replace the stored ones); regenerates to the horizon.
 #[utoipa::path(patch, path = "/api/v1/admin/schedules/templates/{id}", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Template id")),
+    params(("id" = uuid::Uuid, Path, description = "Template id")),
     request_body = TemplateInput,
     responses((status = 200, body = TemplateChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
@@ -456,7 +455,7 @@ pub async fn update_template(
 
 /// Delete a template; regenerates to the horizon.
 #[utoipa::path(delete, path = "/api/v1/admin/schedules/templates/{id}", tag = "schedules", security(("bearer" = [])),
-    params(("x-tenant-id" = String, Header, description = "Tenant id"), ("id" = String, Path, description = "Template id")),
+    params(("id" = uuid::Uuid, Path, description = "Template id")),
     responses((status = 200, body = TemplateChange), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn delete_template(
     State(state): State<AppState>,

@@ -774,6 +774,14 @@ async fn the_endpoints_are_documented_with_their_parameters() {
             .as_array()
             .map(|a| {
                 a.iter()
+                    .map(|p| match p["$ref"].as_str() {
+                        // "#/components/parameters/TenantId" → the component.
+                        Some(r) => {
+                            &res.body["components"]["parameters"]
+                                [r.rsplit('/').next().unwrap_or_default()]
+                        }
+                        None => p,
+                    })
                     .filter_map(|p| p["name"].as_str().map(str::to_owned))
                     .collect()
             })
