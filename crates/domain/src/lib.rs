@@ -3,8 +3,12 @@
 //! Every other crate builds on these types: identifiers, the clock, validation
 //! errors, tenancy rules, administrator roles and permissions, customer account rules.
 
+#[macro_use]
+mod text_enum;
+
 pub mod auth;
 pub mod bookings;
+pub mod catalog;
 pub mod clock;
 pub mod customers;
 pub mod ids;

@@ -2,30 +2,11 @@
 //!
 //! All arithmetic is in integer minor units; tax rounds half away from zero.
 
-use serde::{Deserialize, Serialize};
-
-/// How a product's base price applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PriceType {
-    PerPerson,
-    PerBooking,
-}
-
-impl PriceType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PriceType::PerPerson => "per_person",
-            PriceType::PerBooking => "per_booking",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<PriceType> {
-        match s {
-            "per_person" => Some(PriceType::PerPerson),
-            "per_booking" => Some(PriceType::PerBooking),
-            _ => None,
-        }
+crate::text_enum! {
+    /// How a product's base price applies.
+    pub enum PriceType {
+        PerPerson = "per_person",
+        PerBooking = "per_booking",
     }
 }
 
@@ -146,15 +127,16 @@ pub enum VariantPrice {
     Override(i64),
 }
 
-/// How an add-on is chosen (spec Part B 2.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AddonMode {
-    /// A checkbox: quantity 1.
-    YesNo,
-    /// The customer enters a quantity.
-    FreeQty,
-    /// One per participant: quantity is the party size.
-    PerParticipant,
+crate::text_enum! {
+    /// How an add-on is chosen (spec Part B 2.2).
+    pub enum AddonMode {
+        /// A checkbox: quantity 1.
+        YesNo = "yesno",
+        /// The customer enters a quantity.
+        FreeQty = "free_qty",
+        /// One per participant: quantity is the party size.
+        PerParticipant = "per_participant",
+    }
 }
 
 /// How an add-on is priced; amounts in minor units, percentages in basis points.

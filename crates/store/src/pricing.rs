@@ -5,20 +5,9 @@
 
 use crate::{Addon, ChosenAddon, PriceBreakdown, Product, Variant};
 use kairos_domain::FieldErrors;
-use kairos_domain::pricing::{
-    AddonChoice, AddonMode, AddonPrice, PriceInput, PriceType, VariantPrice, quote,
-};
+use kairos_domain::catalog::{AddonPriceType, VariantPriceMode};
+use kairos_domain::pricing::{AddonChoice, AddonMode, AddonPrice, PriceInput, VariantPrice, quote};
 use kairos_domain::tenancy::Currency;
-
-/// How long before its start a customer may still cancel or move a confirmed booking,
-/// by the site's cancellation policy: standard 24 h, strict 72 h, flexible up to the start.
-pub fn customer_window(site_policy: &str) -> chrono::Duration {
-    match site_policy {
-        "strict" => chrono::Duration::hours(72),
-        "flexible" => chrono::Duration::zero(),
-        _ => chrono::Duration::hours(24),
-    }
-}
 
 /// Prices a booking from the catalog as it is now. `chosen` add-ons must exist, be
 /// active and belong to the product (checked by the caller for new bookings; on confirm an
@@ -31,27 +20,23 @@ pub fn price_booking(
     party_size: u32,
     currency: Currency,
 ) -> PriceBreakdown {
-    let variant_price = match variant {
-        None => VariantPrice::Base,
-        Some(v) => match v.price_mode.as_str() {
-            "adjustment" => VariantPrice::Adjustment(v.price_amount),
-            "override" => VariantPrice::Override(v.price_amount),
-            _ => VariantPrice::Base,
-        },
+    let variant_price = match variant.map(|v| (v.price_mode, v.price_amount)) {
+        None | Some((VariantPriceMode::None, _)) => VariantPrice::Base,
+        Some((VariantPriceMode::Adjustment, amount)) => VariantPrice::Adjustment(amount),
+        Some((VariantPriceMode::Override, amount)) => VariantPrice::Override(amount),
     };
     let addons = chosen
         .iter()
         .filter_map(|c| {
             let a = catalog.iter().find(|a| a.id == c.addon_id && a.is_active)?;
-            let mode = match a.mode.as_str() {
-                "yesno" => AddonMode::YesNo,
-                "per_participant" => AddonMode::PerParticipant,
-                _ => AddonMode::FreeQty,
-            };
-            let price = match a.price_type.as_str() {
-                "per_person" => AddonPrice::PerPerson(a.amount),
-                "percentage" => AddonPrice::Percentage(i32::try_from(a.amount).unwrap_or(0)),
-                _ => AddonPrice::Fixed(a.amount),
+            let mode = a.mode;
+            let price = match a.price_type {
+                AddonPriceType::Fixed => AddonPrice::Fixed(a.amount),
+                AddonPriceType::PerPerson => AddonPrice::PerPerson(a.amount),
+                // Percentages are stored in basis points, validated when the add-on was saved.
+                AddonPriceType::Percentage => {
+                    AddonPrice::Percentage(i32::try_from(a.amount).unwrap_or(i32::MAX))
+                }
             };
             Some(AddonChoice {
                 id: a.id.to_string(),
@@ -66,7 +51,7 @@ pub fn price_booking(
         currency: currency.code().to_owned(),
         party_size,
         base_price: product.base_price,
-        price_type: PriceType::parse(&product.price_type).unwrap_or(PriceType::PerPerson),
+        price_type: product.price_type,
         variant_id: variant.map(|v| v.id.to_string()),
         variant: variant_price,
         addons,
@@ -92,8 +77,8 @@ pub fn check_addons(errors: &mut FieldErrors, catalog: &[Addon], chosen: &[Chose
             );
             continue;
         };
-        match addon.mode.as_str() {
-            "yesno" if c.quantity != 1 => {
+        match addon.mode {
+            AddonMode::YesNo if c.quantity != 1 => {
                 errors.add(format!("{field}.quantity"), "must be 1 for a yes/no add-on");
             }
             _ if c.quantity == 0 => errors.add(format!("{field}.quantity"), "must be at least 1"),

@@ -1,7 +1,6 @@
 //! `GET /availability/sites/{siteId}/config`: what a booking widget needs about a site.
 
 use super::MAX_PARTY_SIZE;
-use crate::catalog::CANCELLATION_POLICIES;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Tenant, path_id};
 use crate::state::AppState;
@@ -85,17 +84,13 @@ pub async fn site_config(
             duration_mins: p.duration_mins,
             capacity: p.capacity,
             base_price: to_major(p.base_price, currency),
-            price_type: p.price_type,
+            price_type: p.price_type.as_str().to_owned(),
             prices_include_tax: p.prices_include_tax,
             label_codes: p.label_codes,
             requires_waiver: p.requires_waiver,
         })
         .collect();
-    let policy = if CANCELLATION_POLICIES.contains(&site.cancellation_policy.as_str()) {
-        site.cancellation_policy.clone()
-    } else {
-        "standard".to_owned()
-    };
+    let policy = site.cancellation_policy.as_str().to_owned();
     Ok(axum::Json(SiteConfig {
         site_id: site.id.to_string(),
         name: site.name,

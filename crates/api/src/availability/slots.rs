@@ -13,7 +13,7 @@ use axum::http::HeaderMap;
 use chrono::{Duration, NaiveDate};
 use kairos_domain::FieldErrors;
 use kairos_domain::money::to_major;
-use kairos_domain::pricing::{PriceType, base_price, tax_of};
+use kairos_domain::pricing::{base_price, tax_of};
 use kairos_domain::scheduling::start_of_day;
 use kairos_domain::tenancy::{Currency, parse_time_zone};
 use kairos_store::{Product, Site};
@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 /// The preview for `party_size` of `product` (the hold's pricing hash is authoritative).
 pub fn pricing_preview(product: &Product, party_size: u32, currency: Currency) -> PricingPreview {
-    let price_type = PriceType::parse(&product.price_type).unwrap_or(PriceType::PerPerson);
+    let price_type = product.price_type;
     let amount = base_price(product.base_price, price_type, party_size);
     let totals = tax_of(amount, product.tax_rate_bp, product.prices_include_tax);
     let subtotal = if product.prices_include_tax {

@@ -1,5 +1,6 @@
 //! Add-ons of a product: `/api/v1/admin/products/{id}/addons`.
 
+use super::choose;
 use super::products::{int_in, product_of};
 use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
@@ -8,7 +9,9 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use kairos_domain::FieldErrors;
+use kairos_domain::catalog::{AddonPriceType, AddonType};
 use kairos_domain::money::{from_major, to_major};
+use kairos_domain::pricing::AddonMode;
 use kairos_domain::pricing::percent_to_bp;
 use kairos_domain::tenancy::Currency;
 use kairos_store::{Addon, NewAddon, Product};
@@ -41,21 +44,21 @@ pub struct AddonDto {
 }
 
 pub fn addon_dto(a: Addon, currency: Currency) -> AddonDto {
-    let amount = if a.price_type == "percentage" {
+    let amount = if a.price_type == AddonPriceType::Percentage {
         a.amount as f64 / 100.0
     } else {
         to_major(a.amount, currency)
     };
-    let unit = a.mode == "free_qty" || a.mode == "per_participant";
+    let unit = matches!(a.mode, AddonMode::FreeQty | AddonMode::PerParticipant);
     AddonDto {
         id: a.id.to_string(),
         name: a.name,
         description: a.description,
-        addon_type: a.addon_type,
+        addon_type: a.addon_type.as_str().to_owned(),
         price: (!unit).then_some(amount),
         unit_price: unit.then_some(amount),
-        mode: a.mode,
-        price_type: a.price_type,
+        mode: a.mode.as_str().to_owned(),
+        price_type: a.price_type.as_str().to_owned(),
         currency: currency.code().to_owned(),
         available: a.is_active,
         max_quantity: a.max_quantity,
@@ -87,28 +90,6 @@ pub struct AddonList {
     pub items: Vec<AddonDto>,
 }
 
-fn choice(
-    errors: &mut FieldErrors,
-    field: &str,
-    value: Option<String>,
-    base: &str,
-    allowed: &[&str],
-    creating: bool,
-) -> String {
-    match value {
-        None if creating => {
-            errors.add(field, "is required");
-            String::new()
-        }
-        None => base.to_owned(),
-        Some(v) if allowed.contains(&v.as_str()) => v,
-        Some(_) => {
-            errors.add(field, format!("must be one of {}", allowed.join(", ")));
-            String::new()
-        }
-    }
-}
-
 fn addon_fields(
     input: AddonInput,
     base: NewAddon,
@@ -120,31 +101,34 @@ fn addon_fields(
         (None, false) => base.name.clone(),
         (n, _) => required_text(&mut errors, "name", n.as_deref(), 200),
     };
-    let addon_type = choice(
+    let addon_type = choose(
         &mut errors,
         "addonType",
-        input.addon_type,
-        &base.addon_type,
-        &["item", "service", "upgrade", "resource"],
+        input.addon_type.as_deref(),
+        base.addon_type,
         creating,
+        AddonType::parse,
+        AddonType::choices(),
     );
-    let mode = choice(
+    let mode = choose(
         &mut errors,
         "mode",
-        input.mode,
-        &base.mode,
-        &["yesno", "free_qty", "per_participant"],
+        input.mode.as_deref(),
+        base.mode,
         creating,
+        AddonMode::parse,
+        AddonMode::choices(),
     );
-    let price_type = choice(
+    let price_type = choose(
         &mut errors,
         "priceType",
-        input.price_type,
-        &base.price_type,
-        &["fixed", "per_person", "percentage"],
+        input.price_type.as_deref(),
+        base.price_type,
         creating,
+        AddonPriceType::parse,
+        AddonPriceType::choices(),
     );
-    let unit_mode = mode == "free_qty" || mode == "per_participant";
+    let unit_mode = matches!(mode, AddonMode::FreeQty | AddonMode::PerParticipant);
     let (field, given) = if unit_mode {
         ("unitPrice", input.unit_price)
     } else {
@@ -156,7 +140,7 @@ fn addon_fields(
             0
         }
         None => base.amount,
-        Some(v) if price_type == "percentage" => {
+        Some(v) if price_type == AddonPriceType::Percentage => {
             percent_to_bp(v).map(i64::from).unwrap_or_else(|| {
                 errors.add(
                     field,
@@ -231,9 +215,10 @@ pub async fn create_addon(
     let base = NewAddon {
         name: String::new(),
         description: String::new(),
-        addon_type: String::new(),
-        mode: String::new(),
-        price_type: String::new(),
+        // Placeholders: creating requires all three.
+        addon_type: AddonType::Item,
+        mode: AddonMode::YesNo,
+        price_type: AddonPriceType::Fixed,
         amount: 0,
         max_quantity: None,
         display_order: 0,

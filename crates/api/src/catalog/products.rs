@@ -1,5 +1,6 @@
 //! Products: `/api/v1/admin/products`.
 
+use super::choose;
 use super::{currency, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Json, Staff, can, path_id};
@@ -8,6 +9,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
+use kairos_domain::catalog::SlotPolicyKind;
 use kairos_domain::money::{from_major, to_major};
 use kairos_domain::pricing::{PriceType, percent_to_bp};
 use kairos_domain::scheduling::LocalTime;
@@ -58,10 +60,10 @@ pub(crate) fn product_dto(p: Product, currency: Currency) -> ProductDto {
         capacity: p.capacity,
         base_price: to_major(p.base_price, currency),
         currency: currency.code().to_owned(),
-        price_type: p.price_type,
+        price_type: p.price_type.as_str().to_owned(),
         tax_rate: f64::from(p.tax_rate_bp) / 100.0,
         prices_include_tax: p.prices_include_tax,
-        slot_policy: p.slot_policy,
+        slot_policy: p.slot_policy.as_str().to_owned(),
         slot_interval_min: p.slot_interval_min,
         fixed_slot_times: p.fixed_slot_times,
         setup_time: p.setup_time,
@@ -194,14 +196,15 @@ fn product_fields(
             .check("basePrice", from_major(p, currency))
             .unwrap_or(0),
     };
-    let price_type = match &input.price_type {
-        None => base.price_type.clone(),
-        Some(t) if PriceType::parse(t).is_some() => t.clone(),
-        Some(_) => {
-            errors.add("priceType", "must be per_person or per_booking");
-            base.price_type.clone()
-        }
-    };
+    let price_type = choose(
+        &mut errors,
+        "priceType",
+        input.price_type.as_deref(),
+        base.price_type,
+        false,
+        PriceType::parse,
+        PriceType::choices(),
+    );
     let tax_rate_bp = match input.tax_rate {
         None => base.tax_rate_bp,
         Some(r) => percent_to_bp(r).unwrap_or_else(|| {
@@ -212,14 +215,15 @@ fn product_fields(
             0
         }),
     };
-    let slot_policy = match &input.slot_policy {
-        None => base.slot_policy.clone(),
-        Some(p) if p == "interval" || p == "fixed" => p.clone(),
-        Some(_) => {
-            errors.add("slotPolicy", "must be interval or fixed");
-            base.slot_policy.clone()
-        }
-    };
+    let slot_policy = choose(
+        &mut errors,
+        "slotPolicy",
+        input.slot_policy.as_deref(),
+        base.slot_policy,
+        false,
+        SlotPolicyKind::parse,
+        SlotPolicyKind::choices(),
+    );
     let slot_interval_min = int_in(
         &mut errors,
         "slotIntervalMin",
@@ -242,7 +246,7 @@ fn product_fields(
             parsed.iter().map(ToString::to_string).collect()
         }
     };
-    if slot_policy == "fixed" && fixed_slot_times.is_empty() {
+    if slot_policy == SlotPolicyKind::Fixed && fixed_slot_times.is_empty() {
         errors.add("fixedSlotTimes", "is required when slotPolicy is fixed");
     }
     let setup_time = int_in(
@@ -375,10 +379,10 @@ pub async fn create_product(
         duration_mins: 60,
         capacity: 1,
         base_price: 0,
-        price_type: "per_person".into(),
+        price_type: PriceType::PerPerson,
         tax_rate_bp: 0,
         prices_include_tax: true,
-        slot_policy: "interval".into(),
+        slot_policy: SlotPolicyKind::Interval,
         slot_interval_min: 30,
         fixed_slot_times: Vec::new(),
         setup_time: 0,

@@ -1,6 +1,7 @@
 //! Sites: `/api/v1/admin/sites`.
 
-use super::{CANCELLATION_POLICIES, required_text, text};
+use super::choose;
+use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
@@ -8,6 +9,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
+use kairos_domain::catalog::CancellationPolicy;
 use kairos_domain::customers::{Email, validate_phone};
 use kairos_domain::tenancy::{Currency, parse_time_zone, validate_locale};
 use kairos_store::{NewSite, Site};
@@ -50,7 +52,7 @@ impl From<Site> for SiteDto {
             contact_email: s.contact_email,
             contact_phone: s.contact_phone,
             hold_ttl_minutes: s.hold_ttl_minutes,
-            cancellation_policy: s.cancellation_policy,
+            cancellation_policy: s.cancellation_policy.as_str().to_owned(),
             is_active: s.is_active,
             created_at: s.created_at,
             updated_at: s.updated_at,
@@ -159,15 +161,15 @@ fn site_fields(
             v
         }
     };
-    let cancellation_policy = match input.cancellation_policy {
-        None => base.cancellation_policy,
-        Some(p) => {
-            if !CANCELLATION_POLICIES.contains(&p.as_str()) {
-                errors.add("cancellationPolicy", "must be standard, flexible or strict");
-            }
-            p
-        }
-    };
+    let cancellation_policy = choose(
+        &mut errors,
+        "cancellationPolicy",
+        input.cancellation_policy.as_deref(),
+        base.cancellation_policy,
+        false,
+        CancellationPolicy::parse,
+        CancellationPolicy::choices(),
+    );
     errors.finish()?;
     Ok((
         NewSite {
@@ -218,7 +220,7 @@ pub async fn create_site(
         contact_email: None,
         contact_phone: None,
         hold_ttl_minutes: None,
-        cancellation_policy: "standard".into(),
+        cancellation_policy: CancellationPolicy::Standard,
     };
     let (new, _) = site_fields(input, base, true).map_err(ApiError::validation)?;
     let site = state

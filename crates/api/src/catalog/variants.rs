@@ -1,5 +1,6 @@
 //! Variants of a product: `/api/v1/admin/products/{id}/variants`.
 
+use super::choose;
 use super::products::{int_in, product_of};
 use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
@@ -9,6 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
+use kairos_domain::catalog::VariantPriceMode;
 use kairos_domain::money::from_major;
 use kairos_domain::tenancy::Currency;
 use kairos_store::{NewVariant, Product, Variant};
@@ -43,7 +45,7 @@ fn variant_dto(v: Variant, currency: Currency) -> VariantDto {
         product_id: v.product_id.to_string(),
         name: v.name,
         description: v.description,
-        price_mode: v.price_mode,
+        price_mode: v.price_mode.as_str().to_owned(),
         price_amount: v.price_amount as f64 / scale,
         currency: currency.code().to_owned(),
         capacity_share: v.capacity_share,
@@ -84,21 +86,22 @@ fn variant_fields(
         (None, false) => base.name.clone(),
         (n, _) => required_text(&mut errors, "name", n.as_deref(), 200),
     };
-    let price_mode = match input.price_mode {
-        None => base.price_mode.clone(),
-        Some(m) if ["none", "adjustment", "override"].contains(&m.as_str()) => m,
-        Some(_) => {
-            errors.add("priceMode", "must be none, adjustment or override");
-            base.price_mode.clone()
-        }
-    };
+    let price_mode = choose(
+        &mut errors,
+        "priceMode",
+        input.price_mode.as_deref(),
+        base.price_mode,
+        false,
+        VariantPriceMode::parse,
+        VariantPriceMode::choices(),
+    );
     let price_amount = match input.price_amount {
         None => base.price_amount,
         Some(a) => {
             let magnitude = errors
                 .check("priceAmount", from_major(a.abs(), currency))
                 .unwrap_or(0);
-            if a < 0.0 && price_mode != "adjustment" {
+            if a < 0.0 && price_mode != VariantPriceMode::Adjustment {
                 errors.add("priceAmount", "may be negative only for an adjustment");
             }
             if a < 0.0 { -magnitude } else { magnitude }
@@ -153,7 +156,7 @@ pub async fn create_variant(
     let base = NewVariant {
         name: String::new(),
         description: String::new(),
-        price_mode: "none".into(),
+        price_mode: VariantPriceMode::None,
         price_amount: 0,
         capacity_share: None,
         display_order: 0,

@@ -1,6 +1,10 @@
 //! Sites, products, variants and add-ons.
 
 use super::Timestamp;
+use kairos_domain::catalog::{
+    AddonPriceType, AddonType, CancellationPolicy, SlotPolicyKind, VariantPriceMode,
+};
+use kairos_domain::pricing::{AddonMode, PriceType};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -14,7 +18,7 @@ pub struct NewSite {
     pub contact_email: Option<String>,
     pub contact_phone: Option<String>,
     pub hold_ttl_minutes: Option<i32>,
-    pub cancellation_policy: String,
+    pub cancellation_policy: CancellationPolicy,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -28,7 +32,7 @@ pub struct Site {
     pub contact_email: Option<String>,
     pub contact_phone: Option<String>,
     pub hold_ttl_minutes: Option<i32>,
-    pub cancellation_policy: String,
+    pub cancellation_policy: CancellationPolicy,
     pub is_active: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
@@ -44,12 +48,12 @@ pub struct NewProduct {
     /// Minor units.
     pub base_price: i64,
     /// `per_person` or `per_booking`.
-    pub price_type: String,
+    pub price_type: PriceType,
     /// Basis points: 24 % is 2400.
     pub tax_rate_bp: i32,
     pub prices_include_tax: bool,
     /// `interval` or `fixed`.
-    pub slot_policy: String,
+    pub slot_policy: SlotPolicyKind,
     pub slot_interval_min: i32,
     pub fixed_slot_times: Vec<String>,
     pub setup_time: i32,
@@ -67,10 +71,10 @@ pub struct Product {
     pub duration_mins: i32,
     pub capacity: i32,
     pub base_price: i64,
-    pub price_type: String,
+    pub price_type: PriceType,
     pub tax_rate_bp: i32,
     pub prices_include_tax: bool,
-    pub slot_policy: String,
+    pub slot_policy: SlotPolicyKind,
     pub slot_interval_min: i32,
     pub fixed_slot_times: Vec<String>,
     pub setup_time: i32,
@@ -88,7 +92,7 @@ pub struct Product {
 pub struct NewVariant {
     pub name: String,
     pub description: String,
-    pub price_mode: String,
+    pub price_mode: VariantPriceMode,
     pub price_amount: i64,
     pub capacity_share: Option<i32>,
     pub display_order: i32,
@@ -101,7 +105,7 @@ pub struct Variant {
     pub product_id: Uuid,
     pub name: String,
     pub description: String,
-    pub price_mode: String,
+    pub price_mode: VariantPriceMode,
     pub price_amount: i64,
     pub capacity_share: Option<i32>,
     pub display_order: i32,
@@ -116,9 +120,9 @@ pub struct Variant {
 pub struct NewAddon {
     pub name: String,
     pub description: String,
-    pub addon_type: String,
-    pub mode: String,
-    pub price_type: String,
+    pub addon_type: AddonType,
+    pub mode: AddonMode,
+    pub price_type: AddonPriceType,
     pub amount: i64,
     pub max_quantity: Option<i32>,
     pub display_order: i32,
@@ -131,9 +135,9 @@ pub struct Addon {
     pub product_id: Uuid,
     pub name: String,
     pub description: String,
-    pub addon_type: String,
-    pub mode: String,
-    pub price_type: String,
+    pub addon_type: AddonType,
+    pub mode: AddonMode,
+    pub price_type: AddonPriceType,
     pub amount: i64,
     pub max_quantity: Option<i32>,
     pub display_order: i32,

@@ -14,6 +14,7 @@ use kairos_domain::FieldErrors;
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::ids::new_reference;
 use kairos_domain::new_id;
+use kairos_domain::pricing::AddonMode;
 use kairos_store_macros::operations;
 use serde_json::json;
 use sqlx::types::Json;
@@ -118,7 +119,7 @@ async fn create(
     for c in &mut new.addons {
         if catalog
             .iter()
-            .any(|a| a.id == c.addon_id && a.mode == "per_participant")
+            .any(|a| a.id == c.addon_id && a.mode == AddonMode::PerParticipant)
         {
             c.quantity = party;
         }

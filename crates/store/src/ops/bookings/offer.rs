@@ -2,12 +2,14 @@
 //! site and the tenant's hold time-to-live (and, for a new booking, the slot) in one
 //! statement; the variant and add-ons only when the booking has them.
 
+use super::super::catalog::stored;
 use super::super::catalog::{
     ADDON_COLUMNS, AddonRow, PRODUCT_COLUMNS, ProductRow, VARIANT_COLUMNS, VariantRow,
 };
 use super::Tx;
 use crate::{Addon, Product, SlotChoice, StoreError, Timestamp, Variant};
 use kairos_domain::TenantId;
+use kairos_domain::catalog::CancellationPolicy;
 use kairos_domain::tenancy::Currency;
 use std::sync::LazyLock;
 use uuid::Uuid;
@@ -119,7 +121,7 @@ pub(super) async fn load_offer(
         _ => None,
     };
     Ok(Some(Offer {
-        product: row.product.into(),
+        product: row.product.try_into()?,
         site_is_active: row.site_is_active,
         currency,
         site_hold_ttl_minutes: row.site_hold_ttl_minutes,
@@ -144,7 +146,10 @@ pub(super) async fn load_variant(
     .bind(id)
     .fetch_optional(&mut **tx)
     .await?;
-    Ok(row.map(Variant::from).filter(|v| v.is_active))
+    Ok(row
+        .map(Variant::try_from)
+        .transpose()?
+        .filter(|v| v.is_active))
 }
 
 /// Every add-on of the product (active or not).
@@ -160,7 +165,7 @@ pub(super) async fn load_addons(
     .bind(product)
     .fetch_all(&mut **tx)
     .await?;
-    Ok(rows.into_iter().map(Addon::from).collect())
+    rows.into_iter().map(Addon::try_from).collect()
 }
 
 /// The site's cancellation policy and hold time-to-live with the tenant's, for a booking
@@ -169,7 +174,7 @@ pub(super) async fn site_policy(
     tx: &mut Tx,
     tenant: &TenantId,
     site: Uuid,
-) -> Result<(String, chrono::Duration), StoreError> {
+) -> Result<(CancellationPolicy, chrono::Duration), StoreError> {
     let (policy, site_ttl, tenant_ttl): (String, Option<i32>, i32) = sqlx::query_as(
         "SELECT s.cancellation_policy, s.hold_ttl_minutes, t.hold_ttl_minutes
          FROM sites s JOIN tenants t ON t.id = s.tenant_id
@@ -180,7 +185,7 @@ pub(super) async fn site_policy(
     .fetch_one(&mut **tx)
     .await?;
     Ok((
-        policy,
+        stored("cancellation_policy", &policy, CancellationPolicy::parse)?,
         chrono::Duration::minutes(i64::from(site_ttl.unwrap_or(tenant_ttl))),
     ))
 }

@@ -4,7 +4,6 @@
 use super::offer::site_policy;
 use super::seats::{release_seats, take_seats_reclaiming};
 use super::{Change, Repo, Write};
-use crate::pricing::customer_window;
 use crate::{Actor, Booking, BookingError, BookingRefusal, SeatPolicy, StoreError, StoreResult};
 use kairos_domain::bookings::{BookingStatus, CapacityEffect, Trigger, transition};
 use kairos_domain::{TenantId, new_id};
@@ -135,7 +134,7 @@ pub(super) async fn check_window(w: &mut Write, booking: &Booking) -> Result<(),
         return Ok(());
     }
     let (policy, _) = site_policy(&mut w.tx, &w.tenant, booking.site_id).await?;
-    if booking.starts_at - w.now < customer_window(&policy) {
+    if booking.starts_at - w.now < policy.customer_window() {
         return Err(BookingRefusal::OutsideWindow {
             starts_at: booking.starts_at,
         }

@@ -1,7 +1,10 @@
 //! Add-ons of a product (spec Part B 2.2).
 
+use super::stored;
 use super::{Change, Repo, diff, product_exists};
-use crate::{Actor, Addon, CatalogError, NewAddon, StoreResult, Timestamp};
+use crate::{Actor, Addon, CatalogError, NewAddon, StoreError, StoreResult, Timestamp};
+use kairos_domain::catalog::{AddonPriceType, AddonType};
+use kairos_domain::pricing::AddonMode;
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -24,23 +27,29 @@ pub(crate) struct AddonRow {
     updated_at: Timestamp,
 }
 
-impl From<AddonRow> for Addon {
-    fn from(r: AddonRow) -> Self {
-        Addon {
+impl TryFrom<AddonRow> for Addon {
+    type Error = StoreError;
+
+    fn try_from(r: AddonRow) -> Result<Self, StoreError> {
+        Ok(Addon {
             id: r.id,
             product_id: r.product_id,
             name: r.name,
             description: r.description,
-            addon_type: r.addon_type,
-            mode: r.mode,
-            price_type: r.price_type,
+            addon_type: stored::<AddonType>("addon_type", &r.addon_type, AddonType::parse)?,
+            mode: stored::<AddonMode>("mode", &r.mode, AddonMode::parse)?,
+            price_type: stored::<AddonPriceType>(
+                "price_type",
+                &r.price_type,
+                AddonPriceType::parse,
+            )?,
             amount: r.amount,
             max_quantity: r.max_quantity,
             display_order: r.display_order,
             is_active: r.is_active,
             created_at: r.created_at,
             updated_at: r.updated_at,
-        }
+        })
     }
 }
 
@@ -72,9 +81,9 @@ impl Repo {
         .bind(product)
         .bind(&new.name)
         .bind(&new.description)
-        .bind(&new.addon_type)
-        .bind(&new.mode)
-        .bind(&new.price_type)
+        .bind(new.addon_type.as_str())
+        .bind(new.mode.as_str())
+        .bind(new.price_type.as_str())
         .bind(new.amount)
         .bind(new.max_quantity)
         .bind(new.display_order)
@@ -92,7 +101,7 @@ impl Repo {
             },
         );
         w.commit(None).await?;
-        Ok(row.into())
+        Ok(row.try_into()?)
     }
 
     pub async fn list_addons(&self, tenant: &TenantId, product: Uuid) -> StoreResult<Vec<Addon>> {
@@ -104,7 +113,10 @@ impl Repo {
         .bind(product)
         .fetch_all(&self.read)
         .await?;
-        Ok(rows.into_iter().map(Addon::from).collect())
+        Ok(rows
+            .into_iter()
+            .map(Addon::try_from)
+            .collect::<Result<_, _>>()?)
     }
 
     pub async fn update_addon(
@@ -127,7 +139,7 @@ impl Repo {
         .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(CatalogError::AddonNotFound)?
-        .into();
+        .try_into()?;
         let row: AddonRow = sqlx::query_as(&format!(
             "UPDATE product_addons SET name = $4, description = $5, addon_type = $6, mode = $7,
                  price_type = $8, amount = $9, max_quantity = $10, display_order = $11,
@@ -140,9 +152,9 @@ impl Repo {
         .bind(id)
         .bind(&new.name)
         .bind(&new.description)
-        .bind(&new.addon_type)
-        .bind(&new.mode)
-        .bind(&new.price_type)
+        .bind(new.addon_type.as_str())
+        .bind(new.mode.as_str())
+        .bind(new.price_type.as_str())
         .bind(new.amount)
         .bind(new.max_quantity)
         .bind(new.display_order)
@@ -150,7 +162,7 @@ impl Repo {
         .bind(now)
         .fetch_one(&mut *w.tx)
         .await?;
-        let after = Addon::from(row);
+        let after = Addon::try_from(row)?;
         w.audit(
             actor,
             Change {

@@ -1,7 +1,10 @@
 //! Products: what a venue sells, with duration, capacity, price, tax and slot policy.
 
+use super::stored;
 use super::{Change, Repo, diff};
-use crate::{Actor, CatalogError, NewProduct, Product, StoreResult, Timestamp};
+use crate::{Actor, CatalogError, NewProduct, Product, StoreError, StoreResult, Timestamp};
+use kairos_domain::catalog::SlotPolicyKind;
+use kairos_domain::pricing::PriceType;
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -32,9 +35,11 @@ pub(crate) struct ProductRow {
     updated_at: Timestamp,
 }
 
-impl From<ProductRow> for Product {
-    fn from(r: ProductRow) -> Self {
-        Product {
+impl TryFrom<ProductRow> for Product {
+    type Error = StoreError;
+
+    fn try_from(r: ProductRow) -> Result<Self, StoreError> {
+        Ok(Product {
             id: r.id,
             site_id: r.site_id,
             name: r.name,
@@ -42,10 +47,14 @@ impl From<ProductRow> for Product {
             duration_mins: r.duration_mins,
             capacity: r.capacity,
             base_price: r.base_price,
-            price_type: r.price_type,
+            price_type: stored::<PriceType>("price_type", &r.price_type, PriceType::parse)?,
             tax_rate_bp: r.tax_rate_bp,
             prices_include_tax: r.prices_include_tax,
-            slot_policy: r.slot_policy,
+            slot_policy: stored::<SlotPolicyKind>(
+                "slot_policy",
+                &r.slot_policy,
+                SlotPolicyKind::parse,
+            )?,
             slot_interval_min: r.slot_interval_min,
             fixed_slot_times: r.fixed_slot_times.0,
             setup_time: r.setup_time,
@@ -55,7 +64,7 @@ impl From<ProductRow> for Product {
             is_active: r.is_active,
             created_at: r.created_at,
             updated_at: r.updated_at,
-        }
+        })
     }
 }
 
@@ -102,10 +111,10 @@ impl Repo {
         .bind(new.duration_mins)
         .bind(new.capacity)
         .bind(new.base_price)
-        .bind(&new.price_type)
+        .bind(new.price_type.as_str())
         .bind(new.tax_rate_bp)
         .bind(new.prices_include_tax)
-        .bind(&new.slot_policy)
+        .bind(new.slot_policy.as_str())
         .bind(new.slot_interval_min)
         .bind(Json(&new.fixed_slot_times))
         .bind(new.setup_time)
@@ -125,7 +134,7 @@ impl Repo {
             },
         );
         w.commit(None).await?;
-        Ok(row.into())
+        Ok(row.try_into()?)
     }
 
     pub async fn list_products(&self, tenant: &TenantId) -> StoreResult<Vec<Product>> {
@@ -135,7 +144,10 @@ impl Repo {
         .bind(tenant.as_str())
         .fetch_all(&self.read)
         .await?;
-        Ok(rows.into_iter().map(Product::from).collect())
+        Ok(rows
+            .into_iter()
+            .map(Product::try_from)
+            .collect::<Result<_, _>>()?)
     }
 
     pub async fn get_product(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Product>> {
@@ -146,7 +158,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&self.read)
         .await?;
-        Ok(row.map(Product::from))
+        Ok(row.map(Product::try_from).transpose()?)
     }
 
     /// Replaces a product's fields, auditing each change; `NotFound` when the product or
@@ -169,7 +181,7 @@ impl Repo {
         .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(CatalogError::ProductNotFound)?
-        .into();
+        .try_into()?;
         let site: Option<i32> =
             sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
                 .bind(tenant.as_str())
@@ -196,10 +208,10 @@ impl Repo {
         .bind(new.duration_mins)
         .bind(new.capacity)
         .bind(new.base_price)
-        .bind(&new.price_type)
+        .bind(new.price_type.as_str())
         .bind(new.tax_rate_bp)
         .bind(new.prices_include_tax)
-        .bind(&new.slot_policy)
+        .bind(new.slot_policy.as_str())
         .bind(new.slot_interval_min)
         .bind(sqlx::types::Json(&new.fixed_slot_times))
         .bind(new.setup_time)
@@ -210,7 +222,7 @@ impl Repo {
         .bind(now)
         .fetch_one(&mut *w.tx)
         .await?;
-        let after = Product::from(row);
+        let after = Product::try_from(row)?;
         w.audit(
             actor,
             Change {

@@ -1,7 +1,9 @@
 //! Sites: a venue's locations, with time zone, currency and booking policies.
 
+use super::stored;
 use super::{Change, Repo, diff};
-use crate::{Actor, CatalogError, NewSite, Site, StoreResult, Timestamp};
+use crate::{Actor, CatalogError, NewSite, Site, StoreError, StoreResult, Timestamp};
+use kairos_domain::catalog::CancellationPolicy;
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -24,9 +26,11 @@ pub(crate) struct SiteRow {
     updated_at: Timestamp,
 }
 
-impl From<SiteRow> for Site {
-    fn from(r: SiteRow) -> Self {
-        Site {
+impl TryFrom<SiteRow> for Site {
+    type Error = StoreError;
+
+    fn try_from(r: SiteRow) -> Result<Self, StoreError> {
+        Ok(Site {
             id: r.id,
             name: r.name,
             timezone: r.timezone,
@@ -36,11 +40,15 @@ impl From<SiteRow> for Site {
             contact_email: r.contact_email,
             contact_phone: r.contact_phone,
             hold_ttl_minutes: r.hold_ttl_minutes,
-            cancellation_policy: r.cancellation_policy,
+            cancellation_policy: stored::<CancellationPolicy>(
+                "cancellation_policy",
+                &r.cancellation_policy,
+                CancellationPolicy::parse,
+            )?,
             is_active: r.is_active,
             created_at: r.created_at,
             updated_at: r.updated_at,
-        }
+        })
     }
 }
 
@@ -75,7 +83,7 @@ impl Repo {
         .bind(&new.contact_email)
         .bind(&new.contact_phone)
         .bind(new.hold_ttl_minutes)
-        .bind(&new.cancellation_policy)
+        .bind(new.cancellation_policy.as_str())
         .bind(now)
         .fetch_one(&mut *w.tx)
         .await?;
@@ -86,7 +94,7 @@ impl Repo {
                 changes: json!({"name": new.name, "timezone": new.timezone, "currency": new.currency}),
             });
         w.commit(None).await?;
-        Ok(row.into())
+        Ok(row.try_into()?)
     }
 
     pub async fn list_sites(&self, tenant: &TenantId) -> StoreResult<Vec<Site>> {
@@ -96,7 +104,10 @@ impl Repo {
         .bind(tenant.as_str())
         .fetch_all(&self.read)
         .await?;
-        Ok(rows.into_iter().map(Site::from).collect())
+        Ok(rows
+            .into_iter()
+            .map(Site::try_from)
+            .collect::<Result<_, _>>()?)
     }
 
     pub async fn get_site(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Site>> {
@@ -107,7 +118,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&self.read)
         .await?;
-        Ok(row.map(Site::from))
+        Ok(row.map(Site::try_from).transpose()?)
     }
 
     /// Replaces a site's fields, auditing each change.
@@ -129,7 +140,7 @@ impl Repo {
         .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(CatalogError::SiteNotFound)?
-        .into();
+        .try_into()?;
         let row: SiteRow = sqlx::query_as(&format!(
             "UPDATE sites SET name = $3, timezone = $4, currency = $5, locale = $6, address = $7,
                  contact_email = $8, contact_phone = $9, hold_ttl_minutes = $10,
@@ -147,12 +158,12 @@ impl Repo {
         .bind(&new.contact_email)
         .bind(&new.contact_phone)
         .bind(new.hold_ttl_minutes)
-        .bind(&new.cancellation_policy)
+        .bind(new.cancellation_policy.as_str())
         .bind(is_active)
         .bind(now)
         .fetch_one(&mut *w.tx)
         .await?;
-        let after = Site::from(row);
+        let after = Site::try_from(row)?;
         w.audit(
             actor,
             Change {

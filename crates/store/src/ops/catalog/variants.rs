@@ -1,7 +1,9 @@
 //! Variants of a product, with their own price.
 
+use super::stored;
 use super::{Change, Repo, diff, product_exists};
-use crate::{Actor, CatalogError, NewVariant, StoreResult, Timestamp, Variant};
+use crate::{Actor, CatalogError, NewVariant, StoreError, StoreResult, Timestamp, Variant};
+use kairos_domain::catalog::VariantPriceMode;
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -22,21 +24,27 @@ pub(crate) struct VariantRow {
     updated_at: Timestamp,
 }
 
-impl From<VariantRow> for Variant {
-    fn from(r: VariantRow) -> Self {
-        Variant {
+impl TryFrom<VariantRow> for Variant {
+    type Error = StoreError;
+
+    fn try_from(r: VariantRow) -> Result<Self, StoreError> {
+        Ok(Variant {
             id: r.id,
             product_id: r.product_id,
             name: r.name,
             description: r.description,
-            price_mode: r.price_mode,
+            price_mode: stored::<VariantPriceMode>(
+                "price_mode",
+                &r.price_mode,
+                VariantPriceMode::parse,
+            )?,
             price_amount: r.price_amount,
             capacity_share: r.capacity_share,
             display_order: r.display_order,
             is_active: r.is_active,
             created_at: r.created_at,
             updated_at: r.updated_at,
-        }
+        })
     }
 }
 
@@ -67,7 +75,7 @@ impl Repo {
         .bind(product)
         .bind(&new.name)
         .bind(&new.description)
-        .bind(&new.price_mode)
+        .bind(new.price_mode.as_str())
         .bind(new.price_amount)
         .bind(new.capacity_share)
         .bind(new.display_order)
@@ -85,7 +93,7 @@ impl Repo {
             },
         );
         w.commit(None).await?;
-        Ok(row.into())
+        Ok(row.try_into()?)
     }
 
     pub async fn list_variants(
@@ -101,7 +109,10 @@ impl Repo {
         .bind(product)
         .fetch_all(&self.read)
         .await?;
-        Ok(rows.into_iter().map(Variant::from).collect())
+        Ok(rows
+            .into_iter()
+            .map(Variant::try_from)
+            .collect::<Result<_, _>>()?)
     }
 
     pub async fn update_variant(
@@ -124,7 +135,7 @@ impl Repo {
         .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(CatalogError::VariantNotFound)?
-        .into();
+        .try_into()?;
         let row: VariantRow = sqlx::query_as(&format!(
             "UPDATE product_variants SET name = $4, description = $5, price_mode = $6,
                  price_amount = $7, capacity_share = $8, display_order = $9, is_active = $10,
@@ -137,7 +148,7 @@ impl Repo {
         .bind(id)
         .bind(&new.name)
         .bind(&new.description)
-        .bind(&new.price_mode)
+        .bind(new.price_mode.as_str())
         .bind(new.price_amount)
         .bind(new.capacity_share)
         .bind(new.display_order)
@@ -145,7 +156,7 @@ impl Repo {
         .bind(now)
         .fetch_one(&mut *w.tx)
         .await?;
-        let after = Variant::from(row);
+        let after = Variant::try_from(row)?;
         w.audit(
             actor,
             Change {

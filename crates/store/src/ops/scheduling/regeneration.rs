@@ -16,6 +16,7 @@ use crate::{
 };
 use chrono::Duration;
 use kairos_domain::TenantId;
+use kairos_domain::catalog::SlotPolicyKind;
 use kairos_domain::new_id;
 use kairos_domain::scheduling::{self, Schedules, SlotPolicy, SlotShape, SlotTime};
 use kairos_domain::tenancy::parse_time_zone;
@@ -93,7 +94,7 @@ pub(super) async fn load_schedules(
 
 /// The slot shape of a product.
 pub(crate) fn shape_of(p: &Product) -> StoreResult<SlotShape> {
-    let policy = if p.slot_policy == "fixed" {
+    let policy = if p.slot_policy == SlotPolicyKind::Fixed {
         let times = p
             .fixed_slot_times
             .iter()
@@ -132,7 +133,7 @@ pub(super) async fn regenerate_product(
     .fetch_optional(&mut **tx)
     .await?
     .ok_or(ScheduleError::ProductNotFound)?
-    .into();
+    .try_into()?;
     let site_tz: String =
         sqlx::query_scalar("SELECT timezone FROM sites WHERE tenant_id = $1 AND id = $2")
             .bind(tenant.as_str())
