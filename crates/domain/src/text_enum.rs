@@ -32,7 +32,7 @@ macro_rules! text_enum {
 
             /// "a, b or c", for error messages.
             pub fn choices() -> String {
-                crate::text_enum::one_of(&[$($text,)+])
+                $crate::text_enum::one_of(&[$($text,)+])
             }
         }
 
