@@ -190,9 +190,9 @@ fn addon_base(a: &Addon) -> NewAddon {
     NewAddon {
         name: a.name.clone(),
         description: a.description.clone(),
-        addon_type: a.addon_type.clone(),
-        mode: a.mode.clone(),
-        price_type: a.price_type.clone(),
+        addon_type: a.addon_type,
+        mode: a.mode,
+        price_type: a.price_type,
         amount: a.amount,
         max_quantity: a.max_quantity,
         display_order: a.display_order,

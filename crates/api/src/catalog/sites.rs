@@ -197,7 +197,7 @@ fn site_base(s: &Site) -> NewSite {
         contact_email: s.contact_email.clone(),
         contact_phone: s.contact_phone.clone(),
         hold_ttl_minutes: s.hold_ttl_minutes,
-        cancellation_policy: s.cancellation_policy.clone(),
+        cancellation_policy: s.cancellation_policy,
     }
 }
 

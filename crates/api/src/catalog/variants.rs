@@ -261,7 +261,7 @@ fn variant_base(v: &Variant) -> NewVariant {
     NewVariant {
         name: v.name.clone(),
         description: v.description.clone(),
-        price_mode: v.price_mode.clone(),
+        price_mode: v.price_mode,
         price_amount: v.price_amount,
         capacity_share: v.capacity_share,
         display_order: v.display_order,

@@ -144,10 +144,9 @@ impl Repo {
         .bind(tenant.as_str())
         .fetch_all(&self.read)
         .await?;
-        Ok(rows
-            .into_iter()
+        rows.into_iter()
             .map(Product::try_from)
-            .collect::<Result<_, _>>()?)
+            .collect::<Result<_, _>>()
     }
 
     pub async fn get_product(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Product>> {
@@ -158,7 +157,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&self.read)
         .await?;
-        Ok(row.map(Product::try_from).transpose()?)
+        row.map(Product::try_from).transpose()
     }
 
     /// Replaces a product's fields, auditing each change; `NotFound` when the product or

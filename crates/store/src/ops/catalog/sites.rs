@@ -94,7 +94,7 @@ impl Repo {
                 changes: json!({"name": new.name, "timezone": new.timezone, "currency": new.currency}),
             });
         w.commit(None).await?;
-        Ok(row.try_into()?)
+        row.try_into()
     }
 
     pub async fn list_sites(&self, tenant: &TenantId) -> StoreResult<Vec<Site>> {
@@ -104,10 +104,9 @@ impl Repo {
         .bind(tenant.as_str())
         .fetch_all(&self.read)
         .await?;
-        Ok(rows
-            .into_iter()
+        rows.into_iter()
             .map(Site::try_from)
-            .collect::<Result<_, _>>()?)
+            .collect::<Result<_, _>>()
     }
 
     pub async fn get_site(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Site>> {
@@ -118,7 +117,7 @@ impl Repo {
         .bind(id)
         .fetch_optional(&self.read)
         .await?;
-        Ok(row.map(Site::try_from).transpose()?)
+        row.map(Site::try_from).transpose()
     }
 
     /// Replaces a site's fields, auditing each change.

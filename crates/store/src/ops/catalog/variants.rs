@@ -109,10 +109,9 @@ impl Repo {
         .bind(product)
         .fetch_all(&self.read)
         .await?;
-        Ok(rows
-            .into_iter()
+        rows.into_iter()
             .map(Variant::try_from)
-            .collect::<Result<_, _>>()?)
+            .collect::<Result<_, _>>()
     }
 
     pub async fn update_variant(
