@@ -1,4 +1,8 @@
 //! `kairos`: the booking engine's single binary (API server, workers, administration).
+//!
+//! Every argument that can come from the environment hides its value in `--help`
+//! (`hide_env_values`): clap would otherwise print it, and a database URL or a password
+//! is a secret.
 
 mod config;
 mod demo;
@@ -25,7 +29,7 @@ use tokio::sync::watch;
 #[command(name = "kairos", version, about = "Booking engine for activity venues")]
 struct Cli {
     /// Configuration file (TOML); default ./kairos.toml when present.
-    #[arg(long, global = true, env = "KAIROS_CONFIG")]
+    #[arg(long, global = true, env = "KAIROS_CONFIG", hide_env_values = true)]
     config: Option<PathBuf>,
     #[command(flatten)]
     db: DbArgs,
@@ -37,10 +41,10 @@ struct Cli {
 #[derive(Debug, Args)]
 struct DbArgs {
     /// Database URL: sqlite:PATH or postgres://… (default: SQLite in the data directory).
-    #[arg(long, global = true, env = "DATABASE_URL")]
+    #[arg(long, global = true, env = "DATABASE_URL", hide_env_values = true)]
     database_url: Option<String>,
     /// Directory of the embedded SQLite database.
-    #[arg(long, global = true, env = "KAIROS_DATA_DIR")]
+    #[arg(long, global = true, env = "KAIROS_DATA_DIR", hide_env_values = true)]
     data_dir: Option<PathBuf>,
 }
 
@@ -71,7 +75,7 @@ enum Command {
 #[derive(Debug, Args)]
 struct ServeArgs {
     /// Address to listen on.
-    #[arg(long, env = "KAIROS_LISTEN")]
+    #[arg(long, env = "KAIROS_LISTEN", hide_env_values = true)]
     listen: Option<String>,
     /// Do not create the demo tenant on the embedded database.
     #[arg(long)]
@@ -107,8 +111,14 @@ enum AdminCommand {
         tenant: String,
         #[arg(long)]
         username: String,
-        #[arg(long)]
-        password: String,
+        /// Read the password from standard input (preferred; a trailing newline is
+        /// dropped), e.g. `printf '%s' "$PW" | kairos admin create … --password-stdin`.
+        #[arg(long, conflicts_with = "password")]
+        password_stdin: bool,
+        /// The password. Prefer --password-stdin or KAIROS_ADMIN_PASSWORD: a command
+        /// line is visible to other users of the machine and kept in shell history.
+        #[arg(long, env = "KAIROS_ADMIN_PASSWORD", hide_env_values = true)]
+        password: Option<String>,
         /// owner, manager, front_desk or viewer.
         #[arg(long, default_value = "owner")]
         role: String,
@@ -235,6 +245,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
                 AdminCommand::Create {
                     tenant,
                     username,
+                    password_stdin,
                     password,
                     role,
                     display_name,
@@ -242,7 +253,15 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         } => {
             let tenant = TenantId::parse(&tenant).map_err(|e| anyhow::anyhow!("--tenant {e}"))?;
             validate_username(&username).map_err(|e| anyhow::anyhow!("--username {e}"))?;
-            validate_password(&password).map_err(|e| anyhow::anyhow!("--password {e}"))?;
+            let password = match (password_stdin, password) {
+                (true, _) => read_password_stdin()?,
+                (false, Some(password)) => password,
+                (false, None) => bail!(
+                    "no password: give it on standard input with --password-stdin, \
+                     or in KAIROS_ADMIN_PASSWORD"
+                ),
+            };
+            validate_password(&password).map_err(|e| anyhow::anyhow!("the password {e}"))?;
             let role = Role::parse(&role).ok_or_else(|| {
                 anyhow::anyhow!(
                     "--role '{role}' is not a role (owner, manager, front_desk, viewer)"
@@ -391,6 +410,27 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     store.close().await;
     tracing::info!("shut down cleanly");
     Ok(())
+}
+
+/// Reads a password from standard input, dropping the line break that ends it.
+fn read_password_stdin() -> anyhow::Result<String> {
+    use std::io::{IsTerminal, Read};
+    let mut stdin = std::io::stdin();
+    // A terminal would echo the password as it is typed.
+    if stdin.is_terminal() {
+        bail!("--password-stdin reads a pipe or a file, not a terminal");
+    }
+    let mut password = String::new();
+    stdin
+        .read_to_string(&mut password)
+        .context("reading the password from standard input")?;
+    let end = password
+        .strip_suffix('\n')
+        .map(|p| p.strip_suffix('\r').unwrap_or(p))
+        .unwrap_or(&password)
+        .len();
+    password.truncate(end);
+    Ok(password)
 }
 
 /// Hides the password of a database or Redis URL.

@@ -150,7 +150,7 @@ async fn bootstrap_commands_refuse_bad_input_with_a_clear_message() {
                 "--password",
                 "short",
             ],
-            "--password",
+            "password must be at least 8 characters",
         ),
         (
             vec![
@@ -396,4 +396,170 @@ fn rate_limits_come_from_the_environment() {
     let (status, body) = http(&addr, "GET", "/healthz", &[], "");
     assert_eq!(status, 429, "{body}");
     assert!(body.contains("\"retryAfter\""));
+}
+
+#[test]
+fn help_never_shows_the_values_of_environment_variables() {
+    for args in [
+        vec!["--help"],
+        vec!["serve", "--help"],
+        vec!["migrate", "--help"],
+        vec!["admin", "create", "--help"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+            .args(&args)
+            .env(
+                "DATABASE_URL",
+                "postgres://kairos:secret-db-password@db/kairos",
+            )
+            .env("KAIROS_ADMIN_PASSWORD", "secret-admin-password")
+            .env("KAIROS_LISTEN", "10.9.8.7:6543")
+            .env("KAIROS_DATA_DIR", "/secret/data/dir")
+            .env("KAIROS_CONFIG", "/secret/kairos.toml")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let help = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(out.status.success(), "{args:?}: {help}");
+        assert!(help.contains("DATABASE_URL"), "{args:?}: {help}");
+        for value in ["secret", "10.9.8.7"] {
+            assert!(!help.contains(value), "{args:?} shows {value}: {help}");
+        }
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args(["admin", "create", "--help"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let help = stdout(&out);
+    assert!(help.contains("--password-stdin"), "{help}");
+    assert!(help.contains("KAIROS_ADMIN_PASSWORD"), "{help}");
+}
+
+/// Runs `kairos` on `db` with extra environment variables and, when given, standard input.
+fn kairos_with(db: &TestDb, args: &[&str], envs: &[(&str, &str)], input: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kairos"));
+    cmd.args(args)
+        .env("DATABASE_URL", db.url())
+        .env_remove("KAIROS_DATA_DIR")
+        .env_remove("KAIROS_ADMIN_PASSWORD")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run kairos: {e}"));
+    let mut stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
+    if let Some(input) = input {
+        // A command refused before it reads its input closes the pipe early; its output
+        // still says why, so a failed write is not the test's concern.
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Whether `password` signs `username` of tenant `acme` in.
+async fn password_matches(db: &TestDb, username: &str, password: &str) -> bool {
+    let store = kairos_store::Store::open(&kairos_store::ConnectOptions::new(db.url()))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tenant = kairos_domain::TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
+    let user = store
+        .find_admin_user_by_username(&tenant, username)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("no user {username}"));
+    store.close().await;
+    kairos_api::auth::passwords::verify(password.to_owned(), Some(user.password_hash))
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+#[tokio::test]
+async fn admin_passwords_come_from_stdin_or_the_environment_and_are_never_echoed() {
+    let db = TestDb::create().await;
+    let out = kairos(&db, &["tenant", "create", "--id", "acme", "--name", "Acme"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let create = |username: &'static str| {
+        vec![
+            "admin",
+            "create",
+            "--tenant",
+            "acme",
+            "--username",
+            username,
+        ]
+    };
+    let quiet = |out: &Output, password: &str| {
+        let all = format!("{}{}", stdout(out), stderr(out));
+        assert!(!all.contains(password), "the password was echoed: {all}");
+    };
+
+    // Standard input: the line break that ends the input is not part of the password.
+    let mut args = create("fromstdin");
+    args.push("--password-stdin");
+    let out = kairos_with(&db, &args, &[], Some("stdin-password-1\n"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("administrator 'fromstdin' created"));
+    quiet(&out, "stdin-password-1");
+    assert!(password_matches(&db, "fromstdin", "stdin-password-1").await);
+
+    // The environment.
+    let out = kairos_with(
+        &db,
+        &create("fromenv"),
+        &[("KAIROS_ADMIN_PASSWORD", "env-password-1")],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    quiet(&out, "env-password-1");
+    assert!(password_matches(&db, "fromenv", "env-password-1").await);
+
+    // Refusals name the problem, never the password.
+    let out = kairos_with(&db, &args, &[], Some("pw-7chr\n"));
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("at least 8 characters"),
+        "{}",
+        stderr(&out)
+    );
+    quiet(&out, "pw-7chr");
+    let mut ghost = vec!["admin", "create", "--tenant", "ghost", "--username", "boss"];
+    ghost.push("--password-stdin");
+    let out = kairos_with(&db, &ghost, &[], Some("ghost-password-1"));
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+    quiet(&out, "ghost-password-1");
+    let out = kairos_with(&db, &create("nopassword"), &[], None);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--password-stdin"),
+        "{}",
+        stderr(&out)
+    );
+    let mut both = create("both");
+    both.extend(["--password-stdin", "--password", "flag-password-1"]);
+    let out = kairos_with(&db, &both, &[], Some("stdin-password-2"));
+    assert!(!out.status.success(), "{}", stdout(&out));
+    quiet(&out, "flag-password-1");
+}
+
+fn migrate_on(url: &str) -> (Output, Duration) {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .arg("migrate")
+        .env("DATABASE_URL", url)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    (out, started.elapsed())
+}
+
+#[test]
+fn an_unsupported_database_url_is_refused_without_its_password() {
+    let (out, _) = migrate_on("mysql://kairos:hunter2-secret@db/kairos");
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("unsupported database URL 'mysql://"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
 }

@@ -142,7 +142,13 @@ impl Store {
                     pool,
                 )))
             }
-            None => Err(ConnectError::UnsupportedUrl(opts.url.clone())),
+            // Only the scheme: the rest of a URL may hold a password.
+            None => Err(ConnectError::UnsupportedUrl(
+                match opts.url.split_once("://") {
+                    Some((scheme, _)) => format!("{scheme}://…"),
+                    None => opts.url.clone(),
+                },
+            )),
         }
     }
 
