@@ -307,7 +307,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             let (store, _, _) = open_store(&config).await?;
             let (tx, rx) = watch::channel(false);
             let handle = tokio::spawn(workers::run(store.clone(), Arc::new(SystemClock), rx));
-            println!("kairos workers running; Ctrl-C to stop");
+            tracing::info!("kairos workers running; press Ctrl-C to stop");
             shutdown_signal().await;
             let _ = tx.send(true);
             let _ = handle.await;
@@ -374,25 +374,33 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
+    // The bound address, not the configured one: `--listen 127.0.0.1:0` picks a port.
     let addr = listener.local_addr()?;
 
-    println!(
-        "Kairos {} listening on http://{addr}",
-        env!("CARGO_PKG_VERSION")
+    // The banner is logged, not printed, so that it lands with the rest of the output in
+    // the log format and stream chosen (JSON to a collector, text to a terminal).
+    tracing::info!(
+        address = %addr,
+        database = %redact(&url),
+        "Kairos {} listening on http://{addr} (API docs: http://{addr}/docs)",
+        env!("CARGO_PKG_VERSION"),
     );
-    println!("  database : {}", redact(&url));
-    println!("  API docs : http://{addr}/docs   (OpenAPI: http://{addr}/api/openapi.json)");
     match &demo_created {
-        Some(created) => println!("{}", demo::describe(created)),
-        None if embedded && !args.no_demo => println!(
-            "  demo     : tenant '{}', owner {} / {} (unless changed)",
-            demo::TENANT_ID,
-            demo::ADMIN_USERNAME,
-            demo::ADMIN_PASSWORD
+        Some(created) => tracing::info!(
+            tenant_id = %demo::TENANT_ID,
+            site = %created.site,
+            products = %created.products.join(", "),
+            "demo tenant created: {}",
+            demo::credentials(),
+        ),
+        None if embedded && !args.no_demo => tracing::info!(
+            tenant_id = %demo::TENANT_ID,
+            "demo tenant: {} (unless changed)",
+            demo::credentials(),
         ),
         None => {}
     }
-    println!("Ready; press Ctrl-C to stop.");
+    tracing::info!("ready; press Ctrl-C to stop");
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let worker = (!args.no_workers)

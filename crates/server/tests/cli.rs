@@ -5,6 +5,8 @@ use kairos_testkit::TestDb;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 fn kairos(db: &TestDb, args: &[&str]) -> Output {
@@ -190,46 +192,98 @@ fn openapi_command_prints_the_document() {
     assert!(doc["paths"]["/api/auth/login"]["post"].is_object());
 }
 
-struct Server(Child);
+/// A running `kairos serve`, killed when dropped.
+struct Server {
+    child: Child,
+    /// Lines the server logged (standard error), as they come.
+    logs: mpsc::Receiver<String>,
+    /// Everything the server printed on standard output.
+    stdout: Arc<Mutex<String>>,
+}
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
-/// Starts `kairos serve` and returns it with its address and the banner it printed.
+impl Server {
+    fn stdout(&self) -> String {
+        self.stdout.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+/// Starts `kairos serve` and returns it with its address and what it logged until ready
+/// (the start banner). The environment's logging and CORS settings are cleared first.
 fn serve(args: &[&str], envs: &[(&str, &str)]) -> (Server, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kairos"));
     cmd.arg("serve")
         .args(["--listen", "127.0.0.1:0"])
         .args(args);
-    cmd.env_remove("DATABASE_URL").env_remove("KAIROS_DATA_DIR");
+    for var in [
+        "DATABASE_URL",
+        "KAIROS_DATA_DIR",
+        "RUST_LOG",
+        "KAIROS_LOG_LEVEL",
+        "KAIROS_LOG_FORMAT",
+        "KAIROS_CORS_ORIGINS",
+        "NO_COLOR",
+    ] {
+        cmd.env_remove(var);
+    }
     for (k, v) in envs {
         cmd.env(k, v);
     }
     let mut child = cmd
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
+    let err = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
     let out = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
-    let server = Server(child);
-    let mut reader = BufReader::new(out);
+    // Both pipes are drained for the server's whole life, so that it never blocks on a
+    // full pipe and every line can be inspected.
+    let (tx, logs) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(err);
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 || tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let stdout = Arc::new(Mutex::new(String::new()));
+    let sink = stdout.clone();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = BufReader::new(out).read_to_string(&mut text);
+        if let Ok(mut s) = sink.lock() {
+            s.push_str(&text);
+        }
+    });
+    let server = Server {
+        child,
+        logs,
+        stdout,
+    };
     let mut banner = String::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut addr = String::new();
-    while Instant::now() < deadline {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        let Ok(line) = server.logs.recv_timeout(left) else {
             break;
-        }
+        };
         banner.push_str(&line);
         if let Some(rest) = line.split("listening on http://").nth(1) {
-            addr = rest.trim().to_owned();
+            addr = rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_owned();
         }
-        if line.starts_with("Ready;") {
+        if line.contains("ready; press Ctrl-C") {
             break;
         }
     }
@@ -278,10 +332,13 @@ fn serve_on_a_fresh_data_directory_creates_and_prints_the_demo_tenant() {
     let data = dir.path().join("data");
     let data = data.to_str().unwrap_or_default();
     let (server, addr, banner) = serve(&["--data-dir", data], &[]);
-    assert!(banner.contains("Demo tenant created"), "{banner}");
-    assert!(banner.contains("tenant id : demo"));
-    assert!(banner.contains("admin / kairos-demo-admin"));
-    assert!(banner.contains("frontdesk / kairos-demo-staff"));
+    assert!(
+        banner.contains(
+            "demo tenant created: x-tenant-id: demo; owner admin / kairos-demo-admin; \
+             front desk frontdesk / kairos-demo-staff"
+        ),
+        "{banner}"
+    );
     assert!(std::path::Path::new(data).join("kairos.db").exists());
 
     let (status, body) = http(&addr, "GET", "/healthz", &[], "");
@@ -349,8 +406,11 @@ fn serve_on_a_fresh_data_directory_creates_and_prints_the_demo_tenant() {
 
     // A second start finds the demo tenant and does not create it again.
     let (_server, _, banner) = serve(&["--data-dir", data], &[]);
-    assert!(!banner.contains("Demo tenant created"), "{banner}");
-    assert!(banner.contains("demo     : tenant 'demo'"), "{banner}");
+    assert!(!banner.contains("demo tenant created"), "{banner}");
+    assert!(
+        banner.contains("demo tenant: x-tenant-id: demo; owner admin / kairos-demo-admin"),
+        "{banner}"
+    );
 }
 
 #[test]
@@ -358,7 +418,7 @@ fn no_demo_and_explicit_databases_get_no_demo_tenant() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().to_str().unwrap_or_default();
     let (_server, addr, banner) = serve(&["--data-dir", data, "--no-demo"], &[]);
-    assert!(!banner.contains("demo"), "{banner}");
+    assert!(!banner.contains("demo tenant"), "{banner}");
     let (status, _) = http(&addr, "GET", "/readyz", &[], "");
     assert_eq!(status, 200);
     let (status, body) = http(
@@ -372,7 +432,7 @@ fn no_demo_and_explicit_databases_get_no_demo_tenant() {
 
     let url = format!("sqlite://{}/explicit.db", data);
     let (_server, addr, banner) = serve(&[], &[("DATABASE_URL", url.as_str())]);
-    assert!(!banner.contains("Demo tenant created"), "{banner}");
+    assert!(!banner.contains("demo tenant"), "{banner}");
     let (status, _) = http(
         &addr,
         "GET",
@@ -396,6 +456,53 @@ fn rate_limits_come_from_the_environment() {
     let (status, body) = http(&addr, "GET", "/healthz", &[], "");
     assert_eq!(status, 429, "{body}");
     assert!(body.contains("\"retryAfter\""));
+}
+
+#[test]
+fn the_start_banner_is_logged_with_the_bound_address_and_the_demo_credentials() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().to_str().unwrap_or_default();
+    let (server, addr, banner) = serve(&["--data-dir", data], &[("KAIROS_LOG_FORMAT", "json")]);
+    // Every banner line is a log event, nothing is printed around the log format.
+    let events: Vec<serde_json::Value> = banner
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON event ({e}): {line}"))
+        })
+        .collect();
+    let listening = events
+        .iter()
+        .find(|e| {
+            e["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("listening on"))
+        })
+        .unwrap_or_else(|| panic!("no listening event: {banner}"));
+    assert_eq!(listening["level"], "INFO");
+    // `--listen 127.0.0.1:0`: the event names the port actually bound, and it answers.
+    assert_eq!(listening["fields"]["address"], addr.as_str());
+    assert!(!addr.ends_with(":0"), "{addr}");
+    assert_eq!(http(&addr, "GET", "/healthz", &[], "").0, 200);
+    let demo = events
+        .iter()
+        .find(|e| {
+            e["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("demo tenant created"))
+        })
+        .unwrap_or_else(|| panic!("no demo event: {banner}"));
+    let message = demo["fields"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("x-tenant-id: demo"), "{message}");
+    assert!(
+        message.contains("owner admin / kairos-demo-admin"),
+        "{message}"
+    );
+    assert!(
+        message.contains("front desk frontdesk / kairos-demo-staff"),
+        "{message}"
+    );
+    assert_eq!(demo["fields"]["tenant_id"], "demo");
+    assert!(server.stdout().is_empty(), "printed: {}", server.stdout());
 }
 
 #[test]
