@@ -209,6 +209,15 @@ impl Drop for Server {
 }
 
 impl Server {
+    /// The lines logged since the last call, waiting briefly for more to arrive.
+    fn more_logs(&self) -> String {
+        let mut logs = String::new();
+        while let Ok(line) = self.logs.recv_timeout(Duration::from_millis(500)) {
+            logs.push_str(&line);
+        }
+        logs
+    }
+
     fn stdout(&self) -> String {
         self.stdout.lock().map(|s| s.clone()).unwrap_or_default()
     }
@@ -503,6 +512,17 @@ fn the_start_banner_is_logged_with_the_bound_address_and_the_demo_credentials() 
     );
     assert_eq!(demo["fields"]["tenant_id"], "demo");
     assert!(server.stdout().is_empty(), "printed: {}", server.stdout());
+}
+
+#[test]
+fn logs_written_to_a_pipe_have_no_colour_codes() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().to_str().unwrap_or_default();
+    let (server, addr, banner) = serve(&["--data-dir", data, "--no-demo"], &[]);
+    assert_eq!(http(&addr, "GET", "/healthz", &[], "").0, 200);
+    let logs = format!("{banner}{}", server.more_logs());
+    assert!(logs.contains(" INFO "), "{logs}");
+    assert!(!logs.contains("\x1b["), "colour codes in {logs:?}");
 }
 
 #[test]
