@@ -187,7 +187,11 @@ async fn open_store(config: &Config) -> anyhow::Result<(Store, String, bool)> {
     }
     let mut opts = ConnectOptions::new(url.clone());
     opts.max_connections = config.max_connections;
-    let store = Store::open(&opts).await?;
+    // The message of a `ConnectError` already ends with its cause: as an error chain the
+    // cause would be printed twice.
+    let store = Store::open(&opts)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((store, url, embedded))
 }
 

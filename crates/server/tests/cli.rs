@@ -672,6 +672,15 @@ async fn admin_passwords_come_from_stdin_or_the_environment_and_are_never_echoed
     quiet(&out, "flag-password-1");
 }
 
+/// A TCP port on 127.0.0.1 that nothing listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .port()
+}
+
 fn migrate_on(url: &str) -> (Output, Duration) {
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
@@ -680,6 +689,44 @@ fn migrate_on(url: &str) -> (Output, Duration) {
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     (out, started.elapsed())
+}
+
+#[test]
+fn an_unreachable_postgres_fails_fast_naming_the_server_and_the_cause() {
+    let port = closed_port();
+    let (out, took) = migrate_on(&format!(
+        "postgres://kairos:hunter2-secret@127.0.0.1:{port}/kairos"
+    ));
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(took < Duration::from_secs(5), "took {took:?}: {err}");
+    assert!(
+        err.contains(&format!("cannot connect to PostgreSQL at 127.0.0.1:{port}")),
+        "{err}"
+    );
+    assert!(err.to_lowercase().contains("refused"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn a_postgres_that_never_answers_fails_after_the_connect_timeout() {
+    // Connections complete in the kernel's backlog but nobody ever answers on them.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let port = silent.local_addr().unwrap_or_else(|e| panic!("{e}")).port();
+    let (out, took) = migrate_on(&format!(
+        "postgres://kairos:hunter2-secret@127.0.0.1:{port}/kairos"
+    ));
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(took < Duration::from_secs(10), "took {took:?}: {err}");
+    assert!(
+        err.contains(&format!(
+            "cannot connect to PostgreSQL at 127.0.0.1:{port}: no answer within 5 s"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    drop(silent);
 }
 
 #[test]
