@@ -737,3 +737,31 @@ fn an_unsupported_database_url_is_refused_without_its_password() {
     assert!(err.contains("unsupported database URL 'mysql://"), "{err}");
     assert!(!err.contains("hunter2"), "{err}");
 }
+
+#[test]
+fn an_unknown_key_in_the_config_file_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().join("data");
+    let file = dir.path().join("kairos.toml");
+    let run = |contents: String, via_env: bool| {
+        std::fs::write(&file, contents).unwrap_or_else(|e| panic!("{e}"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kairos"));
+        cmd.env_remove("DATABASE_URL").env_remove("KAIROS_DATA_DIR");
+        match via_env {
+            true => cmd.env("KAIROS_CONFIG", &file).arg("migrate"),
+            false => cmd.arg("--config").arg(&file).arg("migrate"),
+        };
+        cmd.output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let out = run(
+        format!("data_dir = {:?}\nmax_conections = 4\n", data.display()),
+        false,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("max_conections"), "{}", stderr(&out));
+
+    // The file named by KAIROS_CONFIG is read; the variable itself is not a setting.
+    let out = run(format!("data_dir = {:?}\n", data.display()), true);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(data.join("kairos.db").exists());
+}
