@@ -7,6 +7,7 @@
 
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
+use kairos_api::cors::CorsOrigins;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -49,6 +50,9 @@ pub struct Config {
     pub max_connections: u32,
     /// Milliseconds a public availability answer may be served from memory (0 = off).
     pub availability_cache_ms: u64,
+    /// Origins whose browsers may call the API: comma-separated `scheme://host[:port]`,
+    /// or `*` for any; empty means no cross-origin access.
+    pub cors_origins: String,
 }
 
 impl Default for Config {
@@ -68,6 +72,7 @@ impl Default for Config {
             body_limit_bytes: 1024 * 1024,
             max_connections: 16,
             availability_cache_ms: 1000,
+            cors_origins: String::new(),
         }
     }
 }
@@ -96,6 +101,12 @@ impl Config {
             Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// The allowed cross-origin callers, checked.
+    pub fn cors(&self) -> Result<CorsOrigins, String> {
+        CorsOrigins::parse(&self.cors_origins)
+            .map_err(|e| format!("cors_origins (KAIROS_CORS_ORIGINS): {e}"))
     }
 
     /// The database URL in use and whether it is the embedded default.
@@ -175,6 +186,18 @@ mod tests {
             assert_eq!(config.listen, "0.0.0.0:9000");
             Ok(())
         });
+    }
+
+    #[test]
+    fn a_bad_cors_origin_names_the_setting() {
+        let config = Config {
+            cors_origins: "https://shop.example/".into(),
+            ..Config::default()
+        };
+        let error = config.cors().err().unwrap_or_default();
+        assert!(error.contains("KAIROS_CORS_ORIGINS"), "{error}");
+        assert!(error.contains("https://shop.example/"), "{error}");
+        assert_eq!(Config::default().cors(), Ok(CorsOrigins::None));
     }
 
     #[test]

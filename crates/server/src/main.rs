@@ -142,6 +142,10 @@ fn main() -> ExitCode {
     if let Some(dir) = cli.db.data_dir.clone() {
         config.data_dir = dir;
     }
+    if let Err(e) = config.cors() {
+        eprintln!("error: invalid configuration: {e}");
+        return ExitCode::from(2);
+    }
     init_logging(&config);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -332,6 +336,9 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     if let Some(listen) = args.listen {
         config.listen = listen;
     }
+    let cors = config
+        .cors()
+        .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
     let (store, url, embedded) = open_store(&config).await?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
 
@@ -374,6 +381,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
         limiter,
         kairos_api::operations::install_metrics(),
         ApiConfig {
+            cors,
             body_limit_bytes: config.body_limit_bytes,
             trust_forwarded_for: config.trust_forwarded_for,
             availability_cache_ttl: std::time::Duration::from_millis(config.availability_cache_ms),

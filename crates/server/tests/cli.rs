@@ -307,6 +307,18 @@ fn http(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, String) {
+    let (status, _, body) = http_with_head(addr, method, path, headers, body);
+    (status, body)
+}
+
+/// One HTTP/1.1 request; the status, the lower-cased head and the body of the answer.
+fn http_with_head(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("{e}"));
     let mut req = format!(
         "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\ncontent-length: {}\r\n",
@@ -327,12 +339,8 @@ fn http(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let body = response
-        .split("\r\n\r\n")
-        .nth(1)
-        .unwrap_or_default()
-        .to_owned();
-    (status, body)
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or_default();
+    (status, head.to_ascii_lowercase(), body.to_owned())
 }
 
 #[test]
@@ -672,6 +680,22 @@ async fn admin_passwords_come_from_stdin_or_the_environment_and_are_never_echoed
     quiet(&out, "flag-password-1");
 }
 
+/// Runs `cmd` to completion, killing it after `limit` (a server that should have refused
+/// to start would otherwise keep the test waiting forever).
+fn output_within(mut cmd: Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// A TCP port on 127.0.0.1 that nothing listens on.
 fn closed_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
@@ -764,4 +788,48 @@ fn an_unknown_key_in_the_config_file_is_an_error_naming_it() {
     let out = run(format!("data_dir = {:?}\n", data.display()), true);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(data.join("kairos.db").exists());
+}
+
+#[test]
+fn cors_origins_come_from_the_environment_and_are_checked_at_start() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().to_str().unwrap_or_default();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kairos"));
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--data-dir", data])
+        .env("KAIROS_CORS_ORIGINS", "https://shop.example/")
+        .env_remove("DATABASE_URL");
+    let out = output_within(cmd, Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("KAIROS_CORS_ORIGINS"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("'https://shop.example/'"),
+        "{}",
+        stderr(&out)
+    );
+
+    let (_server, addr, _) = serve(
+        &["--data-dir", data, "--no-demo"],
+        &[("KAIROS_CORS_ORIGINS", "https://shop.example")],
+    );
+    let (status, head, _) = http_with_head(
+        &addr,
+        "OPTIONS",
+        "/api/v1/availability",
+        &[
+            ("origin", "https://shop.example"),
+            ("access-control-request-method", "GET"),
+            ("access-control-request-headers", "x-tenant-id"),
+        ],
+        "",
+    );
+    assert_eq!(status, 200, "{head}");
+    assert!(
+        head.contains("access-control-allow-origin: https://shop.example"),
+        "{head}"
+    );
+    assert!(head.contains("x-tenant-id"), "{head}");
 }
