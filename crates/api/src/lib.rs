@@ -6,6 +6,7 @@ pub mod auth;
 pub mod availability;
 pub mod bookings;
 pub mod catalog;
+pub mod cors;
 pub mod customers;
 pub mod error;
 pub mod extract;

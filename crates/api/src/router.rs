@@ -73,6 +73,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(Extension(state.clone()))
         .layer(CatchPanicLayer::custom(panic_response))
+        .layer(crate::cors::layer(&state.config.cors))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(
             TraceLayer::new_for_http()

@@ -24,6 +24,8 @@ pub struct ApiConfig {
     /// Writes through this instance invalidate the tenant's entries at once; other
     /// instances see a change within this time. Zero disables the cache.
     pub availability_cache_ttl: Duration,
+    /// Browser origins allowed to call the API cross-origin (default: none).
+    pub cors: crate::cors::CorsOrigins,
 }
 
 impl Default for ApiConfig {
@@ -34,6 +36,7 @@ impl Default for ApiConfig {
             trust_forwarded_for: false,
             tenant_cache_ttl: Duration::from_secs(30),
             availability_cache_ttl: Duration::from_secs(1),
+            cors: crate::cors::CorsOrigins::None,
         }
     }
 }

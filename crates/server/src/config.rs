@@ -1,8 +1,13 @@
 //! Configuration: defaults, then a TOML file (`kairos.toml` or `--config`), then
 //! `KAIROS_*` environment variables (and `DATABASE_URL`, `REDIS_URL`), then flags.
+//!
+//! A key the file does not know is an error naming it, so a misspelt setting is never
+//! silently ignored. Only the environment variables of known settings are read: other
+//! `KAIROS_*` variables (`KAIROS_CONFIG`, `KAIROS_ADMIN_PASSWORD`) belong to the CLI.
 
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
+use kairos_api::cors::CorsOrigins;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -17,7 +22,7 @@ pub enum LogFormat {
 /// Every setting of the `kairos` binary. Environment names are `KAIROS_` plus the
 /// upper-cased field name (for example `KAIROS_RATE_LIMIT_STRICT`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Address to listen on.
     pub listen: String,
@@ -45,6 +50,9 @@ pub struct Config {
     pub max_connections: u32,
     /// Milliseconds a public availability answer may be served from memory (0 = off).
     pub availability_cache_ms: u64,
+    /// Origins whose browsers may call the API: comma-separated `scheme://host[:port]`,
+    /// or `*` for any; empty means no cross-origin access.
+    pub cors_origins: String,
 }
 
 impl Default for Config {
@@ -64,6 +72,7 @@ impl Default for Config {
             body_limit_bytes: 1024 * 1024,
             max_connections: 16,
             availability_cache_ms: 1000,
+            cors_origins: String::new(),
         }
     }
 }
@@ -76,11 +85,28 @@ impl Config {
             Some(path) => figment.merge(Toml::file_exact(path)),
             None => figment.merge(Toml::file("kairos.toml")),
         };
+        let known = Self::keys();
         figment
-            .merge(Env::prefixed("KAIROS_"))
+            .merge(
+                Env::prefixed("KAIROS_").filter(move |key| known.iter().any(|k| key == k.as_str())),
+            )
             .merge(Env::raw().only(&["DATABASE_URL", "REDIS_URL"]))
             .extract()
             .map_err(Box::new)
+    }
+
+    /// The setting names, as in the file (the environment adds `KAIROS_` and upper case).
+    fn keys() -> Vec<String> {
+        match serde_json::to_value(Config::default()) {
+            Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The allowed cross-origin callers, checked.
+    pub fn cors(&self) -> Result<CorsOrigins, String> {
+        CorsOrigins::parse(&self.cors_origins)
+            .map_err(|e| format!("cors_origins (KAIROS_CORS_ORIGINS): {e}"))
     }
 
     /// The database URL in use and whether it is the embedded default.
@@ -123,6 +149,55 @@ mod tests {
             );
             Ok(())
         });
+    }
+
+    #[test]
+    #[expect(
+        clippy::result_large_err,
+        reason = "figment::Jail fixes the closure's error type"
+    )]
+    fn an_unknown_key_in_the_file_is_an_error_naming_it() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file(
+                "kairos.toml",
+                "listen = \"0.0.0.0:9000\"\nrate_limit_strikt = 7\n",
+            )?;
+            let error = match Config::load(None) {
+                Ok(config) => return Err(format!("accepted: {config:?}").into()),
+                Err(e) => e.to_string(),
+            };
+            assert!(error.contains("rate_limit_strikt"), "{error}");
+            assert!(error.contains("kairos.toml"), "{error}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[expect(
+        clippy::result_large_err,
+        reason = "figment::Jail fixes the closure's error type"
+    )]
+    fn other_kairos_variables_are_not_settings() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("KAIROS_CONFIG", "elsewhere.toml");
+            jail.set_env("KAIROS_ADMIN_PASSWORD", "not-a-setting");
+            jail.set_env("KAIROS_LISTEN", "0.0.0.0:9000");
+            let config = Config::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(config.listen, "0.0.0.0:9000");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn a_bad_cors_origin_names_the_setting() {
+        let config = Config {
+            cors_origins: "https://shop.example/".into(),
+            ..Config::default()
+        };
+        let error = config.cors().err().unwrap_or_default();
+        assert!(error.contains("KAIROS_CORS_ORIGINS"), "{error}");
+        assert!(error.contains("https://shop.example/"), "{error}");
+        assert_eq!(Config::default().cors(), Ok(CorsOrigins::None));
     }
 
     #[test]

@@ -198,3 +198,11 @@ pub fn describe(created: &DemoCreated) -> String {
         created.products.join(", ")
     )
 }
+
+/// The demo's tenant id and sign-in credentials on one line, for the start banner.
+pub fn credentials() -> String {
+    format!(
+        "x-tenant-id: {TENANT_ID}; owner {ADMIN_USERNAME} / {ADMIN_PASSWORD}; \
+         front desk {STAFF_USERNAME} / {STAFF_PASSWORD}"
+    )
+}

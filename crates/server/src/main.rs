@@ -1,4 +1,8 @@
 //! `kairos`: the booking engine's single binary (API server, workers, administration).
+//!
+//! Every argument that can come from the environment hides its value in `--help`
+//! (`hide_env_values`): clap would otherwise print it, and a database URL or a password
+//! is a secret.
 
 mod config;
 mod demo;
@@ -27,7 +31,7 @@ use tokio::sync::watch;
 #[command(name = "kairos", version, about = "Booking engine for activity venues")]
 struct Cli {
     /// Configuration file (TOML); default ./kairos.toml when present.
-    #[arg(long, global = true, env = "KAIROS_CONFIG")]
+    #[arg(long, global = true, env = "KAIROS_CONFIG", hide_env_values = true)]
     config: Option<PathBuf>,
     #[command(flatten)]
     db: DbArgs,
@@ -39,10 +43,10 @@ struct Cli {
 #[derive(Debug, Args)]
 struct DbArgs {
     /// Database URL: sqlite:PATH or postgres://… (default: SQLite in the data directory).
-    #[arg(long, global = true, env = "DATABASE_URL")]
+    #[arg(long, global = true, env = "DATABASE_URL", hide_env_values = true)]
     database_url: Option<String>,
     /// Directory of the embedded SQLite database.
-    #[arg(long, global = true, env = "KAIROS_DATA_DIR")]
+    #[arg(long, global = true, env = "KAIROS_DATA_DIR", hide_env_values = true)]
     data_dir: Option<PathBuf>,
 }
 
@@ -73,7 +77,7 @@ enum Command {
 #[derive(Debug, Args)]
 struct ServeArgs {
     /// Address to listen on.
-    #[arg(long, env = "KAIROS_LISTEN")]
+    #[arg(long, env = "KAIROS_LISTEN", hide_env_values = true)]
     listen: Option<String>,
     /// Do not create the demo tenant on the embedded database.
     #[arg(long)]
@@ -109,8 +113,14 @@ enum AdminCommand {
         tenant: String,
         #[arg(long)]
         username: String,
-        #[arg(long)]
-        password: String,
+        /// Read the password from standard input (preferred; a trailing newline is
+        /// dropped), e.g. `printf '%s' "$PW" | kairos admin create … --password-stdin`.
+        #[arg(long, conflicts_with = "password")]
+        password_stdin: bool,
+        /// The password. Prefer --password-stdin or KAIROS_ADMIN_PASSWORD: a command
+        /// line is visible to other users of the machine and kept in shell history.
+        #[arg(long, env = "KAIROS_ADMIN_PASSWORD", hide_env_values = true)]
+        password: Option<String>,
         /// owner, manager, front_desk or viewer.
         #[arg(long, default_value = "owner")]
         role: String,
@@ -134,6 +144,10 @@ fn main() -> ExitCode {
     if let Some(dir) = cli.db.data_dir.clone() {
         config.data_dir = dir;
     }
+    if let Err(e) = config.cors() {
+        eprintln!("error: invalid configuration: {e}");
+        return ExitCode::from(2);
+    }
     init_logging(&config);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -152,12 +166,18 @@ fn main() -> ExitCode {
 }
 
 fn init_logging(config: &Config) {
+    use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env()
         .or_else(|_| EnvFilter::try_new(&config.log_level))
         .unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colour codes help a person at a terminal; in a file, a pipe or a log collector they
+    // are noise. NO_COLOR (https://no-color.org) turns them off at a terminal too.
+    let ansi = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(ansi)
         .with_writer(std::io::stderr);
     let _ = match config.log_format {
         LogFormat::Json => builder.json().try_init(),
@@ -173,7 +193,11 @@ async fn open_store(config: &Config) -> anyhow::Result<(Store, String, bool)> {
     }
     let mut opts = ConnectOptions::new(url.clone());
     opts.max_connections = config.max_connections;
-    let store = Store::open(&opts).await?;
+    // The message of a `ConnectError` already ends with its cause: as an error chain the
+    // cause would be printed twice.
+    let store = Store::open(&opts)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok((store, url, embedded))
 }
 
@@ -240,6 +264,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
                 AdminCommand::Create {
                     tenant,
                     username,
+                    password_stdin,
                     password,
                     role,
                     display_name,
@@ -247,7 +272,15 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         } => {
             let tenant = TenantId::parse(&tenant).map_err(|e| anyhow::anyhow!("--tenant {e}"))?;
             validate_username(&username).map_err(|e| anyhow::anyhow!("--username {e}"))?;
-            validate_password(&password).map_err(|e| anyhow::anyhow!("--password {e}"))?;
+            let password = match (password_stdin, password) {
+                (true, _) => read_password_stdin()?,
+                (false, Some(password)) => password,
+                (false, None) => bail!(
+                    "no password: give it on standard input with --password-stdin, \
+                     or in KAIROS_ADMIN_PASSWORD"
+                ),
+            };
+            validate_password(&password).map_err(|e| anyhow::anyhow!("the password {e}"))?;
             let role = Role::parse(&role).ok_or_else(|| {
                 anyhow::anyhow!(
                     "--role '{role}' is not a role (owner, manager, front_desk, viewer)"
@@ -293,7 +326,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             let (store, _, _) = open_store(&config).await?;
             let (tx, rx) = watch::channel(false);
             let handle = tokio::spawn(workers::run(store.clone(), Arc::new(SystemClock), rx));
-            println!("kairos workers running; Ctrl-C to stop");
+            tracing::info!("kairos workers running; press Ctrl-C to stop");
             shutdown_signal().await;
             let _ = tx.send(true);
             let _ = handle.await;
@@ -308,6 +341,9 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     if let Some(listen) = args.listen {
         config.listen = listen;
     }
+    let cors = config
+        .cors()
+        .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
     let (store, url, embedded) = open_store(&config).await?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
 
@@ -350,6 +386,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
         limiter,
         kairos_api::operations::install_metrics(),
         ApiConfig {
+            cors,
             body_limit_bytes: config.body_limit_bytes,
             trust_forwarded_for: config.trust_forwarded_for,
             availability_cache_ttl: std::time::Duration::from_millis(config.availability_cache_ms),
@@ -360,25 +397,33 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
+    // The bound address, not the configured one: `--listen 127.0.0.1:0` picks a port.
     let addr = listener.local_addr()?;
 
-    println!(
-        "Kairos {} listening on http://{addr}",
-        env!("CARGO_PKG_VERSION")
+    // The banner is logged, not printed, so that it lands with the rest of the output in
+    // the log format and stream chosen (JSON to a collector, text to a terminal).
+    tracing::info!(
+        address = %addr,
+        database = %redact(&url),
+        "Kairos {} listening on http://{addr} (API docs: http://{addr}/docs)",
+        env!("CARGO_PKG_VERSION"),
     );
-    println!("  database : {}", redact(&url));
-    println!("  API docs : http://{addr}/docs   (OpenAPI: http://{addr}/api/openapi.json)");
     match &demo_created {
-        Some(created) => println!("{}", demo::describe(created)),
-        None if embedded && !args.no_demo => println!(
-            "  demo     : tenant '{}', owner {} / {} (unless changed)",
-            demo::TENANT_ID,
-            demo::ADMIN_USERNAME,
-            demo::ADMIN_PASSWORD
+        Some(created) => tracing::info!(
+            tenant_id = %demo::TENANT_ID,
+            site = %created.site,
+            products = %created.products.join(", "),
+            "demo tenant created: {}",
+            demo::credentials(),
+        ),
+        None if embedded && !args.no_demo => tracing::info!(
+            tenant_id = %demo::TENANT_ID,
+            "demo tenant: {} (unless changed)",
+            demo::credentials(),
         ),
         None => {}
     }
-    println!("Ready; press Ctrl-C to stop.");
+    tracing::info!("ready; press Ctrl-C to stop");
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let worker = (!args.no_workers)
@@ -396,6 +441,27 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     store.close().await;
     tracing::info!("shut down cleanly");
     Ok(())
+}
+
+/// Reads a password from standard input, dropping the line break that ends it.
+fn read_password_stdin() -> anyhow::Result<String> {
+    use std::io::{IsTerminal, Read};
+    let mut stdin = std::io::stdin();
+    // A terminal would echo the password as it is typed.
+    if stdin.is_terminal() {
+        bail!("--password-stdin reads a pipe or a file, not a terminal");
+    }
+    let mut password = String::new();
+    stdin
+        .read_to_string(&mut password)
+        .context("reading the password from standard input")?;
+    let end = password
+        .strip_suffix('\n')
+        .map(|p| p.strip_suffix('\r').unwrap_or(p))
+        .unwrap_or(&password)
+        .len();
+    password.truncate(end);
+    Ok(password)
 }
 
 /// Hides the password of a database or Redis URL.

@@ -5,6 +5,8 @@ use kairos_testkit::TestDb;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 fn kairos(db: &TestDb, args: &[&str]) -> Output {
@@ -150,7 +152,7 @@ async fn bootstrap_commands_refuse_bad_input_with_a_clear_message() {
                 "--password",
                 "short",
             ],
-            "--password",
+            "password must be at least 8 characters",
         ),
         (
             vec![
@@ -190,46 +192,107 @@ fn openapi_command_prints_the_document() {
     assert!(doc["paths"]["/api/auth/login"]["post"].is_object());
 }
 
-struct Server(Child);
+/// A running `kairos serve`, killed when dropped.
+struct Server {
+    child: Child,
+    /// Lines the server logged (standard error), as they come.
+    logs: mpsc::Receiver<String>,
+    /// Everything the server printed on standard output.
+    stdout: Arc<Mutex<String>>,
+}
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
-/// Starts `kairos serve` and returns it with its address and the banner it printed.
+impl Server {
+    /// The lines logged since the last call, waiting briefly for more to arrive.
+    fn more_logs(&self) -> String {
+        let mut logs = String::new();
+        while let Ok(line) = self.logs.recv_timeout(Duration::from_millis(500)) {
+            logs.push_str(&line);
+        }
+        logs
+    }
+
+    fn stdout(&self) -> String {
+        self.stdout.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+/// Starts `kairos serve` and returns it with its address and what it logged until ready
+/// (the start banner). The environment's logging and CORS settings are cleared first.
 fn serve(args: &[&str], envs: &[(&str, &str)]) -> (Server, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kairos"));
     cmd.arg("serve")
         .args(["--listen", "127.0.0.1:0"])
         .args(args);
-    cmd.env_remove("DATABASE_URL").env_remove("KAIROS_DATA_DIR");
+    for var in [
+        "DATABASE_URL",
+        "KAIROS_DATA_DIR",
+        "RUST_LOG",
+        "KAIROS_LOG_LEVEL",
+        "KAIROS_LOG_FORMAT",
+        "KAIROS_CORS_ORIGINS",
+        "NO_COLOR",
+    ] {
+        cmd.env_remove(var);
+    }
     for (k, v) in envs {
         cmd.env(k, v);
     }
     let mut child = cmd
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
+    let err = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
     let out = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
-    let server = Server(child);
-    let mut reader = BufReader::new(out);
+    // Both pipes are drained for the server's whole life, so that it never blocks on a
+    // full pipe and every line can be inspected.
+    let (tx, logs) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(err);
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 || tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let stdout = Arc::new(Mutex::new(String::new()));
+    let sink = stdout.clone();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = BufReader::new(out).read_to_string(&mut text);
+        if let Ok(mut s) = sink.lock() {
+            s.push_str(&text);
+        }
+    });
+    let server = Server {
+        child,
+        logs,
+        stdout,
+    };
     let mut banner = String::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut addr = String::new();
-    while Instant::now() < deadline {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        let Ok(line) = server.logs.recv_timeout(left) else {
             break;
-        }
+        };
         banner.push_str(&line);
         if let Some(rest) = line.split("listening on http://").nth(1) {
-            addr = rest.trim().to_owned();
+            addr = rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_owned();
         }
-        if line.starts_with("Ready;") {
+        if line.contains("ready; press Ctrl-C") {
             break;
         }
     }
@@ -244,6 +307,18 @@ fn http(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, String) {
+    let (status, _, body) = http_with_head(addr, method, path, headers, body);
+    (status, body)
+}
+
+/// One HTTP/1.1 request; the status, the lower-cased head and the body of the answer.
+fn http_with_head(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("{e}"));
     let mut req = format!(
         "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\ncontent-length: {}\r\n",
@@ -264,12 +339,8 @@ fn http(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let body = response
-        .split("\r\n\r\n")
-        .nth(1)
-        .unwrap_or_default()
-        .to_owned();
-    (status, body)
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or_default();
+    (status, head.to_ascii_lowercase(), body.to_owned())
 }
 
 #[test]
@@ -278,10 +349,13 @@ fn serve_on_a_fresh_data_directory_creates_and_prints_the_demo_tenant() {
     let data = dir.path().join("data");
     let data = data.to_str().unwrap_or_default();
     let (server, addr, banner) = serve(&["--data-dir", data], &[]);
-    assert!(banner.contains("Demo tenant created"), "{banner}");
-    assert!(banner.contains("tenant id : demo"));
-    assert!(banner.contains("admin / kairos-demo-admin"));
-    assert!(banner.contains("frontdesk / kairos-demo-staff"));
+    assert!(
+        banner.contains(
+            "demo tenant created: x-tenant-id: demo; owner admin / kairos-demo-admin; \
+             front desk frontdesk / kairos-demo-staff"
+        ),
+        "{banner}"
+    );
     assert!(std::path::Path::new(data).join("kairos.db").exists());
 
     let (status, body) = http(&addr, "GET", "/healthz", &[], "");
@@ -349,8 +423,11 @@ fn serve_on_a_fresh_data_directory_creates_and_prints_the_demo_tenant() {
 
     // A second start finds the demo tenant and does not create it again.
     let (_server, _, banner) = serve(&["--data-dir", data], &[]);
-    assert!(!banner.contains("Demo tenant created"), "{banner}");
-    assert!(banner.contains("demo     : tenant 'demo'"), "{banner}");
+    assert!(!banner.contains("demo tenant created"), "{banner}");
+    assert!(
+        banner.contains("demo tenant: x-tenant-id: demo; owner admin / kairos-demo-admin"),
+        "{banner}"
+    );
 }
 
 #[test]
@@ -358,7 +435,7 @@ fn no_demo_and_explicit_databases_get_no_demo_tenant() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().to_str().unwrap_or_default();
     let (_server, addr, banner) = serve(&["--data-dir", data, "--no-demo"], &[]);
-    assert!(!banner.contains("demo"), "{banner}");
+    assert!(!banner.contains("demo tenant"), "{banner}");
     let (status, _) = http(&addr, "GET", "/readyz", &[], "");
     assert_eq!(status, 200);
     let (status, body) = http(
@@ -372,7 +449,7 @@ fn no_demo_and_explicit_databases_get_no_demo_tenant() {
 
     let url = format!("sqlite://{}/explicit.db", data);
     let (_server, addr, banner) = serve(&[], &[("DATABASE_URL", url.as_str())]);
-    assert!(!banner.contains("Demo tenant created"), "{banner}");
+    assert!(!banner.contains("demo tenant"), "{banner}");
     let (status, _) = http(
         &addr,
         "GET",
@@ -396,4 +473,363 @@ fn rate_limits_come_from_the_environment() {
     let (status, body) = http(&addr, "GET", "/healthz", &[], "");
     assert_eq!(status, 429, "{body}");
     assert!(body.contains("\"retryAfter\""));
+}
+
+#[test]
+fn the_start_banner_is_logged_with_the_bound_address_and_the_demo_credentials() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().to_str().unwrap_or_default();
+    let (server, addr, banner) = serve(&["--data-dir", data], &[("KAIROS_LOG_FORMAT", "json")]);
+    // Every banner line is a log event, nothing is printed around the log format.
+    let events: Vec<serde_json::Value> = banner
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON event ({e}): {line}"))
+        })
+        .collect();
+    let listening = events
+        .iter()
+        .find(|e| {
+            e["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("listening on"))
+        })
+        .unwrap_or_else(|| panic!("no listening event: {banner}"));
+    assert_eq!(listening["level"], "INFO");
+    // `--listen 127.0.0.1:0`: the event names the port actually bound, and it answers.
+    assert_eq!(listening["fields"]["address"], addr.as_str());
+    assert!(!addr.ends_with(":0"), "{addr}");
+    assert_eq!(http(&addr, "GET", "/healthz", &[], "").0, 200);
+    let demo = events
+        .iter()
+        .find(|e| {
+            e["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("demo tenant created"))
+        })
+        .unwrap_or_else(|| panic!("no demo event: {banner}"));
+    let message = demo["fields"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("x-tenant-id: demo"), "{message}");
+    assert!(
+        message.contains("owner admin / kairos-demo-admin"),
+        "{message}"
+    );
+    assert!(
+        message.contains("front desk frontdesk / kairos-demo-staff"),
+        "{message}"
+    );
+    assert_eq!(demo["fields"]["tenant_id"], "demo");
+    assert!(server.stdout().is_empty(), "printed: {}", server.stdout());
+}
+
+#[test]
+fn logs_written_to_a_pipe_have_no_colour_codes() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().to_str().unwrap_or_default();
+    let (server, addr, banner) = serve(&["--data-dir", data, "--no-demo"], &[]);
+    assert_eq!(http(&addr, "GET", "/healthz", &[], "").0, 200);
+    let logs = format!("{banner}{}", server.more_logs());
+    assert!(logs.contains(" INFO "), "{logs}");
+    assert!(!logs.contains("\x1b["), "colour codes in {logs:?}");
+}
+
+#[test]
+fn help_never_shows_the_values_of_environment_variables() {
+    for args in [
+        vec!["--help"],
+        vec!["serve", "--help"],
+        vec!["migrate", "--help"],
+        vec!["admin", "create", "--help"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+            .args(&args)
+            .env(
+                "DATABASE_URL",
+                "postgres://kairos:secret-db-password@db/kairos",
+            )
+            .env("KAIROS_ADMIN_PASSWORD", "secret-admin-password")
+            .env("KAIROS_LISTEN", "10.9.8.7:6543")
+            .env("KAIROS_DATA_DIR", "/secret/data/dir")
+            .env("KAIROS_CONFIG", "/secret/kairos.toml")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let help = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(out.status.success(), "{args:?}: {help}");
+        assert!(help.contains("DATABASE_URL"), "{args:?}: {help}");
+        for value in ["secret", "10.9.8.7"] {
+            assert!(!help.contains(value), "{args:?} shows {value}: {help}");
+        }
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args(["admin", "create", "--help"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let help = stdout(&out);
+    assert!(help.contains("--password-stdin"), "{help}");
+    assert!(help.contains("KAIROS_ADMIN_PASSWORD"), "{help}");
+}
+
+/// Runs `kairos` on `db` with extra environment variables and, when given, standard input.
+fn kairos_with(db: &TestDb, args: &[&str], envs: &[(&str, &str)], input: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kairos"));
+    cmd.args(args)
+        .env("DATABASE_URL", db.url())
+        .env_remove("KAIROS_DATA_DIR")
+        .env_remove("KAIROS_ADMIN_PASSWORD")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run kairos: {e}"));
+    let mut stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
+    if let Some(input) = input {
+        // A command refused before it reads its input closes the pipe early; its output
+        // still says why, so a failed write is not the test's concern.
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Whether `password` signs `username` of tenant `acme` in.
+async fn password_matches(db: &TestDb, username: &str, password: &str) -> bool {
+    let store = kairos_store::Store::open(&kairos_store::ConnectOptions::new(db.url()))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tenant = kairos_domain::TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
+    let user = store
+        .find_admin_user_by_username(&tenant, username)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("no user {username}"));
+    store.close().await;
+    kairos_api::auth::passwords::verify(password.to_owned(), Some(user.password_hash))
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+#[tokio::test]
+async fn admin_passwords_come_from_stdin_or_the_environment_and_are_never_echoed() {
+    let db = TestDb::create().await;
+    let out = kairos(&db, &["tenant", "create", "--id", "acme", "--name", "Acme"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let create = |username: &'static str| {
+        vec![
+            "admin",
+            "create",
+            "--tenant",
+            "acme",
+            "--username",
+            username,
+        ]
+    };
+    let quiet = |out: &Output, password: &str| {
+        let all = format!("{}{}", stdout(out), stderr(out));
+        assert!(!all.contains(password), "the password was echoed: {all}");
+    };
+
+    // Standard input: the line break that ends the input is not part of the password.
+    let mut args = create("fromstdin");
+    args.push("--password-stdin");
+    let out = kairos_with(&db, &args, &[], Some("stdin-password-1\n"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("administrator 'fromstdin' created"));
+    quiet(&out, "stdin-password-1");
+    assert!(password_matches(&db, "fromstdin", "stdin-password-1").await);
+
+    // The environment.
+    let out = kairos_with(
+        &db,
+        &create("fromenv"),
+        &[("KAIROS_ADMIN_PASSWORD", "env-password-1")],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    quiet(&out, "env-password-1");
+    assert!(password_matches(&db, "fromenv", "env-password-1").await);
+
+    // Refusals name the problem, never the password.
+    let out = kairos_with(&db, &args, &[], Some("pw-7chr\n"));
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("at least 8 characters"),
+        "{}",
+        stderr(&out)
+    );
+    quiet(&out, "pw-7chr");
+    let mut ghost = vec!["admin", "create", "--tenant", "ghost", "--username", "boss"];
+    ghost.push("--password-stdin");
+    let out = kairos_with(&db, &ghost, &[], Some("ghost-password-1"));
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+    quiet(&out, "ghost-password-1");
+    let out = kairos_with(&db, &create("nopassword"), &[], None);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--password-stdin"),
+        "{}",
+        stderr(&out)
+    );
+    let mut both = create("both");
+    both.extend(["--password-stdin", "--password", "flag-password-1"]);
+    let out = kairos_with(&db, &both, &[], Some("stdin-password-2"));
+    assert!(!out.status.success(), "{}", stdout(&out));
+    quiet(&out, "flag-password-1");
+}
+
+/// Runs `cmd` to completion, killing it after `limit` (a server that should have refused
+/// to start would otherwise keep the test waiting forever).
+fn output_within(mut cmd: Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .port()
+}
+
+fn migrate_on(url: &str) -> (Output, Duration) {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .arg("migrate")
+        .env("DATABASE_URL", url)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    (out, started.elapsed())
+}
+
+#[test]
+fn an_unreachable_postgres_fails_fast_naming_the_server_and_the_cause() {
+    let port = closed_port();
+    let (out, took) = migrate_on(&format!(
+        "postgres://kairos:hunter2-secret@127.0.0.1:{port}/kairos"
+    ));
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(took < Duration::from_secs(5), "took {took:?}: {err}");
+    assert!(
+        err.contains(&format!("cannot connect to PostgreSQL at 127.0.0.1:{port}")),
+        "{err}"
+    );
+    assert!(err.to_lowercase().contains("refused"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn a_postgres_that_never_answers_fails_after_the_connect_timeout() {
+    // Connections complete in the kernel's backlog but nobody ever answers on them.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let port = silent.local_addr().unwrap_or_else(|e| panic!("{e}")).port();
+    let (out, took) = migrate_on(&format!(
+        "postgres://kairos:hunter2-secret@127.0.0.1:{port}/kairos"
+    ));
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(took < Duration::from_secs(10), "took {took:?}: {err}");
+    assert!(
+        err.contains(&format!(
+            "cannot connect to PostgreSQL at 127.0.0.1:{port}: no answer within 5 s"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    drop(silent);
+}
+
+#[test]
+fn an_unsupported_database_url_is_refused_without_its_password() {
+    let (out, _) = migrate_on("mysql://kairos:hunter2-secret@db/kairos");
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("unsupported database URL 'mysql://"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn an_unknown_key_in_the_config_file_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().join("data");
+    let file = dir.path().join("kairos.toml");
+    let run = |contents: String, via_env: bool| {
+        std::fs::write(&file, contents).unwrap_or_else(|e| panic!("{e}"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kairos"));
+        cmd.env_remove("DATABASE_URL").env_remove("KAIROS_DATA_DIR");
+        match via_env {
+            true => cmd.env("KAIROS_CONFIG", &file).arg("migrate"),
+            false => cmd.arg("--config").arg(&file).arg("migrate"),
+        };
+        cmd.output().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let out = run(
+        format!("data_dir = {:?}\nmax_conections = 4\n", data.display()),
+        false,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("max_conections"), "{}", stderr(&out));
+
+    // The file named by KAIROS_CONFIG is read; the variable itself is not a setting.
+    let out = run(format!("data_dir = {:?}\n", data.display()), true);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(data.join("kairos.db").exists());
+}
+
+#[test]
+fn cors_origins_come_from_the_environment_and_are_checked_at_start() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().to_str().unwrap_or_default();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kairos"));
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--data-dir", data])
+        .env("KAIROS_CORS_ORIGINS", "https://shop.example/")
+        .env_remove("DATABASE_URL");
+    let out = output_within(cmd, Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("KAIROS_CORS_ORIGINS"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("'https://shop.example/'"),
+        "{}",
+        stderr(&out)
+    );
+
+    let (_server, addr, _) = serve(
+        &["--data-dir", data, "--no-demo"],
+        &[("KAIROS_CORS_ORIGINS", "https://shop.example")],
+    );
+    let (status, head, _) = http_with_head(
+        &addr,
+        "OPTIONS",
+        "/api/v1/availability",
+        &[
+            ("origin", "https://shop.example"),
+            ("access-control-request-method", "GET"),
+            ("access-control-request-headers", "x-tenant-id"),
+        ],
+        "",
+    );
+    assert_eq!(status, 200, "{head}");
+    assert!(
+        head.contains("access-control-allow-origin: https://shop.example"),
+        "{head}"
+    );
+    assert!(head.contains("x-tenant-id"), "{head}");
 }

@@ -147,6 +147,44 @@ impl Store {
             Some(Backend::Postgres) => {
                 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
                 let pg = PgConnectOptions::from_str(&opts.url)?;
+                // The pool retries a refused connection until its acquire timeout and then
+                // reports only "pool timed out". One direct attempt first fails fast with
+                // the server's address and the real cause (never the URL: it may hold a
+                // password).
+                let target = match pg.get_socket() {
+                    Some(socket) => socket.display().to_string(),
+                    None => format!("{}:{}", pg.get_host(), pg.get_port()),
+                };
+                let unreachable = |kind, cause: String| {
+                    sqlx::Error::Io(std::io::Error::new(
+                        kind,
+                        format!("cannot connect to PostgreSQL at {target}: {cause}"),
+                    ))
+                };
+                const FIRST_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+                match tokio::time::timeout(
+                    FIRST_CONNECT_TIMEOUT,
+                    sqlx::ConnectOptions::connect(&pg),
+                )
+                .await
+                {
+                    Ok(Ok(connection)) => {
+                        let _ = sqlx::Connection::close(connection).await;
+                    }
+                    Ok(Err(sqlx::Error::Io(e))) => {
+                        return Err(unreachable(e.kind(), e.to_string()).into());
+                    }
+                    Ok(Err(e)) => {
+                        return Err(unreachable(std::io::ErrorKind::Other, e.to_string()).into());
+                    }
+                    Err(_) => {
+                        return Err(unreachable(
+                            std::io::ErrorKind::TimedOut,
+                            format!("no answer within {} s", FIRST_CONNECT_TIMEOUT.as_secs()),
+                        )
+                        .into());
+                    }
+                }
                 let pool = PgPoolOptions::new()
                     .max_connections(opts.max_connections.max(2))
                     .acquire_timeout(Duration::from_secs(30))
@@ -157,7 +195,13 @@ impl Store {
                     pool,
                 )))
             }
-            None => Err(ConnectError::UnsupportedUrl(opts.url.clone())),
+            // Only the scheme: the rest of a URL may hold a password.
+            None => Err(ConnectError::UnsupportedUrl(
+                match opts.url.split_once("://") {
+                    Some((scheme, _)) => format!("{scheme}://…"),
+                    None => opts.url.clone(),
+                },
+            )),
         }
     }
 

@@ -35,6 +35,7 @@ pub struct TestAppBuilder {
     redis: Option<(String, String)>,
     db: Option<Arc<TestDb>>,
     availability_cache: std::time::Duration,
+    cors: kairos_api::cors::CorsOrigins,
 }
 
 impl TestAppBuilder {
@@ -54,6 +55,12 @@ impl TestAppBuilder {
     /// that write to the store directly see their writes at once).
     pub fn availability_cache(mut self, ttl: std::time::Duration) -> Self {
         self.availability_cache = ttl;
+        self
+    }
+
+    /// Lets browsers on these origins call the API (default: no cross-origin access).
+    pub fn cors(mut self, origins: kairos_api::cors::CorsOrigins) -> Self {
+        self.cors = origins;
         self
     }
 
@@ -86,6 +93,7 @@ impl TestAppBuilder {
             kairos_api::operations::install_metrics(),
             ApiConfig {
                 availability_cache_ttl: self.availability_cache,
+                cors: self.cors,
                 ..ApiConfig::default()
             },
         );
@@ -125,6 +133,7 @@ impl TestApp {
             redis: None,
             db: None,
             availability_cache: std::time::Duration::ZERO,
+            cors: kairos_api::cors::CorsOrigins::None,
         }
     }
 
@@ -150,6 +159,11 @@ impl TestApp {
 
     pub fn delete(&self, path: &str) -> TestRequest<'_> {
         TestRequest::new(self, http::Method::DELETE, path)
+    }
+
+    /// An `OPTIONS` request, as a browser sends for a CORS preflight.
+    pub fn options(&self, path: &str) -> TestRequest<'_> {
+        TestRequest::new(self, http::Method::OPTIONS, path)
     }
 
     /// Creates tenant `id` (EUR, Europe/Helsinki) with an owner, signed in through the API.

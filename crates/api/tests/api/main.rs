@@ -8,6 +8,7 @@ mod booking_notes;
 mod bookings;
 mod catalog;
 mod concurrency;
+mod cors;
 mod customer_history;
 mod customers;
 mod errors;
