@@ -89,11 +89,13 @@ pub(super) async fn release_seats(
 /// expiring them and releases their seats itself). So this never waits for a booking row,
 /// which may come after the caller has locked slot rows without risking a deadlock.
 async fn reclaim_expired_holds(w: &mut Write, slot: Uuid) -> Result<usize, StoreError> {
-    // The partial index bookings_slot_holds makes this a tiny index scan.
+    // The partial index bookings_slot_holds makes this a tiny index scan. No ORDER BY:
+    // SKIP LOCKED never waits, so lock order does not matter here, and sorting by id let
+    // PostgreSQL's generic plan (kept for the connection's life) walk the primary key over
+    // every booking of the tenant instead.
     let expired: Vec<(Uuid, i32)> = sqlx::query_as(&format!(
         "SELECT id, party_size FROM bookings
-         WHERE tenant_id = $1 AND slot_id = $2 AND status = 'hold' AND hold_expires_at <= $3
-         ORDER BY id{}",
+         WHERE tenant_id = $1 AND slot_id = $2 AND status = 'hold' AND hold_expires_at <= $3{}",
         dialect::FOR_UPDATE_SKIP_LOCKED
     ))
     .bind(w.tenant.as_str())
