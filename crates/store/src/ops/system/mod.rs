@@ -1,4 +1,6 @@
-//! Health checks and server-wide secrets.
+//! Health checks, server-wide secrets, and the hold benchmark's ceiling.
+
+mod ceiling;
 
 use super::{Db, Repo};
 use crate::{StoreResult, Timestamp};

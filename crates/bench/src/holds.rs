@@ -1,0 +1,289 @@
+//! `kairos-bench holds`: `POST /bookings/hold` against the minimal raw hold (one
+//! conditional `UPDATE` of the slot and one `INSERT` of the booking in one transaction,
+//! `Store::raw_hold`) through the same driver, pool and connections, in the same run.
+
+use crate::app::{create_product, open_daily, seed_site, start_server};
+use crate::load::{MakeRequest, Phase, load, pick};
+use crate::{Cli, Run};
+use anyhow::bail;
+use bytes::Bytes;
+use hdrhistogram::Histogram;
+use http_body_util::Full;
+use kairos_domain::{Clock, SystemClock, TenantId};
+use kairos_store::{Product, Site, Store};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+
+/// Slots each spread phase books on (random among them, per request).
+pub const SPREAD_SLOTS: usize = 400;
+
+/// The hold benchmark's catalog: one product of capacity 1,000,000, so no slot ever
+/// runs out.
+pub struct HoldSeed {
+    pub tenant: TenantId,
+    pub site: Site,
+    pub product: Product,
+    /// Future slots in start order, each used by one phase only.
+    pub slots: Vec<Uuid>,
+}
+
+/// The hold product on `site` (which must be open, or be opened after).
+pub async fn seed_product(
+    store: &Store,
+    tenant: &TenantId,
+    site: &Site,
+) -> anyhow::Result<Product> {
+    create_product(store, tenant, site, "Hold bench".into(), 1_000_000).await
+}
+
+/// `product`'s future slots, checked to be enough for every phase.
+pub async fn hold_seed(
+    store: &Store,
+    tenant: TenantId,
+    site: Site,
+    product: Product,
+    phases: usize,
+) -> anyhow::Result<HoldSeed> {
+    let slots: Vec<Uuid> = crate::app::future_slots(store, &tenant, &product)
+        .await?
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    if slots.len() < phases * SPREAD_SLOTS + 52 {
+        bail!("only {} future slots were generated", slots.len());
+    }
+    Ok(HoldSeed {
+        tenant,
+        site,
+        product,
+        slots,
+    })
+}
+
+/// `POST /api/v1/bookings/hold` for one person on a random slot of `slots`, as the
+/// booking widget sends it (anonymous, with the customer's contact details).
+pub fn hold_requests(addr: SocketAddr, seed: &HoldSeed, slots: &[Uuid]) -> MakeRequest {
+    let bodies: Vec<Bytes> = slots
+        .iter()
+        .map(|slot| {
+            Bytes::from(
+                serde_json::json!({
+                    "siteId": seed.site.id, "productId": seed.product.id, "slotId": slot,
+                    "partySize": 1,
+                    "customer": {"name": "Ada Lovelace", "email": "ada@example.com",
+                                 "phone": "+358 40 123 4567"}
+                })
+                .to_string(),
+            )
+        })
+        .collect();
+    let tenant = seed.tenant.to_string();
+    let uri = format!("http://{addr}/api/v1/bookings/hold");
+    Arc::new(move |worker, i| {
+        let body = bodies[pick(worker, i, bodies.len())].clone();
+        Ok(hyper::Request::post(&uri)
+            .header("x-tenant-id", &tenant)
+            .header("content-type", "application/json")
+            .body(Full::new(body))?)
+    })
+}
+
+pub fn created_201(status: hyper::StatusCode) -> bool {
+    status == hyper::StatusCode::CREATED
+}
+
+/// The ceiling: `Store::raw_hold` on random slots of `slots` from `tasks` tasks for
+/// `duration`, numbering each task's calls from `first`.
+async fn ceiling(
+    store: &Store,
+    seed: &HoldSeed,
+    slots: &[Uuid],
+    first: u64,
+    tasks: usize,
+    duration: Duration,
+) -> anyhow::Result<Phase> {
+    let slots = Arc::new(slots.to_vec());
+    let start = Instant::now();
+    let deadline = start + duration;
+    let mut handles = Vec::new();
+    for worker in 0..tasks {
+        let (store, tenant, site, slots) = (
+            store.clone(),
+            seed.tenant.clone(),
+            seed.site.id,
+            slots.clone(),
+        );
+        handles.push(tokio::spawn(async move {
+            let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)?;
+            let (mut good, mut errors) = (0u64, 0u64);
+            let mut i = first;
+            while Instant::now() < deadline {
+                let slot = slots[pick(worker, i, slots.len())];
+                i += 1;
+                let sent = Instant::now();
+                let result = store
+                    .raw_hold(&tenant, site, slot, 1, SystemClock.now())
+                    .await;
+                hist.record(sent.elapsed().as_micros().max(1) as u64)?;
+                match result {
+                    Ok(true) => good += 1,
+                    Ok(false) | Err(_) => errors += 1,
+                }
+            }
+            anyhow::Ok((good, errors, hist))
+        }));
+    }
+    let mut phase = Phase::empty()?;
+    for h in handles {
+        let (good, err, hist) = h.await??;
+        phase.requests += good + err;
+        phase.errors += err;
+        phase.latency.add(hist)?;
+    }
+    phase.elapsed = start.elapsed();
+    Ok(phase)
+}
+
+/// HTTP holds on `http_slots` and the ceiling on `raw_slots` for `seconds` each. Both
+/// share the server's store, so they use the same pool and connections. Throughput
+/// depends on how much the database holds, and every hold adds to it, so the two
+/// alternate in one-second slices and see the same sizes.
+pub async fn measure_holds(
+    store: &Store,
+    seed: &HoldSeed,
+    addr: SocketAddr,
+    http_slots: &[Uuid],
+    raw_slots: Option<&[Uuid]>,
+    connections: usize,
+    seconds: u64,
+) -> anyhow::Result<(Phase, Phase)> {
+    let requests = hold_requests(addr, seed, http_slots);
+    let (mut http, mut raw) = (Phase::empty()?, Phase::empty()?);
+    let second = Duration::from_secs(1);
+    for slice in 0..seconds {
+        let first = slice * 1_000_000;
+        if let Some(raw_slots) = raw_slots {
+            raw.absorb(ceiling(store, seed, raw_slots, first, connections, second).await?)?;
+        }
+        http.absorb(load(requests.clone(), first, created_201, connections, second).await?)?;
+    }
+    Ok((http, raw))
+}
+
+/// Checks the capacity accounting of the hold product after a run: no slot over its
+/// capacity, every slot's count equal to its bookings, and the seats booked equal to
+/// `succeeded` (the holds of every phase that succeeded). Prints the result.
+pub async fn check_accounting(
+    store: &Store,
+    seed: &HoldSeed,
+    succeeded: u64,
+) -> anyhow::Result<()> {
+    let now = SystemClock.now();
+    let slots = store
+        .list_slots(
+            &seed.tenant,
+            seed.product.id,
+            now - chrono::Duration::days(1),
+            now + chrono::Duration::days(90),
+        )
+        .await?;
+    let oversold = slots.iter().filter(|s| s.booked > s.capacity).count();
+    let booked: i64 = slots.iter().map(|s| i64::from(s.booked)).sum();
+    let mismatches = store.capacity_mismatches(&seed.tenant).await?;
+    let matches = i64::try_from(succeeded).ok() == Some(booked);
+    println!(
+        "oversold slots: {oversold} · capacity mismatches: {} · seats booked {booked} = holds succeeded {succeeded}: {}",
+        mismatches.len(),
+        if matches { "yes" } else { "NO" }
+    );
+    if oversold > 0 || !mismatches.is_empty() || !matches {
+        bail!("capacity accounting is wrong after the run");
+    }
+    Ok(())
+}
+
+/// Prints one HTTP phase next to its ceiling, with the ratio and its target.
+fn report(name: &str, http: &Phase, raw: &Phase, target: f64) {
+    println!("{name}:");
+    http.print_as("  HTTP hold", "holds/s");
+    raw.print_as("  raw hold", "holds/s");
+    println!(
+        "  ratio HTTP / raw hold: {:.1} % (target >= {target:.0} %) · HTTP p99 {:.2} ms (target < 50 ms)",
+        http.rate() / raw.rate() * 100.0,
+        http.p99_ms()
+    );
+}
+
+pub async fn run(cli: &Cli, run: &Run) -> anyhow::Result<()> {
+    let store = &run.store;
+    let seeded = Instant::now();
+    let (tenant, site) = seed_site(store, "bench").await?;
+    let product = seed_product(store, &tenant, &site).await?;
+    let created = open_daily(store, &tenant, &site, "06:00", "23:00").await?;
+    let seed = hold_seed(store, tenant, site, product, 2).await?;
+    println!(
+        "seeded: 1 product of capacity {}, {created} slots over 60 days, in {:.1} s",
+        seed.product.capacity,
+        seeded.elapsed().as_secs_f64()
+    );
+    let addr = start_server(store.clone(), cli.cache_ms).await?;
+    let seconds = cli.seconds.unwrap_or(5);
+    let n = cli.connections;
+    // Every phase books its own slots, so none starts on rows another phase grew.
+    let (warmup, rest) = seed.slots.split_at(50);
+    let (spread_http, rest) = rest.split_at(SPREAD_SLOTS);
+    let (spread_raw, rest) = rest.split_at(SPREAD_SLOTS);
+    let (hot_http, hot_raw) = (&rest[..1], &rest[1..2]);
+
+    let warm = load(
+        hold_requests(addr, &seed, warmup),
+        0,
+        created_201,
+        n,
+        Duration::from_secs(1),
+    )
+    .await?;
+    let (spread, spread_ceiling) = measure_holds(
+        store,
+        &seed,
+        addr,
+        spread_http,
+        Some(spread_raw),
+        n,
+        seconds,
+    )
+    .await?;
+    let (hot, hot_ceiling) =
+        measure_holds(store, &seed, addr, hot_http, Some(hot_raw), n, seconds).await?;
+
+    println!(
+        "connections {n} · {seconds} s per phase (HTTP and raw hold alternate by the second) · party 1"
+    );
+    println!(
+        "raw hold: BEGIN; UPDATE slots … booked + 1 <= capacity RETURNING …; INSERT INTO bookings …; COMMIT (Store::raw_hold, same pool)"
+    );
+    let (spread_target, hot_target) = if run.postgres {
+        (30.0, 25.0)
+    } else {
+        (25.0, 25.0)
+    };
+    report(
+        &format!("spread (random slot of {SPREAD_SLOTS})"),
+        &spread,
+        &spread_ceiling,
+        spread_target,
+    );
+    report("hot (one slot)", &hot, &hot_ceiling, hot_target);
+
+    let phases = [&warm, &spread, &spread_ceiling, &hot, &hot_ceiling];
+    let succeeded: u64 = phases.iter().map(|p| p.succeeded()).sum();
+    let errors: u64 = phases.iter().map(|p| p.errors).sum();
+    check_accounting(store, &seed, succeeded).await?;
+    println!("errors: {errors} (target 0)");
+    if errors > 0 {
+        bail!("holds failed during the run");
+    }
+    Ok(())
+}
