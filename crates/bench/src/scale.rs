@@ -55,8 +55,9 @@ impl Sample {
         let duration = Duration::from_secs(seconds);
         let availability =
             availability::measure(addr, &seed.tenant, paths.clone(), connections, duration).await?;
-        let (holds, _) =
-            measure_holds(store, seed, addr, hold_slots, None, connections, seconds).await?;
+        let holds = measure_holds(store, seed, addr, hold_slots, &[], connections, seconds)
+            .await?
+            .http;
         Ok(Sample {
             availability,
             holds,
@@ -87,9 +88,9 @@ pub async fn run(cli: &Cli, run: &Run, growth: Growth) -> anyhow::Result<()> {
 
     let warm = {
         availability::measure(addr, &tenant, paths.clone(), n, Duration::from_secs(1)).await?;
-        measure_holds(store, &seed, addr, warm_slots, None, n, 1)
+        measure_holds(store, &seed, addr, warm_slots, &[], n, 1)
             .await?
-            .0
+            .http
     };
     let small = Sample::measure(store, &seed, addr, &paths, small_slots, n, seconds).await?;
 

@@ -11,6 +11,10 @@ pub mod dialect {
     /// Claims rows no other worker holds, skipping those another transaction locked.
     pub const FOR_UPDATE_SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 
+    /// Whether a statement may change rows inside `WITH` (`WITH u AS (UPDATE …) INSERT …`):
+    /// PostgreSQL yes, SQLite no.
+    pub const MODIFYING_CTE: bool = true;
+
     pub const BEGIN_WRITE: &str = "BEGIN";
 
     /// Whether `e` violates the unique constraint `name` (`_columns` serve SQLite).

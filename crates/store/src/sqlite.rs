@@ -12,6 +12,10 @@ pub mod dialect {
     /// Claims rows no other worker holds: plain reads on SQLite (one writer at a time).
     pub const FOR_UPDATE_SKIP_LOCKED: &str = "";
 
+    /// Whether a statement may change rows inside `WITH` (`WITH u AS (UPDATE …) INSERT …`):
+    /// PostgreSQL yes, SQLite no.
+    pub const MODIFYING_CTE: bool = false;
+
     /// Write transactions take the database write lock up front, so two writers never
     /// deadlock upgrading a read lock (SQLITE_BUSY_SNAPSHOT).
     pub const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";

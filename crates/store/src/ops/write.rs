@@ -142,12 +142,10 @@ impl Write {
         }
     }
 
-    /// Writes the audit rows, outbox messages and the claimed key's response (without one,
-    /// the claim is dropped), and commits.
-    pub(crate) async fn commit(
-        mut self,
-        response: Option<(u16, String)>,
-    ) -> Result<(), StoreError> {
+    /// Writes the audit rows and outbox messages recorded so far, now rather than at the
+    /// commit. A use case that ends by locking a contended row (a hold taking a slot's
+    /// seats) flushes first, so the lock is held only for its statement and the commit.
+    pub(crate) async fn flush(&mut self) -> Result<(), StoreError> {
         if !self.audit.is_empty() {
             let mut q = QueryBuilder::<Db>::new(
                 "INSERT INTO audit_log (tenant_id, id, occurred_at, actor_type, actor_id, \
@@ -187,6 +185,16 @@ impl Write {
             });
             q.build().execute(&mut *self.tx).await?;
         }
+        Ok(())
+    }
+
+    /// Writes the audit rows, outbox messages and the claimed key's response (without one,
+    /// the claim is dropped), and commits.
+    pub(crate) async fn commit(
+        mut self,
+        response: Option<(u16, String)>,
+    ) -> Result<(), StoreError> {
+        self.flush().await?;
         if let Some(key) = &self.key {
             match &response {
                 Some((status, body)) => {

@@ -153,8 +153,6 @@ async fn create(
     };
     let id = new_id();
     let confirmed_at = (new.status != BookingStatus::Hold).then_some(now);
-    // The booking row goes in before the seats are taken: on a busy slot the slot's row
-    // lock is then held for the shortest time (the seats, the audit row, the commit).
     let mut reference = new_reference();
     loop {
         let inserted = sqlx::query(
@@ -207,10 +205,6 @@ async fn create(
         // Another booking has this reference (1 in 10^12 per pair): draw again.
         reference = new_reference();
     }
-    let booked = take_seats_reclaiming(w, slot_id, new.party_size, new.seats).await?;
-    if new.seats == SeatPolicy::BypassCapacity && booked.booked > booked.capacity {
-        warnings.push("capacity_exceeded");
-    }
     let booking = Booking {
         id,
         reference,
@@ -259,6 +253,14 @@ async fn create(
     );
     if booking.status != BookingStatus::Hold && booking.send_confirmation {
         w.outbox("booking_confirmation", booking_message(&booking));
+    }
+    // The seats last: on a busy slot its row lock is then held only for this statement
+    // and the commit. Should the slot be full, the whole transaction rolls back.
+    w.flush().await?;
+    let (party_size, seats) = (booking.party_size, new.seats);
+    let booked = take_seats_reclaiming(w, slot_id, party_size, seats).await?;
+    if seats == SeatPolicy::BypassCapacity && booked.booked > booked.capacity {
+        warnings.push("capacity_exceeded");
     }
     Ok(CreatedBooking { booking, warnings })
 }

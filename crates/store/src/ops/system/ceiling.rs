@@ -1,6 +1,14 @@
 //! The hold benchmark's ceiling: the least SQL a hold can be.
+//!
+//! Both forms take the seat with one conditional `UPDATE` of the slot row
+//! (`booked + n <= capacity`) and insert the booking row, and do nothing else: no catalog
+//! read, no pricing, no audit row, no reclaiming, no JSON. They run on the same pool as
+//! every operation, so `kairos-bench holds` measures the API against them on the same
+//! connections in the same run. The rows are real holds as far as capacity goes (the
+//! capacity invariant holds), but their price is a placeholder: use them only on a
+//! benchmark's database.
 
-use super::Repo;
+use super::super::{Repo, dialect};
 use crate::{StoreResult, Timestamp};
 use kairos_domain::TenantId;
 use kairos_domain::ids::new_reference;
@@ -8,16 +16,15 @@ use kairos_domain::new_id;
 use kairos_store_macros::operations;
 use uuid::Uuid;
 
+const BOOKING_COLUMNS: &str = "tenant_id, id, reference, site_id, product_id, slot_id, starts_at, \
+     ends_at, party_size, status, hold_expires_at, price, total, currency, pricing_hash, \
+     token_hash, source, created_at, updated_at";
+
 #[operations]
 impl Repo {
-    /// The minimal raw hold, for `kairos-bench holds` to measure the API against: in one
-    /// write transaction on the same pool as every operation, one conditional `UPDATE` of
-    /// the slot row (`booked + n <= capacity`) and one `INSERT` of the booking row, and
-    /// nothing else (no catalog read, no pricing, no audit row, no reclaiming). `false`
+    /// The minimal raw hold as a transaction of two statements, the form both backends
+    /// share: `BEGIN; UPDATE slots … RETURNING; INSERT INTO bookings …; COMMIT`. `false`
     /// when the slot has no room.
-    ///
-    /// The row is a real hold as far as capacity goes (the capacity invariant holds), but
-    /// its price is a placeholder: use it only on a benchmark's database.
     pub async fn raw_hold(
         &self,
         tenant: &TenantId,
@@ -41,13 +48,11 @@ impl Repo {
             tx.rollback().await?;
             return Ok(false);
         };
-        sqlx::query(
-            "INSERT INTO bookings (tenant_id, id, reference, site_id, product_id, slot_id,
-                 starts_at, ends_at, party_size, status, hold_expires_at, price, total,
-                 currency, pricing_hash, token_hash, source, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'hold', $10, '{}', 0, 'EUR', '', '',
-                 'public', $11, $11)",
-        )
+        sqlx::query(&format!(
+            "INSERT INTO bookings ({BOOKING_COLUMNS})
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'hold', $10, '{{}}', 0, 'EUR', '', '',
+                 'public', $11, $11)"
+        ))
         .bind(tenant.as_str())
         .bind(new_id())
         .bind(new_reference())
@@ -63,5 +68,43 @@ impl Repo {
         .await?;
         tx.commit().await?;
         Ok(true)
+    }
+
+    /// The minimal raw hold as one statement in its own transaction (one round trip:
+    /// `WITH s AS (UPDATE slots … RETURNING …) INSERT INTO bookings SELECT … FROM s`),
+    /// where the backend can change rows inside `WITH` (PostgreSQL); `None` elsewhere.
+    /// `Some(false)` when the slot has no room.
+    pub async fn raw_hold_one_statement(
+        &self,
+        tenant: &TenantId,
+        site_id: Uuid,
+        slot_id: Uuid,
+        party_size: i32,
+        now: Timestamp,
+    ) -> StoreResult<Option<bool>> {
+        if !dialect::MODIFYING_CTE {
+            return Ok(None);
+        }
+        let done = sqlx::query(&format!(
+            "WITH s AS (
+                 UPDATE slots SET booked = booked + $3
+                 WHERE tenant_id = $1 AND id = $2 AND booked + $3 <= capacity
+                 RETURNING product_id, starts_at, ends_at)
+             INSERT INTO bookings ({BOOKING_COLUMNS})
+             SELECT $1, $4, $5, $6, s.product_id, $2, s.starts_at, s.ends_at, $3, 'hold', $7,
+                 CAST('{{}}' AS JSONB), 0, 'EUR', '', '', 'public', $8, $8
+             FROM s"
+        ))
+        .bind(tenant.as_str())
+        .bind(slot_id)
+        .bind(party_size)
+        .bind(new_id())
+        .bind(new_reference())
+        .bind(site_id)
+        .bind(now + chrono::Duration::minutes(15))
+        .bind(now)
+        .execute(&self.write)
+        .await?;
+        Ok(Some(done.rows_affected() == 1))
     }
 }
