@@ -1,19 +1,23 @@
-//! `kairos-bench scale`: the same holds and availability queries on a small database,
-//! then again once hundreds of other tenants and tens of thousands of live bookings sit
-//! beside the measured tenant. The cost of a hold or an availability query must not grow
-//! with data it does not touch.
+//! `kairos-bench scale`: the same holds and availability queries on two databases that
+//! hold the same measured tenant, one with nothing else (small) and one with hundreds of
+//! other tenants and tens of thousands of live bookings beside it (large), taking turns
+//! by the second. The cost of a hold or an availability query must not grow with data it
+//! does not touch.
 
 use crate::app::{create_product, future_slots, open_daily, seed_site, start_server};
 use crate::availability::{self, paths, seed_products};
-use crate::holds::{self, HoldSeed, SPREAD_SLOTS, check_accounting, hold_seed, measure_holds};
-use crate::load::Phase;
+use crate::holds::{
+    self, HoldSeed, SPREAD_SLOTS, check_accounting, created_201, hold_requests, hold_seed,
+};
+use crate::load::{Phase, load};
 use crate::{Cli, Run};
-use anyhow::bail;
+use anyhow::{Context, bail};
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::{Clock, SystemClock, TenantId};
 use kairos_store::{
     Actor, ActorKind, BookingCustomer, BookingSource, NewBooking, SeatPolicy, SlotChoice, Store,
 };
+use kairos_testkit::TestDb;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,77 +38,122 @@ pub struct Growth {
     pub own_bookings: usize,
 }
 
-/// Figures of one size: availability queries and HTTP holds.
-struct Sample {
+/// One database with the measured tenant, and the server on it.
+struct Side {
+    store: Store,
+    addr: SocketAddr,
+    seed: HoldSeed,
+    products: Vec<(String, String)>,
+    paths: Arc<Vec<String>>,
+    /// Figures of the measured phases.
     availability: Phase,
     holds: Phase,
+    /// Holds that succeeded outside the measured phases (warm-up).
+    warm_holds: u64,
+    errors: u64,
 }
 
-impl Sample {
-    /// `seconds` of availability queries on `paths`, then `seconds` of holds on
-    /// `hold_slots`.
-    async fn measure(
-        store: &Store,
-        seed: &HoldSeed,
-        addr: SocketAddr,
-        paths: &Arc<Vec<String>>,
-        hold_slots: &[Uuid],
-        connections: usize,
-        seconds: u64,
-    ) -> anyhow::Result<Sample> {
-        let duration = Duration::from_secs(seconds);
-        let availability =
-            availability::measure(addr, &seed.tenant, paths.clone(), connections, duration).await?;
-        let holds = measure_holds(store, seed, addr, hold_slots, &[], connections, seconds)
-            .await?
-            .http;
-        Ok(Sample {
-            availability,
-            holds,
+impl Side {
+    /// Seeds the measured tenant on `store` (20 products for availability, 1 for holds,
+    /// open 06:00-23:00) and starts a server on it with availability answers not served
+    /// from memory (the database is what is measured).
+    async fn start(store: Store) -> anyhow::Result<Side> {
+        let (tenant, site) = seed_site(&store, "bench").await?;
+        let avail_seed = seed_products(&store, &tenant, &site).await?;
+        let product = holds::seed_product(&store, &tenant, &site).await?;
+        open_daily(&store, &tenant, &site, "06:00", "23:00").await?;
+        let seed = hold_seed(&store, tenant, site, product, 1).await?;
+        let addr = start_server(store.clone(), 0).await?;
+        Ok(Side {
+            paths: paths(&avail_seed),
+            products: avail_seed.products,
+            store,
+            addr,
+            seed,
+            availability: Phase::empty()?,
+            holds: Phase::empty()?,
+            warm_holds: 0,
+            errors: 0,
         })
+    }
+
+    /// The slots holds are spread over, after the 50 the warm-up takes.
+    fn hold_slots(&self) -> &[Uuid] {
+        &self.seed.slots[50..50 + SPREAD_SLOTS]
+    }
+
+    async fn warm_up(&mut self, n: usize) -> anyhow::Result<()> {
+        let second = Duration::from_secs(1);
+        let a = availability::measure(self.addr, &self.seed.tenant, self.paths.clone(), n, second)
+            .await?;
+        let requests = hold_requests(self.addr, &self.seed, &self.seed.slots[..50]);
+        let h = load(requests, 0, created_201, n, second).await?;
+        self.warm_holds += h.succeeded();
+        self.errors += a.errors + h.errors;
+        Ok(())
+    }
+
+    async fn availability_second(&mut self, n: usize) -> anyhow::Result<()> {
+        let second = Duration::from_secs(1);
+        self.availability.absorb(
+            availability::measure(self.addr, &self.seed.tenant, self.paths.clone(), n, second)
+                .await?,
+        )
+    }
+
+    async fn holds_second(&mut self, slice: u64, n: usize) -> anyhow::Result<()> {
+        let requests = hold_requests(self.addr, &self.seed, self.hold_slots());
+        let second = Duration::from_secs(1);
+        self.holds
+            .absorb(load(requests, slice * 1_000_000, created_201, n, second).await?)
+    }
+
+    /// Checks the hold product's capacity accounting and counts the run's errors.
+    async fn check(&self) -> anyhow::Result<u64> {
+        check_accounting(
+            &self.store,
+            &self.seed,
+            self.warm_holds + self.holds.succeeded(),
+        )
+        .await?;
+        Ok(self.errors + self.availability.errors + self.holds.errors)
     }
 }
 
 pub async fn run(cli: &Cli, run: &Run, growth: Growth) -> anyhow::Result<()> {
-    let store = &run.store;
-    let seeded = Instant::now();
-    let (tenant, site) = seed_site(store, "bench").await?;
-    let avail_seed = seed_products(store, &tenant, &site).await?;
-    let product = holds::seed_product(store, &tenant, &site).await?;
-    open_daily(store, &tenant, &site, "06:00", "23:00").await?;
-    let seed = hold_seed(store, tenant.clone(), site, product, 2).await?;
-    println!(
-        "seeded the measured tenant (20 products for availability, 1 for holds) in {:.1} s",
-        seeded.elapsed().as_secs_f64()
-    );
-    // The database is what grows, so availability answers are not served from memory.
-    let addr = start_server(store.clone(), 0).await?;
-    let seconds = cli.seconds.unwrap_or(10);
     let n = cli.connections;
-    let paths = paths(&avail_seed);
-    let (warm_slots, rest) = seed.slots.split_at(50);
-    let (small_slots, rest) = rest.split_at(SPREAD_SLOTS);
-    let large_slots = &rest[..SPREAD_SLOTS];
-
-    let warm = {
-        availability::measure(addr, &tenant, paths.clone(), n, Duration::from_secs(1)).await?;
-        measure_holds(store, &seed, addr, warm_slots, &[], n, 1)
-            .await?
-            .http
-    };
-    let small = Sample::measure(store, &seed, addr, &paths, small_slots, n, seconds).await?;
-
+    let seconds = cli.seconds.unwrap_or(10);
+    let mut small = Side::start(run.store.clone()).await?;
+    // The large side: a second fresh database on the same server (or disk), with the
+    // same measured tenant and much more beside it.
+    let large_db = TestDb::create_on(cli.postgres.as_deref()).await;
+    let large_store = Store::open(&kairos_store::ConnectOptions::new(large_db.url()))
+        .await
+        .context("opening the second database")?;
+    let mut large = Side::start(large_store.clone()).await?;
     let grown = Instant::now();
-    let added = grow(store, &tenant, &avail_seed.products, growth, n).await?;
+    let added = grow(&large.store, &large.seed.tenant, &large.products, growth, n).await?;
     println!(
-        "added {} tenants and {added} live bookings in {:.1} s",
+        "added {} tenants and {added} live bookings to the large database in {:.1} s",
         growth.tenants,
         grown.elapsed().as_secs_f64()
     );
-    let large = Sample::measure(store, &seed, addr, &paths, large_slots, n, seconds).await?;
+
+    // Both sides take turns by the second, so what else the machine does (and what the
+    // holds add) touches both alike.
+    small.warm_up(n).await?;
+    large.warm_up(n).await?;
+    for _ in 0..seconds {
+        small.availability_second(n).await?;
+        large.availability_second(n).await?;
+    }
+    for slice in 0..seconds {
+        small.holds_second(slice, n).await?;
+        large.holds_second(slice, n).await?;
+    }
 
     println!(
-        "connections {n} · {seconds} s per phase · availability cache off · party 1 holds on a random slot of {SPREAD_SLOTS}"
+        "connections {n} · {seconds} s per phase, small and large alternating by the second · availability cache off · holds of one person on a random slot of {SPREAD_SLOTS}"
     );
     println!("small: the measured tenant alone");
     small.availability.print_as("  availability", "req/s");
@@ -120,16 +169,10 @@ pub async fn run(cli: &Cli, run: &Run, growth: Growth) -> anyhow::Result<()> {
         large.availability.rate() / small.availability.rate(),
         large.holds.rate() / small.holds.rate()
     );
-
-    let phases = [&warm, &small.holds, &large.holds];
-    let succeeded: u64 = phases.iter().map(|p| p.succeeded()).sum();
-    check_accounting(store, &seed, succeeded).await?;
-    let errors: u64 = [&small, &large]
-        .iter()
-        .map(|s| s.availability.errors + s.holds.errors)
-        .sum::<u64>()
-        + warm.errors;
+    let errors = small.check().await? + large.check().await?;
     println!("errors: {errors} (target 0)");
+    large_store.close().await;
+    drop(large_db);
     if errors > 0 {
         bail!("requests failed during the run");
     }
