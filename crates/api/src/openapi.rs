@@ -368,28 +368,57 @@ pub mod schemas {
     use utoipa::openapi::{ObjectBuilder, RefOr, Schema, Type};
     use utoipa::{PartialSchema, ToSchema};
 
-    /// `kairos_domain::bookings::BookingStatus` as a named enum, built from
-    /// `BookingStatus::ALL` so the two cannot drift. Use with
-    /// `#[schema(value_type = BookingStatusSchema)]` on a `String` field.
-    pub struct BookingStatusSchema;
+    /// Declares `$schema`, the named string enum `$name` listing every value of the domain
+    /// enum `$domain` (built from its `ALL`, so the two cannot drift). Use with
+    /// `#[schema(value_type = $schema)]` (or `Option<$schema>`) on a `String` field.
+    macro_rules! closed_set {
+        ($(#[$meta:meta])* $schema:ident = $domain:ty, $name:literal, $description:literal) => {
+            $(#[$meta])*
+            pub struct $schema;
 
-    impl PartialSchema for BookingStatusSchema {
-        fn schema() -> RefOr<Schema> {
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .description(Some("Booking status (see the status machine)."))
-                .enum_values(Some(
-                    kairos_domain::bookings::BookingStatus::ALL.map(|s| s.as_str()),
-                ))
-                .into()
-        }
+            impl PartialSchema for $schema {
+                fn schema() -> RefOr<Schema> {
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .description(Some($description))
+                        .enum_values(Some(<$domain>::ALL.iter().map(|v| v.as_str())))
+                        .into()
+                }
+            }
+
+            impl ToSchema for $schema {
+                fn name() -> Cow<'static, str> {
+                    Cow::Borrowed($name)
+                }
+            }
+        };
     }
 
-    impl ToSchema for BookingStatusSchema {
-        fn name() -> Cow<'static, str> {
-            Cow::Borrowed("BookingStatus")
-        }
-    }
+    closed_set!(
+        BookingStatusSchema = kairos_domain::bookings::BookingStatus,
+        "BookingStatus",
+        "Booking status (see the status machine)."
+    );
+    closed_set!(
+        ScopeTypeSchema = kairos_domain::scheduling::ScopeType,
+        "ScopeType",
+        "Whether a schedule belongs to a site (every product of the site) or one product."
+    );
+    closed_set!(
+        RecurrenceKindSchema = kairos_domain::scheduling::RecurrenceKind,
+        "RecurrenceKind",
+        "How a template repeats: none (once, on validFrom), daily, weekly (byDay or dayOfWeek), monthly (byMonthDay) or annual (byMonth and byMonthDay)."
+    );
+    closed_set!(
+        DateRecurrenceSchema = kairos_domain::scheduling::DateRecurrence,
+        "DateRecurrence",
+        "How an override or blackout repeats: none, or annual (the same month days every year)."
+    );
+    closed_set!(
+        BlackoutKindSchema = kairos_domain::scheduling::BlackoutKind,
+        "BlackoutKind",
+        "Why a blackout blocks time (reporting only)."
+    );
 
     /// How a booking is paid; a derived enum (documentation only).
     #[derive(serde::Serialize, ToSchema)]

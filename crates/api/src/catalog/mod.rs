@@ -79,29 +79,3 @@ pub fn router() -> OpenApiRouter<AppState> {
             )),
     )
 }
-
-/// A value of a closed set from a request field: `base` when the field is absent (400
-/// `is required` when `required`), 400 naming the field and the choices when the spelling
-/// is unknown; `base` stands in then so every other field is still checked.
-fn choose<T: Copy>(
-    errors: &mut FieldErrors,
-    field: &str,
-    given: Option<&str>,
-    base: T,
-    required: bool,
-    parse: fn(&str) -> Option<T>,
-    choices: String,
-) -> T {
-    match given {
-        None => {
-            if required {
-                errors.add(field, "is required");
-            }
-            base
-        }
-        Some(v) => parse(v).unwrap_or_else(|| {
-            errors.add(field, format!("must be {choices}"));
-            base
-        }),
-    }
-}

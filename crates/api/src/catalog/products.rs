@@ -1,8 +1,8 @@
 //! Products: `/api/v1/admin/products`.
 
-use super::choose;
 use super::{currency, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::choose;
 use crate::extract::{AdminAuth, Json, Staff, can, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -12,7 +12,7 @@ use kairos_domain::FieldErrors;
 use kairos_domain::catalog::SlotPolicyKind;
 use kairos_domain::money::{from_major, to_major};
 use kairos_domain::pricing::{PriceType, percent_to_bp};
-use kairos_domain::scheduling::LocalTime;
+use kairos_domain::scheduling::{LocalTime, ScopeType};
 use kairos_domain::tenancy::Currency;
 use kairos_store::{NewProduct, Product};
 use serde::{Deserialize, Serialize};
@@ -506,7 +506,7 @@ async fn regenerate_product(state: &AppState, auth: &AdminAuth, product: Uuid) -
         .store
         .regenerate(
             auth.tenant.id(),
-            "product",
+            ScopeType::Product,
             product,
             kairos_store::DateSpan::default(),
             state.now(),

@@ -1,8 +1,8 @@
 //! Sites: `/api/v1/admin/sites`.
 
-use super::choose;
 use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::choose;
 use crate::extract::{Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::catalog::CancellationPolicy;
 use kairos_domain::customers::{Email, validate_phone};
+use kairos_domain::scheduling::ScopeType;
 use kairos_domain::tenancy::{Currency, parse_time_zone, validate_locale};
 use kairos_store::{NewSite, Site};
 use serde::{Deserialize, Serialize};
@@ -304,7 +305,7 @@ pub async fn update_site(
         .store
         .regenerate(
             auth.tenant.id(),
-            "site",
+            ScopeType::Site,
             site.id,
             kairos_store::DateSpan::default(),
             state.now(),

@@ -1,9 +1,9 @@
 //! Variants of a product: `/api/v1/admin/products/{id}/variants`.
 
-use super::choose;
 use super::products::{int_in, product_of};
 use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::choose;
 use crate::extract::{AdminAuth, Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
