@@ -419,22 +419,21 @@ pub mod schemas {
         "BlackoutKind",
         "Why a blackout blocks time (reporting only)."
     );
-
-    /// How a booking is paid; a derived enum (documentation only).
-    #[derive(serde::Serialize, ToSchema)]
-    #[serde(rename_all = "snake_case")]
-    pub enum PaymentMethod {
-        /// Pay on arrival: the booking becomes `tentative`.
-        Poa,
-        /// Card payment online (with `paymentMethodId`).
-        Cardpay,
-        /// Bank payment online (with `paymentMethodId`).
-        Bankpay,
-        /// Staff only: complimentary.
-        Comp,
-        /// Staff only: invoiced.
-        Invoice,
-    }
+    closed_set!(
+        BookingSourceSchema = kairos_domain::bookings::BookingSource,
+        "BookingSource",
+        "Where a booking was made: public (a customer's hold) or admin (staff creation)."
+    );
+    closed_set!(
+        PaymentMethodSchema = kairos_domain::payments::PaymentMethod,
+        "PaymentMethod",
+        "How a booking is confirmed: poa (pay on arrival: tentative), cardpay or bankpay (online, with paymentMethodId: confirmed), comp or invoice (staff only: confirmed)."
+    );
+    closed_set!(
+        PaymentStatusSchema = kairos_domain::payments::PaymentStatus,
+        "PaymentStatus",
+        "Where a payment stands."
+    );
 }
 
 /// This document, as JSON.

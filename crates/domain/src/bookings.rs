@@ -1,5 +1,6 @@
 //! The booking status machine (spec Part A 3.1): the single authority every endpoint uses
-//! to change a booking's status, and the capacity effect of each change.
+//! to change a booking's status, and the capacity effect of each change; and where a
+//! booking was made.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -78,6 +79,16 @@ impl BookingStatus {
 impl fmt::Display for BookingStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+text_enum! {
+    /// Where a booking was made.
+    pub enum BookingSource {
+        /// A customer's hold through the public booking flow.
+        Public = "public",
+        /// Staff creation (`POST /admin/bookings`).
+        Admin = "admin",
     }
 }
 
@@ -205,6 +216,15 @@ mod tests {
     use super::*;
     use BookingStatus as S;
     use Trigger as T;
+
+    #[test]
+    fn every_booking_value_parses_back_from_its_text() {
+        for s in BookingSource::ALL {
+            assert_eq!(BookingSource::parse(s.as_str()), Some(*s));
+        }
+        assert_eq!(BookingSource::parse("Admin"), None);
+        assert_eq!(BookingSource::choices(), "public or admin");
+    }
 
     /// The spec's table, written out independently of `transition`.
     const ALLOWED: &[(S, T, S)] = &[

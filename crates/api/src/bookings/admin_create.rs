@@ -11,9 +11,9 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::auth::perm;
-use kairos_domain::bookings::BookingStatus;
+use kairos_domain::bookings::{BookingSource, BookingStatus};
 use kairos_domain::ids::new_secret;
-use kairos_store::{BookingSource, NewBooking, SeatPolicy, SlotChoice};
+use kairos_store::{NewBooking, SeatPolicy, SlotChoice};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
