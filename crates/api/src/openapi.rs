@@ -434,6 +434,16 @@ pub mod schemas {
         "PaymentStatus",
         "Where a payment stands."
     );
+    closed_set!(
+        NoteCategorySchema = kairos_domain::bookings::NoteCategory,
+        "NoteCategory",
+        "What a booking note is about."
+    );
+    closed_set!(
+        NotePrioritySchema = kairos_domain::bookings::NotePriority,
+        "NotePriority",
+        "How urgent a booking note is."
+    );
 }
 
 /// This document, as JSON.

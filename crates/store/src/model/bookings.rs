@@ -1,7 +1,7 @@
 //! Bookings, their prices, actions, notes and payments.
 
 use super::Timestamp;
-use kairos_domain::bookings::BookingSource;
+use kairos_domain::bookings::{BookingSource, NoteCategory, NotePriority};
 use kairos_domain::payments::{PaymentMethod, PaymentStatus};
 use serde::Serialize;
 use serde_json::Value;
@@ -283,8 +283,8 @@ pub struct BookingNote {
     pub id: Uuid,
     pub booking_id: Uuid,
     pub content: String,
-    pub category: String,
-    pub priority: String,
+    pub category: NoteCategory,
+    pub priority: NotePriority,
     pub is_internal: bool,
     pub created_by: String,
     pub created_by_name: String,
@@ -295,8 +295,8 @@ pub struct BookingNote {
 #[derive(Debug, Clone)]
 pub struct NewNote {
     pub content: String,
-    pub category: String,
-    pub priority: String,
+    pub category: NoteCategory,
+    pub priority: NotePriority,
     pub is_internal: bool,
 }
 
