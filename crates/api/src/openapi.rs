@@ -444,6 +444,11 @@ pub mod schemas {
         "NotePriority",
         "How urgent a booking note is."
     );
+    closed_set!(
+        ActorKindSchema = kairos_domain::auth::ActorKind,
+        "ActorKind",
+        "Who performed a change: admin (a staff member), customer or system."
+    );
 }
 
 /// This document, as JSON.

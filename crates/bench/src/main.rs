@@ -17,12 +17,13 @@ use hyper_util::rt::TokioExecutor;
 use kairos_api::auth::tokens::TokenKeys;
 use kairos_api::rate_limit::{Limits, RateLimiter};
 use kairos_api::{ApiConfig, AppState};
+use kairos_domain::auth::ActorKind;
 use kairos_domain::bookings::{BookingSource, BookingStatus};
 use kairos_domain::scheduling::{RecurrenceKind, ScopeType};
 use kairos_domain::{Clock, SystemClock, TenantId};
 use kairos_store::{
-    Actor, ActorKind, BookingCustomer, NewBooking, NewProduct, NewSite, NewTemplate, NewTenant,
-    SeatPolicy, SlotChoice, Store,
+    Actor, BookingCustomer, NewBooking, NewProduct, NewSite, NewTemplate, NewTenant, SeatPolicy,
+    SlotChoice, Store,
 };
 use kairos_testkit::TestDb;
 use std::net::SocketAddr;

@@ -3,7 +3,9 @@
 use super::{PriceDto, booking_not_found, major};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Staff, can};
-use crate::openapi::schemas::{BookingSourceSchema, PaymentMethodSchema, PaymentStatusSchema};
+use crate::openapi::schemas::{
+    ActorKindSchema, BookingSourceSchema, PaymentMethodSchema, PaymentStatusSchema,
+};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
@@ -72,6 +74,7 @@ pub struct StatusChange {
     pub to: String,
     pub trigger: Option<String>,
     pub reason: Option<String>,
+    #[schema(value_type = ActorKindSchema)]
     pub actor_type: String,
     pub actor_id: Option<String>,
     pub actor_name: Option<String>,
@@ -163,7 +166,7 @@ pub async fn detail(
                     .get("reason")
                     .and_then(Value::as_str)
                     .map(str::to_owned),
-                actor_type: e.actor_type,
+                actor_type: e.actor_type.as_str().to_owned(),
                 actor_id: e.actor_id,
                 actor_name: e.actor_name,
                 at: e.occurred_at,
