@@ -400,6 +400,41 @@ pub mod schemas {
         "Booking status (see the status machine)."
     );
     closed_set!(
+        CancellationPolicySchema = kairos_domain::catalog::CancellationPolicy,
+        "CancellationPolicy",
+        "How long before its start a customer may still cancel or move a confirmed booking online: standard (24 h), flexible (until the start) or strict (72 h)."
+    );
+    closed_set!(
+        PriceTypeSchema = kairos_domain::pricing::PriceType,
+        "PriceType",
+        "How a product's base price applies: per person or per booking."
+    );
+    closed_set!(
+        SlotPolicySchema = kairos_domain::catalog::SlotPolicyKind,
+        "SlotPolicy",
+        "How a product's slots are laid out in its opening hours: every slotIntervalMin minutes, or at its fixedSlotTimes."
+    );
+    closed_set!(
+        VariantPriceModeSchema = kairos_domain::catalog::VariantPriceMode,
+        "VariantPriceMode",
+        "How a variant's price relates to its product's: none (the product's), adjustment (added, may be negative) or override (instead)."
+    );
+    closed_set!(
+        AddonTypeSchema = kairos_domain::catalog::AddonType,
+        "AddonType",
+        "What an add-on is."
+    );
+    closed_set!(
+        AddonModeSchema = kairos_domain::pricing::AddonMode,
+        "AddonMode",
+        "How an add-on is chosen: yesno (quantity 1), free_qty (any quantity) or per_participant (one per person)."
+    );
+    closed_set!(
+        AddonPriceTypeSchema = kairos_domain::catalog::AddonPriceType,
+        "AddonPriceType",
+        "How an add-on's amount applies: fixed (per unit), per_person (per person per unit) or percentage (of the base price, per unit)."
+    );
+    closed_set!(
         ScopeTypeSchema = kairos_domain::scheduling::ScopeType,
         "ScopeType",
         "Whether a schedule belongs to a site (every product of the site) or one product."

@@ -5,6 +5,7 @@ use super::draft::{AddonRequest, CustomerInput, DraftInput, Participant, draft};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can};
 use crate::idempotency::done;
+use crate::openapi::schemas::BookingStatusSchema;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -66,6 +67,7 @@ pub struct SlotTimes {
 pub struct AdminCreateResponse {
     pub booking_id: String,
     pub booking_reference: String,
+    #[schema(value_type = BookingStatusSchema)]
     pub status: String,
     pub grand_total: f64,
     pub breakdown: Breakdown,

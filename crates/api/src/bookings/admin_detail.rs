@@ -4,7 +4,8 @@ use super::{PriceDto, booking_not_found, major};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Staff, can};
 use crate::openapi::schemas::{
-    ActorKindSchema, BookingSourceSchema, PaymentMethodSchema, PaymentStatusSchema,
+    ActorKindSchema, BookingSourceSchema, BookingStatusSchema, PaymentMethodSchema,
+    PaymentStatusSchema,
 };
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -70,7 +71,9 @@ pub struct PaymentDto {
 #[serde(rename_all = "camelCase")]
 pub struct StatusChange {
     /// Null for the booking's creation.
+    #[schema(value_type = Option<BookingStatusSchema>)]
     pub from: Option<String>,
+    #[schema(value_type = BookingStatusSchema)]
     pub to: String,
     pub trigger: Option<String>,
     pub reason: Option<String>,
@@ -87,6 +90,7 @@ pub struct StatusChange {
 pub struct BookingDetail {
     pub booking_id: String,
     pub booking_reference: String,
+    #[schema(value_type = BookingStatusSchema)]
     pub status: String,
     #[schema(value_type = BookingSourceSchema)]
     pub source: String,

@@ -1,7 +1,7 @@
 //! A booking as the public endpoints show it.
 
 use super::pricing::major;
-use crate::openapi::schemas::PaymentMethodSchema;
+use crate::openapi::schemas::{BookingStatusSchema, PaymentMethodSchema};
 use chrono::{DateTime, Utc};
 use kairos_store::{Booking, PriceBreakdown};
 use serde::Serialize;
@@ -67,8 +67,7 @@ pub struct BookingResponse {
     pub id: String,
     #[schema(example = "K7QXM2PA")]
     pub reference: String,
-    /// hold, tentative, confirmed, part_paid, paid, arrived, completed, canceled, no_show, expired.
-    #[schema(example = "hold")]
+    #[schema(value_type = BookingStatusSchema, example = "hold")]
     pub status: String,
     pub site_id: String,
     pub product_id: String,

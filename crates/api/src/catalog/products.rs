@@ -4,6 +4,7 @@ use super::{currency, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::choose;
 use crate::extract::{AdminAuth, Json, Staff, can, path_id};
+use crate::openapi::schemas::{PriceTypeSchema, SlotPolicySchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -32,12 +33,12 @@ pub struct ProductDto {
     /// Major currency units.
     pub base_price: f64,
     pub currency: String,
-    /// per_person or per_booking.
+    #[schema(value_type = PriceTypeSchema)]
     pub price_type: String,
     /// Percent, e.g. 25.5.
     pub tax_rate: f64,
     pub prices_include_tax: bool,
-    /// interval or fixed.
+    #[schema(value_type = SlotPolicySchema)]
     pub slot_policy: String,
     pub slot_interval_min: i32,
     pub fixed_slot_times: Vec<String>,
@@ -88,13 +89,15 @@ pub struct ProductInput {
     pub capacity: Option<i64>,
     /// Major units in the site's currency.
     pub base_price: Option<f64>,
-    /// per_person (default) or per_booking.
+    /// Default per_person.
+    #[schema(value_type = Option<PriceTypeSchema>)]
     pub price_type: Option<String>,
     /// Percent, 0 to 100 with at most two decimals.
     pub tax_rate: Option<f64>,
     /// Default true.
     pub prices_include_tax: Option<bool>,
-    /// interval (default) or fixed.
+    /// Default interval.
+    #[schema(value_type = Option<SlotPolicySchema>)]
     pub slot_policy: Option<String>,
     /// Default 30.
     pub slot_interval_min: Option<i64>,
