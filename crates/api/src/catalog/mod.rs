@@ -13,9 +13,6 @@ use crate::state::AppState;
 use kairos_domain::FieldErrors;
 use kairos_domain::tenancy::Currency;
 
-/// Cancellation policies of spec Part B 4.8.
-pub const CANCELLATION_POLICIES: [&str; 3] = ["standard", "flexible", "strict"];
-
 fn currency(code: &str) -> ApiResult<Currency> {
     Currency::parse(code).map_err(ApiError::internal)
 }
