@@ -368,44 +368,122 @@ pub mod schemas {
     use utoipa::openapi::{ObjectBuilder, RefOr, Schema, Type};
     use utoipa::{PartialSchema, ToSchema};
 
-    /// `kairos_domain::bookings::BookingStatus` as a named enum, built from
-    /// `BookingStatus::ALL` so the two cannot drift. Use with
-    /// `#[schema(value_type = BookingStatusSchema)]` on a `String` field.
-    pub struct BookingStatusSchema;
+    /// Declares `$schema`, the named string enum `$name` listing every value of the domain
+    /// enum `$domain` (built from its `ALL`, so the two cannot drift). Use with
+    /// `#[schema(value_type = $schema)]` (or `Option<$schema>`) on a `String` field.
+    macro_rules! closed_set {
+        ($(#[$meta:meta])* $schema:ident = $domain:ty, $name:literal, $description:literal) => {
+            $(#[$meta])*
+            pub struct $schema;
 
-    impl PartialSchema for BookingStatusSchema {
-        fn schema() -> RefOr<Schema> {
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .description(Some("Booking status (see the status machine)."))
-                .enum_values(Some(
-                    kairos_domain::bookings::BookingStatus::ALL.map(|s| s.as_str()),
-                ))
-                .into()
-        }
+            impl PartialSchema for $schema {
+                fn schema() -> RefOr<Schema> {
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .description(Some($description))
+                        .enum_values(Some(<$domain>::ALL.iter().map(|v| v.as_str())))
+                        .into()
+                }
+            }
+
+            impl ToSchema for $schema {
+                fn name() -> Cow<'static, str> {
+                    Cow::Borrowed($name)
+                }
+            }
+        };
     }
 
-    impl ToSchema for BookingStatusSchema {
-        fn name() -> Cow<'static, str> {
-            Cow::Borrowed("BookingStatus")
-        }
-    }
-
-    /// How a booking is paid; a derived enum (documentation only).
-    #[derive(serde::Serialize, ToSchema)]
-    #[serde(rename_all = "snake_case")]
-    pub enum PaymentMethod {
-        /// Pay on arrival: the booking becomes `tentative`.
-        Poa,
-        /// Card payment online (with `paymentMethodId`).
-        Cardpay,
-        /// Bank payment online (with `paymentMethodId`).
-        Bankpay,
-        /// Staff only: complimentary.
-        Comp,
-        /// Staff only: invoiced.
-        Invoice,
-    }
+    closed_set!(
+        BookingStatusSchema = kairos_domain::bookings::BookingStatus,
+        "BookingStatus",
+        "Booking status (see the status machine)."
+    );
+    closed_set!(
+        CancellationPolicySchema = kairos_domain::catalog::CancellationPolicy,
+        "CancellationPolicy",
+        "How long before its start a customer may still cancel or move a confirmed booking online: standard (24 h), flexible (until the start) or strict (72 h)."
+    );
+    closed_set!(
+        PriceTypeSchema = kairos_domain::pricing::PriceType,
+        "PriceType",
+        "How a product's base price applies: per person or per booking."
+    );
+    closed_set!(
+        SlotPolicySchema = kairos_domain::catalog::SlotPolicyKind,
+        "SlotPolicy",
+        "How a product's slots are laid out in its opening hours: every slotIntervalMin minutes, or at its fixedSlotTimes."
+    );
+    closed_set!(
+        VariantPriceModeSchema = kairos_domain::catalog::VariantPriceMode,
+        "VariantPriceMode",
+        "How a variant's price relates to its product's: none (the product's), adjustment (added, may be negative) or override (instead)."
+    );
+    closed_set!(
+        AddonTypeSchema = kairos_domain::catalog::AddonType,
+        "AddonType",
+        "What an add-on is."
+    );
+    closed_set!(
+        AddonModeSchema = kairos_domain::pricing::AddonMode,
+        "AddonMode",
+        "How an add-on is chosen: yesno (quantity 1), free_qty (any quantity) or per_participant (one per person)."
+    );
+    closed_set!(
+        AddonPriceTypeSchema = kairos_domain::catalog::AddonPriceType,
+        "AddonPriceType",
+        "How an add-on's amount applies: fixed (per unit), per_person (per person per unit) or percentage (of the base price, per unit)."
+    );
+    closed_set!(
+        ScopeTypeSchema = kairos_domain::scheduling::ScopeType,
+        "ScopeType",
+        "Whether a schedule belongs to a site (every product of the site) or one product."
+    );
+    closed_set!(
+        RecurrenceKindSchema = kairos_domain::scheduling::RecurrenceKind,
+        "RecurrenceKind",
+        "How a template repeats: none (once, on validFrom), daily, weekly (byDay or dayOfWeek), monthly (byMonthDay) or annual (byMonth and byMonthDay)."
+    );
+    closed_set!(
+        DateRecurrenceSchema = kairos_domain::scheduling::DateRecurrence,
+        "DateRecurrence",
+        "How an override or blackout repeats: none, or annual (the same month days every year)."
+    );
+    closed_set!(
+        BlackoutKindSchema = kairos_domain::scheduling::BlackoutKind,
+        "BlackoutKind",
+        "Why a blackout blocks time (reporting only)."
+    );
+    closed_set!(
+        BookingSourceSchema = kairos_domain::bookings::BookingSource,
+        "BookingSource",
+        "Where a booking was made: public (a customer's hold) or admin (staff creation)."
+    );
+    closed_set!(
+        PaymentMethodSchema = kairos_domain::payments::PaymentMethod,
+        "PaymentMethod",
+        "How a booking is confirmed: poa (pay on arrival: tentative), cardpay or bankpay (online, with paymentMethodId: confirmed), comp or invoice (staff only: confirmed)."
+    );
+    closed_set!(
+        PaymentStatusSchema = kairos_domain::payments::PaymentStatus,
+        "PaymentStatus",
+        "Where a payment stands."
+    );
+    closed_set!(
+        NoteCategorySchema = kairos_domain::bookings::NoteCategory,
+        "NoteCategory",
+        "What a booking note is about."
+    );
+    closed_set!(
+        NotePrioritySchema = kairos_domain::bookings::NotePriority,
+        "NotePriority",
+        "How urgent a booking note is."
+    );
+    closed_set!(
+        ActorKindSchema = kairos_domain::auth::ActorKind,
+        "ActorKind",
+        "Who performed a change: admin (a staff member), customer or system."
+    );
 }
 
 /// This document, as JSON.

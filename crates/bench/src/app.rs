@@ -3,6 +3,7 @@
 use kairos_api::auth::tokens::TokenKeys;
 use kairos_api::rate_limit::{Limits, RateLimiter};
 use kairos_api::{ApiConfig, AppState};
+use kairos_domain::scheduling::{RecurrenceKind, ScopeType};
 use kairos_domain::{Clock, SystemClock, TenantId};
 use kairos_store::{Actor, NewProduct, NewSite, NewTemplate, NewTenant, Product, Site, Store};
 use std::net::SocketAddr;
@@ -122,12 +123,12 @@ pub async fn open_daily(
         .create_template(
             tenant,
             NewTemplate {
-                scope_type: "site".into(),
+                scope_type: ScopeType::Site,
                 scope_id: site.id,
                 day_of_week: None,
                 start_time: start.into(),
                 end_time: end.into(),
-                recurrence_kind: "daily".into(),
+                recurrence_kind: RecurrenceKind::Daily,
                 by_day: None,
                 by_month: None,
                 by_month_day: None,

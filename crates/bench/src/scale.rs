@@ -12,11 +12,11 @@ use crate::holds::{
 use crate::load::{Phase, load};
 use crate::{Cli, Run};
 use anyhow::{Context, bail};
+use kairos_domain::auth::ActorKind;
+use kairos_domain::bookings::BookingSource;
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::{Clock, SystemClock, TenantId};
-use kairos_store::{
-    Actor, ActorKind, BookingCustomer, BookingSource, NewBooking, SeatPolicy, SlotChoice, Store,
-};
+use kairos_store::{Actor, BookingCustomer, NewBooking, SeatPolicy, SlotChoice, Store};
 use kairos_testkit::TestDb;
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -1,4 +1,5 @@
-//! Administrator roles and the permissions they grant.
+//! Administrator roles and the permissions they grant, and the kinds of actor the audit
+//! log records.
 //!
 //! The spec names the permission strings; it leaves the role mapping open. Kairos defines
 //! four roles (documented in docs/ARCHITECTURE.md and served in the OpenAPI document):
@@ -111,6 +112,18 @@ impl std::fmt::Display for Role {
     }
 }
 
+text_enum! {
+    /// Who performed a change, as the audit log records it.
+    pub enum ActorKind {
+        /// A staff member.
+        Admin = "admin",
+        /// A customer (signed in, or holding the booking's token).
+        Customer = "customer",
+        /// The command line, the demo seeder or a background worker.
+        System = "system",
+    }
+}
+
 /// The union of the permissions of `roles`, in the stable order of [`perm::ALL`].
 pub fn permissions_of(roles: &[Role]) -> Vec<&'static str> {
     perm::ALL
@@ -156,6 +169,14 @@ pub fn validate_username(username: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_actor_kind_parses_back_from_its_text() {
+        for k in ActorKind::ALL {
+            assert_eq!(ActorKind::parse(k.as_str()), Some(*k));
+        }
+        assert_eq!(ActorKind::parse("staff"), None);
+    }
 
     #[test]
     fn owner_has_everything_and_only_owner_manages_users() {

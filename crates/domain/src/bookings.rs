@@ -1,5 +1,6 @@
 //! The booking status machine (spec Part A 3.1): the single authority every endpoint uses
-//! to change a booking's status, and the capacity effect of each change.
+//! to change a booking's status, and the capacity effect of each change; and the other
+//! closed sets a booking carries: where it was made, and its notes' category and priority.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -78,6 +79,37 @@ impl BookingStatus {
 impl fmt::Display for BookingStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+text_enum! {
+    /// Where a booking was made.
+    pub enum BookingSource {
+        /// A customer's hold through the public booking flow.
+        Public = "public",
+        /// Staff creation (`POST /admin/bookings`).
+        Admin = "admin",
+    }
+}
+
+text_enum! {
+    /// What a booking note is about (spec Part A 2.3).
+    pub enum NoteCategory {
+        General = "general",
+        SpecialRequest = "special_request",
+        Issue = "issue",
+        FollowUp = "follow_up",
+        Resolution = "resolution",
+    }
+}
+
+text_enum! {
+    /// How urgent a booking note is (spec Part A 2.3).
+    pub enum NotePriority {
+        Low = "low",
+        Normal = "normal",
+        High = "high",
+        Urgent = "urgent",
     }
 }
 
@@ -205,6 +237,27 @@ mod tests {
     use super::*;
     use BookingStatus as S;
     use Trigger as T;
+
+    #[test]
+    fn every_booking_value_parses_back_from_its_text() {
+        for s in BookingSource::ALL {
+            assert_eq!(BookingSource::parse(s.as_str()), Some(*s));
+        }
+        for c in NoteCategory::ALL {
+            assert_eq!(NoteCategory::parse(c.as_str()), Some(*c));
+        }
+        for p in NotePriority::ALL {
+            assert_eq!(NotePriority::parse(p.as_str()), Some(*p));
+        }
+        assert_eq!(BookingSource::parse("Admin"), None);
+        assert_eq!(BookingSource::choices(), "public or admin");
+        assert_eq!(NoteCategory::parse("GENERAL"), None);
+        assert_eq!(
+            NoteCategory::choices(),
+            "general, special_request, issue, follow_up or resolution"
+        );
+        assert_eq!(NotePriority::choices(), "low, normal, high or urgent");
+    }
 
     /// The spec's table, written out independently of `transition`.
     const ALLOWED: &[(S, T, S)] = &[

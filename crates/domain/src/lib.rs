@@ -13,6 +13,7 @@ pub mod clock;
 pub mod customers;
 pub mod ids;
 pub mod money;
+pub mod payments;
 pub mod pricing;
 pub mod scheduling;
 pub mod tenancy;

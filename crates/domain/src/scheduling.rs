@@ -17,7 +17,6 @@
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use jiff::tz::{AmbiguousOffset, TimeZone};
-use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A wall-clock time of day, in minutes after midnight (00:00 to 23:59).
@@ -57,67 +56,56 @@ impl fmt::Display for LocalTime {
     }
 }
 
-/// Whether a schedule belongs to a site or a product.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ScopeType {
-    Site,
-    Product,
+text_enum! {
+    /// Whether a schedule belongs to a site (every product of the site) or one product.
+    pub enum ScopeType {
+        Site = "site",
+        Product = "product",
+    }
 }
 
-impl ScopeType {
-    pub fn as_str(self) -> &'static str {
+text_enum! {
+    /// How a template repeats.
+    pub enum RecurrenceKind {
+        /// Once, on `validFrom`.
+        None = "none",
+        Daily = "daily",
+        /// On the days of `byDay` (or `dayOfWeek`).
+        Weekly = "weekly",
+        /// On `byMonthDay` of every month.
+        Monthly = "monthly",
+        /// On `byMonthDay` of `byMonth` every year.
+        Annual = "annual",
+    }
+}
+
+text_enum! {
+    /// How an override or blackout repeats.
+    pub enum DateRecurrence {
+        /// On its dates only.
+        None = "none",
+        /// On the same month days every year from its first date.
+        Annual = "annual",
+    }
+}
+
+impl DateRecurrence {
+    /// Whether the rule's dates come back every year ([`DateRange::annual`]).
+    pub fn is_annual(self) -> bool {
         match self {
-            ScopeType::Site => "site",
-            ScopeType::Product => "product",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<ScopeType> {
-        match s {
-            "site" => Some(ScopeType::Site),
-            "product" => Some(ScopeType::Product),
-            _ => None,
+            DateRecurrence::None => false,
+            DateRecurrence::Annual => true,
         }
     }
 }
 
-/// How a template repeats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RecurrenceKind {
-    /// Once, on `validFrom`.
-    None,
-    Daily,
-    /// On the days of `byDay` (or `dayOfWeek`).
-    Weekly,
-    /// On `byMonthDay` of every month.
-    Monthly,
-    /// On `byMonthDay` of `byMonth` every year.
-    Annual,
-}
-
-impl RecurrenceKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RecurrenceKind::None => "none",
-            RecurrenceKind::Daily => "daily",
-            RecurrenceKind::Weekly => "weekly",
-            RecurrenceKind::Monthly => "monthly",
-            RecurrenceKind::Annual => "annual",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<RecurrenceKind> {
-        [
-            Self::None,
-            Self::Daily,
-            Self::Weekly,
-            Self::Monthly,
-            Self::Annual,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
+text_enum! {
+    /// Why a blackout blocks time (reporting only; every kind blocks the same way).
+    pub enum BlackoutKind {
+        Maintenance = "maintenance",
+        Holiday = "holiday",
+        Closure = "closure",
+        Event = "event",
     }
 }
 

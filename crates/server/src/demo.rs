@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use kairos_api::auth::passwords;
 use kairos_domain::TenantId;
 use kairos_domain::auth::Role;
+use kairos_domain::scheduling::{BlackoutKind, DateRecurrence, RecurrenceKind, ScopeType};
 use kairos_store::{
     Actor, DateRuleKind, NewAdminUser, NewDateRule, NewProduct, NewSite, NewTemplate, NewTenant,
     Store,
@@ -117,12 +118,12 @@ pub async fn ensure(store: &Store, now: DateTime<Utc>) -> anyhow::Result<Option<
         .create_template(
             &tenant,
             NewTemplate {
-                scope_type: "site".into(),
+                scope_type: ScopeType::Site,
                 scope_id: site.id,
                 day_of_week: None,
                 start_time: "10:00".into(),
                 end_time: "21:00".into(),
-                recurrence_kind: "daily".into(),
+                recurrence_kind: RecurrenceKind::Daily,
                 by_day: None,
                 by_month: None,
                 by_month_day: None,
@@ -140,14 +141,14 @@ pub async fn ensure(store: &Store, now: DateTime<Utc>) -> anyhow::Result<Option<
             &tenant,
             DateRuleKind::Blackout,
             NewDateRule {
-                scope_type: "site".into(),
+                scope_type: ScopeType::Site,
                 scope_id: site.id,
-                kind: Some("holiday".into()),
+                kind: Some(BlackoutKind::Holiday),
                 date_from: christmas(24)?,
                 date_to: christmas(26)?,
                 start_time: None,
                 end_time: None,
-                recurrence: "annual".into(),
+                recurrence: DateRecurrence::Annual,
                 reason: Some("Christmas".into()),
             },
             &actor,

@@ -1,6 +1,7 @@
 //! Background workers. Each job is idempotent and safe with several instances running.
 
 use kairos_domain::Clock;
+use kairos_domain::scheduling::ScopeType;
 use kairos_store::{DateSpan, Store};
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,7 +91,7 @@ pub async fn generate_slots(store: &Store, clock: &dyn Clock) {
         match store
             .regenerate(
                 &tenant,
-                "product",
+                ScopeType::Product,
                 product,
                 DateSpan::default(),
                 clock.now(),

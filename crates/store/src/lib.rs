@@ -35,6 +35,16 @@ pub enum StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// A value of a closed set read back from the database; a spelling the code does not know
+/// is a corrupt row, never a silent default.
+pub(crate) fn stored<T>(
+    what: &str,
+    text: &str,
+    parse: fn(&str) -> Option<T>,
+) -> Result<T, StoreError> {
+    parse(text).ok_or_else(|| StoreError::Corrupt(format!("{what} '{text}'")))
+}
+
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
         StoreError::Database(e)

@@ -3,6 +3,7 @@
 use super::MAX_PARTY_SIZE;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Tenant, path_id};
+use crate::openapi::schemas::{CancellationPolicySchema, PriceTypeSchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use kairos_domain::money::to_major;
@@ -20,6 +21,7 @@ pub struct PublicProduct {
     pub duration_mins: i32,
     pub capacity: i32,
     pub base_price: f64,
+    #[schema(value_type = PriceTypeSchema)]
     pub price_type: String,
     pub prices_include_tax: bool,
     pub label_codes: Vec<String>,
@@ -31,7 +33,8 @@ pub struct PublicProduct {
 pub struct BookingPolicies {
     /// How long a hold reserves capacity.
     pub hold_ttl_minutes: i32,
-    /// standard, flexible or strict (spec Part B 4.8).
+    /// Spec Part B 4.8.
+    #[schema(value_type = CancellationPolicySchema)]
     pub cancellation_policy: String,
     pub max_party_size: i64,
     /// How many days ahead slots are bookable.

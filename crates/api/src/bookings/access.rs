@@ -134,7 +134,7 @@ impl<S> BookingAccess<S> {
             Caller::Admin(a) => a.actor(),
             Caller::Customer(c) => Actor::customer(c.customer.id, Some(&c.customer.display_name())),
             Caller::Anonymous => Actor {
-                kind: kairos_store::ActorKind::Customer,
+                kind: kairos_domain::auth::ActorKind::Customer,
                 id: booking.customer.id.map(|id| id.to_string()),
                 name: Some(format!("booking token of {}", booking.reference)),
             },

@@ -5,15 +5,16 @@ use super::draft::{AddonRequest, CustomerInput, DraftInput, Participant, draft};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can};
 use crate::idempotency::done;
+use crate::openapi::schemas::BookingStatusSchema;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::auth::perm;
-use kairos_domain::bookings::BookingStatus;
+use kairos_domain::bookings::{BookingSource, BookingStatus};
 use kairos_domain::ids::new_secret;
-use kairos_store::{BookingSource, NewBooking, SeatPolicy, SlotChoice};
+use kairos_store::{NewBooking, SeatPolicy, SlotChoice};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -66,6 +67,7 @@ pub struct SlotTimes {
 pub struct AdminCreateResponse {
     pub booking_id: String,
     pub booking_reference: String,
+    #[schema(value_type = BookingStatusSchema)]
     pub status: String,
     pub grand_total: f64,
     pub breakdown: Breakdown,

@@ -3,6 +3,10 @@
 use super::{PriceDto, booking_not_found, major};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Staff, can};
+use crate::openapi::schemas::{
+    ActorKindSchema, BookingSourceSchema, BookingStatusSchema, PaymentMethodSchema,
+    PaymentStatusSchema,
+};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
@@ -53,9 +57,11 @@ pub struct PaymentDto {
     pub payment_id: String,
     pub amount: i64,
     pub currency: String,
+    /// A confirmation's method (cardpay, bankpay, comp, invoice) or what staff recorded
+    /// with mark-paid (cash, card_terminal, manual, …).
     pub method: String,
     pub method_reference: Option<String>,
-    /// pending, succeeded, failed, canceled.
+    #[schema(value_type = PaymentStatusSchema)]
     pub status: String,
     pub created_at: DateTime<Utc>,
 }
@@ -65,10 +71,13 @@ pub struct PaymentDto {
 #[serde(rename_all = "camelCase")]
 pub struct StatusChange {
     /// Null for the booking's creation.
+    #[schema(value_type = Option<BookingStatusSchema>)]
     pub from: Option<String>,
+    #[schema(value_type = BookingStatusSchema)]
     pub to: String,
     pub trigger: Option<String>,
     pub reason: Option<String>,
+    #[schema(value_type = ActorKindSchema)]
     pub actor_type: String,
     pub actor_id: Option<String>,
     pub actor_name: Option<String>,
@@ -81,8 +90,9 @@ pub struct StatusChange {
 pub struct BookingDetail {
     pub booking_id: String,
     pub booking_reference: String,
+    #[schema(value_type = BookingStatusSchema)]
     pub status: String,
-    /// public or admin.
+    #[schema(value_type = BookingSourceSchema)]
     pub source: String,
     pub customer: DetailCustomer,
     pub slot: DetailSlot,
@@ -97,6 +107,8 @@ pub struct BookingDetail {
     pub grand_total: f64,
     pub paid_amount: f64,
     pub balance_due: f64,
+    /// The method the booking was confirmed with.
+    #[schema(value_type = Option<PaymentMethodSchema>)]
     pub payment_method: Option<String>,
     pub hold_expires_at: Option<DateTime<Utc>>,
     pub admin_notes: Option<String>,
@@ -158,7 +170,7 @@ pub async fn detail(
                     .get("reason")
                     .and_then(Value::as_str)
                     .map(str::to_owned),
-                actor_type: e.actor_type,
+                actor_type: e.actor_type.as_str().to_owned(),
                 actor_id: e.actor_id,
                 actor_name: e.actor_name,
                 at: e.occurred_at,
@@ -169,7 +181,7 @@ pub async fn detail(
         booking_id: b.id.to_string(),
         booking_reference: b.reference.clone(),
         status: b.status.as_str().to_owned(),
-        source: b.source.clone(),
+        source: b.source.as_str().to_owned(),
         customer: DetailCustomer {
             id: b.customer.id.map(|id| id.to_string()),
             name: b.customer.name.clone(),
@@ -197,7 +209,7 @@ pub async fn detail(
         grand_total: major(b.price.total, currency),
         paid_amount: major(b.paid_amount, currency),
         balance_due: major((b.price.total - b.paid_amount).max(0), currency),
-        payment_method: b.payment_method.clone(),
+        payment_method: b.payment_method.map(|m| m.as_str().to_owned()),
         hold_expires_at: b.hold_expires_at,
         admin_notes: b.admin_notes.clone(),
         send_confirmation_email: b.send_confirmation,
@@ -209,7 +221,7 @@ pub async fn detail(
                 currency: p.currency,
                 method: p.method,
                 method_reference: p.method_reference,
-                status: p.status,
+                status: p.status.as_str().to_owned(),
                 created_at: p.created_at,
             })
             .collect(),

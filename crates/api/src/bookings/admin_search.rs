@@ -3,6 +3,7 @@
 use super::major;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Query, Staff, can, page_param};
+use crate::openapi::schemas::BookingStatusSchema;
 use crate::state::AppState;
 use axum::extract::State;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -78,6 +79,7 @@ pub struct SearchItem {
     pub booking_reference: String,
     pub customer: SearchCustomer,
     pub slot: SearchSlot,
+    #[schema(value_type = BookingStatusSchema)]
     pub status: String,
     pub grand_total: f64,
     pub paid_amount: f64,

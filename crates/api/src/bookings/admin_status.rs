@@ -4,6 +4,7 @@ use super::admin_detail::load;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can};
 use crate::idempotency::done;
+use crate::openapi::schemas::BookingStatusSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
@@ -17,6 +18,7 @@ use utoipa::ToSchema;
 #[serde(rename_all = "camelCase")]
 pub struct StatusRequest {
     /// The status to move to; the status machine decides whether it may.
+    #[schema(value_type = Option<BookingStatusSchema>)]
     pub status: Option<String>,
     pub reason: Option<String>,
     /// Replaces the booking's internal notes when given.
@@ -34,7 +36,9 @@ pub struct UpdatedBy {
 #[serde(rename_all = "camelCase")]
 pub struct StatusResponse {
     pub booking_id: String,
+    #[schema(value_type = BookingStatusSchema)]
     pub previous_status: String,
+    #[schema(value_type = BookingStatusSchema)]
     pub status: String,
     pub reason: Option<String>,
     pub admin_notes: Option<String>,

@@ -7,12 +7,14 @@ use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::can;
 use crate::extract::{Json, decode_json};
 use crate::idempotency::{self, RequestKey};
+use crate::openapi::schemas::PaymentMethodSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use kairos_domain::FieldErrors;
 use kairos_domain::ids::parse_id;
+use kairos_domain::payments::PaymentMethod;
 use kairos_store::{Booking, BookingAction};
 use serde::Deserialize;
 use serde_json::Value;
@@ -29,6 +31,7 @@ pub struct ConfirmRequest {
     /// `poa` (pay on arrival → tentative), `cardpay` or `bankpay` (online → confirmed, with
     /// `paymentMethodId`); staff may also use `comp` and `invoice` (confirmed, nothing to
     /// collect online).
+    #[schema(value_type = Option<PaymentMethodSchema>)]
     pub payment_method: Option<String>,
     /// The payment provider's method reference; implies `cardpay` when no method is named.
     pub payment_method_id: Option<String>,
@@ -96,36 +99,32 @@ pub async fn confirm(
             );
         }
         let method = match (clean(req.payment_method.as_deref()), &method_ref) {
-            (Some(m), _) => m,
-            (None, Some(_)) => "cardpay".to_owned(),
+            (Some(m), _) => PaymentMethod::parse(&m).or_else(|| {
+                errors.add(
+                    "paymentMethod",
+                    format!("must be {}", PaymentMethod::choices()),
+                );
+                None
+            }),
+            (None, Some(_)) => Some(PaymentMethod::Cardpay),
             (None, None) => {
                 errors.add("paymentMethod", "is required (or paymentMethodId)");
-                String::new()
+                None
             }
         };
-        let pay_on_arrival = method == "poa";
-        match method.as_str() {
-            "" | "poa" => {}
-            "cardpay" | "bankpay" => {
-                if method_ref.is_none() {
-                    errors.add("paymentMethodId", "is required for online payment");
-                }
+        if let Some(m) = method {
+            if m.is_online() && method_ref.is_none() {
+                errors.add("paymentMethodId", "is required for online payment");
             }
-            "comp" | "invoice" => {
-                if !access.is_staff() {
-                    return Err(ApiError::forbidden(
-                        "Only staff may confirm with comp or invoice",
-                    ));
-                }
+            if m.is_staff_only() && !access.is_staff() {
+                return Err(ApiError::forbidden(
+                    "Only staff may confirm with comp or invoice",
+                ));
             }
-            _ => errors.add(
-                "paymentMethod",
-                "must be poa, cardpay, bankpay, comp or invoice",
-            ),
         }
-        if !errors.is_empty() {
+        let (Some(payment_method), true) = (method, errors.is_empty()) else {
             return Err(ApiError::validation(errors));
-        }
+        };
         Ok(state
             .store
             .apply_booking_action(
@@ -133,8 +132,7 @@ pub async fn confirm(
                 booking.id,
                 BookingAction::Confirm {
                     pricing_hash: pricing_hash.unwrap_or_default(),
-                    pay_on_arrival,
-                    payment_method: method,
+                    payment_method,
                     method_reference: method_ref,
                 },
                 &access.actor(&booking),

@@ -2,12 +2,10 @@
 
 use crate::error::{ApiError, ApiResult};
 use kairos_domain::FieldErrors;
-use kairos_domain::bookings::BookingStatus;
+use kairos_domain::bookings::{BookingSource, BookingStatus};
 use kairos_domain::customers::{Email, validate_phone};
 use kairos_domain::ids::parse_id;
-use kairos_store::{
-    BookingCustomer, BookingSource, ChosenAddon, NewBooking, SeatPolicy, SlotChoice,
-};
+use kairos_store::{BookingCustomer, ChosenAddon, NewBooking, SeatPolicy, SlotChoice};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;

@@ -6,6 +6,7 @@ use super::admin_search::Pagination;
 use super::notes::NoteDto;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, CustomerAuth, Query, Staff, bool_param, can, page_param};
+use crate::openapi::schemas::BookingStatusSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
@@ -69,7 +70,7 @@ pub struct HistoryBooking {
     pub booking_id: String,
     #[schema(example = "K7QXM2PA")]
     pub booking_reference: String,
-    #[schema(example = "confirmed")]
+    #[schema(value_type = BookingStatusSchema, example = "confirmed")]
     pub status: String,
     pub start_time: DateTime<Utc>,
     /// The product's name.

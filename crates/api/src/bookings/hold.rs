@@ -9,8 +9,10 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use kairos_domain::auth::ActorKind;
+use kairos_domain::bookings::BookingSource;
 use kairos_domain::ids::{new_secret, parse_id};
-use kairos_store::{Actor, ActorKind, Booking, BookingSource, CreatedBooking, SlotChoice};
+use kairos_store::{Actor, Booking, CreatedBooking, SlotChoice};
 use serde_json::Value;
 
 fn created(b: &Booking, token: &str) -> Rendered {

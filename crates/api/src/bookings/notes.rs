@@ -10,30 +10,20 @@
 
 use super::booking_not_found;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, Staff, can, decode_json};
+use crate::extract::{AdminAuth, Json, Staff, can, choose, decode_json};
+use crate::openapi::schemas::{NoteCategorySchema, NotePrioritySchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
+use kairos_domain::bookings::{NoteCategory, NotePriority};
 use kairos_domain::ids::parse_id;
 use kairos_store::{Booking, BookingNote, NewNote};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
-
-/// Note categories of spec Part A 2.3.
-pub const CATEGORIES: [&str; 5] = [
-    "general",
-    "special_request",
-    "issue",
-    "follow_up",
-    "resolution",
-];
-
-/// Note priorities of spec Part A 2.3.
-pub const PRIORITIES: [&str; 4] = ["low", "normal", "high", "urgent"];
 
 /// The longest note content, in characters.
 pub const MAX_CONTENT_CHARS: usize = 5000;
@@ -45,11 +35,9 @@ pub struct NoteDto {
     pub note_id: String,
     pub booking_id: String,
     pub content: String,
-    /// general, special_request, issue, follow_up or resolution.
-    #[schema(example = "special_request")]
+    #[schema(value_type = NoteCategorySchema, example = "special_request")]
     pub category: String,
-    /// low, normal, high or urgent.
-    #[schema(example = "normal")]
+    #[schema(value_type = NotePrioritySchema, example = "normal")]
     pub priority: String,
     /// Internal notes are for staff only.
     pub is_internal: bool,
@@ -66,8 +54,8 @@ impl From<&BookingNote> for NoteDto {
             note_id: n.id.to_string(),
             booking_id: n.booking_id.to_string(),
             content: n.content.clone(),
-            category: n.category.clone(),
-            priority: n.priority.clone(),
+            category: n.category.as_str().to_owned(),
+            priority: n.priority.as_str().to_owned(),
             is_internal: n.is_internal,
             created_by: n.created_by.clone(),
             created_by_name: n.created_by_name.clone(),
@@ -90,11 +78,11 @@ pub struct NoteList {
 pub struct NoteInput {
     /// 1 to 5000 characters (surrounding whitespace is trimmed).
     pub content: Option<String>,
-    /// general (default), special_request, issue, follow_up or resolution.
-    #[schema(example = "general")]
+    /// Default general.
+    #[schema(value_type = Option<NoteCategorySchema>, example = "general")]
     pub category: Option<String>,
-    /// low, normal (default), high or urgent.
-    #[schema(example = "normal")]
+    /// Default normal.
+    #[schema(value_type = Option<NotePrioritySchema>, example = "normal")]
     pub priority: Option<String>,
     /// Default true.
     pub is_internal: Option<bool>,
@@ -115,26 +103,24 @@ fn merge(errors: &mut FieldErrors, base: NewNote, input: NoteInput) -> NewNote {
         }
         content.clone_into(&mut note.content);
     }
-    if let Some(category) = input.category {
-        if CATEGORIES.contains(&category.as_str()) {
-            note.category = category;
-        } else {
-            errors.add(
-                "category",
-                format!("must be one of {}", CATEGORIES.join(", ")),
-            );
-        }
-    }
-    if let Some(priority) = input.priority {
-        if PRIORITIES.contains(&priority.as_str()) {
-            note.priority = priority;
-        } else {
-            errors.add(
-                "priority",
-                format!("must be one of {}", PRIORITIES.join(", ")),
-            );
-        }
-    }
+    note.category = choose(
+        errors,
+        "category",
+        input.category.as_deref(),
+        note.category,
+        false,
+        NoteCategory::parse,
+        NoteCategory::choices(),
+    );
+    note.priority = choose(
+        errors,
+        "priority",
+        input.priority.as_deref(),
+        note.priority,
+        false,
+        NotePriority::parse,
+        NotePriority::choices(),
+    );
     if let Some(is_internal) = input.is_internal {
         note.is_internal = is_internal;
     }
@@ -201,8 +187,8 @@ pub async fn add_note(
     }
     let base = NewNote {
         content: String::new(),
-        category: "general".to_owned(),
-        priority: "normal".to_owned(),
+        category: NoteCategory::General,
+        priority: NotePriority::Normal,
         is_internal: true,
     };
     let new = merge(&mut errors, base, input);
@@ -271,8 +257,8 @@ pub async fn update_note(
     let input: NoteInput = decode_json(body)?;
     let base = NewNote {
         content: current.content.clone(),
-        category: current.category.clone(),
-        priority: current.priority.clone(),
+        category: current.category,
+        priority: current.priority,
         is_internal: current.is_internal,
     };
     let mut errors = FieldErrors::new();

@@ -1,6 +1,7 @@
 //! A booking as the public endpoints show it.
 
 use super::pricing::major;
+use crate::openapi::schemas::{BookingStatusSchema, PaymentMethodSchema};
 use chrono::{DateTime, Utc};
 use kairos_store::{Booking, PriceBreakdown};
 use serde::Serialize;
@@ -66,8 +67,7 @@ pub struct BookingResponse {
     pub id: String,
     #[schema(example = "K7QXM2PA")]
     pub reference: String,
-    /// hold, tentative, confirmed, part_paid, paid, arrived, completed, canceled, no_show, expired.
-    #[schema(example = "hold")]
+    #[schema(value_type = BookingStatusSchema, example = "hold")]
     pub status: String,
     pub site_id: String,
     pub product_id: String,
@@ -87,6 +87,8 @@ pub struct BookingResponse {
     pub pricing_hash: String,
     pub paid_amount: f64,
     pub balance_due: f64,
+    /// The method the booking was confirmed with.
+    #[schema(value_type = Option<PaymentMethodSchema>)]
     pub payment_method: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -138,7 +140,7 @@ impl BookingResponse {
             pricing_hash: b.price.pricing_hash.clone(),
             paid_amount: major(b.paid_amount, currency),
             balance_due: major((b.price.total - b.paid_amount).max(0), currency),
-            payment_method: b.payment_method.clone(),
+            payment_method: b.payment_method.map(|m| m.as_str().to_owned()),
             created_at: b.created_at,
             updated_at: b.updated_at,
             confirmed_at: b.confirmed_at,

@@ -1,10 +1,11 @@
 //! Add-ons of a product: `/api/v1/admin/products/{id}/addons`.
 
-use super::choose;
 use super::products::{int_in, product_of};
 use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::choose;
 use crate::extract::{AdminAuth, Json, Staff, can, nullable, path_id};
+use crate::openapi::schemas::{AddonModeSchema, AddonPriceTypeSchema, AddonTypeSchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -26,11 +27,11 @@ pub struct AddonDto {
     pub id: String,
     pub name: String,
     pub description: String,
-    /// item, service, upgrade or resource.
+    #[schema(value_type = AddonTypeSchema)]
     pub addon_type: String,
-    /// yesno, free_qty or per_participant.
+    #[schema(value_type = AddonModeSchema)]
     pub mode: String,
-    /// fixed, per_person or percentage.
+    #[schema(value_type = AddonPriceTypeSchema)]
     pub price_type: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<f64>,
@@ -71,8 +72,11 @@ pub fn addon_dto(a: Addon, currency: Currency) -> AddonDto {
 pub struct AddonInput {
     pub name: Option<String>,
     pub description: Option<String>,
+    #[schema(value_type = Option<AddonTypeSchema>)]
     pub addon_type: Option<String>,
+    #[schema(value_type = Option<AddonModeSchema>)]
     pub mode: Option<String>,
+    #[schema(value_type = Option<AddonPriceTypeSchema>)]
     pub price_type: Option<String>,
     /// Major units; for priceType percentage, the percent.
     pub price: Option<f64>,

@@ -13,9 +13,6 @@ use crate::state::AppState;
 use kairos_domain::FieldErrors;
 use kairos_domain::tenancy::Currency;
 
-/// Cancellation policies of spec Part B 4.8.
-pub const CANCELLATION_POLICIES: [&str; 3] = ["standard", "flexible", "strict"];
-
 fn currency(code: &str) -> ApiResult<Currency> {
     Currency::parse(code).map_err(ApiError::internal)
 }
@@ -78,30 +75,4 @@ pub fn router() -> OpenApiRouter<AppState> {
                 addons::deactivate_addon
             )),
     )
-}
-
-/// A value of a closed set from a request field: `base` when the field is absent (400
-/// `is required` when `required`), 400 naming the field and the choices when the spelling
-/// is unknown; `base` stands in then so every other field is still checked.
-fn choose<T: Copy>(
-    errors: &mut FieldErrors,
-    field: &str,
-    given: Option<&str>,
-    base: T,
-    required: bool,
-    parse: fn(&str) -> Option<T>,
-    choices: String,
-) -> T {
-    match given {
-        None => {
-            if required {
-                errors.add(field, "is required");
-            }
-            base
-        }
-        Some(v) => parse(v).unwrap_or_else(|| {
-            errors.add(field, format!("must be {choices}"));
-            base
-        }),
-    }
 }

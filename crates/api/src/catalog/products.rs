@@ -1,9 +1,10 @@
 //! Products: `/api/v1/admin/products`.
 
-use super::choose;
 use super::{currency, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::choose;
 use crate::extract::{AdminAuth, Json, Staff, can, path_id};
+use crate::openapi::schemas::{PriceTypeSchema, SlotPolicySchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -12,7 +13,7 @@ use kairos_domain::FieldErrors;
 use kairos_domain::catalog::SlotPolicyKind;
 use kairos_domain::money::{from_major, to_major};
 use kairos_domain::pricing::{PriceType, percent_to_bp};
-use kairos_domain::scheduling::LocalTime;
+use kairos_domain::scheduling::{LocalTime, ScopeType};
 use kairos_domain::tenancy::Currency;
 use kairos_store::{NewProduct, Product};
 use serde::{Deserialize, Serialize};
@@ -32,12 +33,12 @@ pub struct ProductDto {
     /// Major currency units.
     pub base_price: f64,
     pub currency: String,
-    /// per_person or per_booking.
+    #[schema(value_type = PriceTypeSchema)]
     pub price_type: String,
     /// Percent, e.g. 25.5.
     pub tax_rate: f64,
     pub prices_include_tax: bool,
-    /// interval or fixed.
+    #[schema(value_type = SlotPolicySchema)]
     pub slot_policy: String,
     pub slot_interval_min: i32,
     pub fixed_slot_times: Vec<String>,
@@ -88,13 +89,15 @@ pub struct ProductInput {
     pub capacity: Option<i64>,
     /// Major units in the site's currency.
     pub base_price: Option<f64>,
-    /// per_person (default) or per_booking.
+    /// Default per_person.
+    #[schema(value_type = Option<PriceTypeSchema>)]
     pub price_type: Option<String>,
     /// Percent, 0 to 100 with at most two decimals.
     pub tax_rate: Option<f64>,
     /// Default true.
     pub prices_include_tax: Option<bool>,
-    /// interval (default) or fixed.
+    /// Default interval.
+    #[schema(value_type = Option<SlotPolicySchema>)]
     pub slot_policy: Option<String>,
     /// Default 30.
     pub slot_interval_min: Option<i64>,
@@ -506,7 +509,7 @@ async fn regenerate_product(state: &AppState, auth: &AdminAuth, product: Uuid) -
         .store
         .regenerate(
             auth.tenant.id(),
-            "product",
+            ScopeType::Product,
             product,
             kairos_store::DateSpan::default(),
             state.now(),

@@ -1,9 +1,10 @@
 //! Sites: `/api/v1/admin/sites`.
 
-use super::choose;
 use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::choose;
 use crate::extract::{Json, Staff, can, nullable, path_id};
+use crate::openapi::schemas::CancellationPolicySchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -11,6 +12,7 @@ use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::catalog::CancellationPolicy;
 use kairos_domain::customers::{Email, validate_phone};
+use kairos_domain::scheduling::ScopeType;
 use kairos_domain::tenancy::{Currency, parse_time_zone, validate_locale};
 use kairos_store::{NewSite, Site};
 use serde::{Deserialize, Serialize};
@@ -33,7 +35,7 @@ pub struct SiteDto {
     pub contact_phone: Option<String>,
     /// Hold time-to-live in minutes (default 15 when unset).
     pub hold_ttl_minutes: Option<i32>,
-    /// standard, flexible or strict.
+    #[schema(value_type = CancellationPolicySchema)]
     pub cancellation_policy: String,
     pub is_active: bool,
     pub created_at: DateTime<Utc>,
@@ -83,6 +85,7 @@ pub struct SiteInput {
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<i32>)]
     pub hold_ttl_minutes: Option<Option<i32>>,
+    #[schema(value_type = Option<CancellationPolicySchema>)]
     pub cancellation_policy: Option<String>,
     pub is_active: Option<bool>,
 }
@@ -304,7 +307,7 @@ pub async fn update_site(
         .store
         .regenerate(
             auth.tenant.id(),
-            "site",
+            ScopeType::Site,
             site.id,
             kairos_store::DateSpan::default(),
             state.now(),

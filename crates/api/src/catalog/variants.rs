@@ -1,10 +1,11 @@
 //! Variants of a product: `/api/v1/admin/products/{id}/variants`.
 
-use super::choose;
 use super::products::{int_in, product_of};
 use super::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::choose;
 use crate::extract::{AdminAuth, Json, Staff, can, nullable, path_id};
+use crate::openapi::schemas::VariantPriceModeSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -25,7 +26,7 @@ pub struct VariantDto {
     pub product_id: String,
     pub name: String,
     pub description: String,
-    /// none, adjustment (added to the base price, may be negative) or override.
+    #[schema(value_type = VariantPriceModeSchema)]
     pub price_mode: String,
     /// Major units.
     pub price_amount: f64,
@@ -61,6 +62,7 @@ fn variant_dto(v: Variant, currency: Currency) -> VariantDto {
 pub struct VariantInput {
     pub name: Option<String>,
     pub description: Option<String>,
+    #[schema(value_type = Option<VariantPriceModeSchema>)]
     pub price_mode: Option<String>,
     pub price_amount: Option<f64>,
     #[serde(default, deserialize_with = "nullable")]

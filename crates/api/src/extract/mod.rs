@@ -15,11 +15,38 @@ pub use query::{Query, bool_param, page_param};
 pub use tenant::{TENANT_HEADER, Tenant};
 
 use crate::error::ApiError;
+use kairos_domain::FieldErrors;
 use uuid::Uuid;
 
 /// Parses an id from a path segment. Text that is not an id names nothing: 404.
 pub fn path_id(raw: &str, what: &str) -> Result<Uuid, ApiError> {
     kairos_domain::ids::parse_id(raw).ok_or_else(|| ApiError::not_found(what))
+}
+
+/// A value of a closed set from a request field: `base` when the field is absent (400
+/// `is required` when `required`), 400 naming the field and the choices when the spelling
+/// is unknown; `base` stands in then so every other field is still checked.
+pub fn choose<T: Copy>(
+    errors: &mut FieldErrors,
+    field: &str,
+    given: Option<&str>,
+    base: T,
+    required: bool,
+    parse: fn(&str) -> Option<T>,
+    choices: String,
+) -> T {
+    match given {
+        None => {
+            if required {
+                errors.add(field, "is required");
+            }
+            base
+        }
+        Some(v) => parse(v).unwrap_or_else(|| {
+            errors.add(field, format!("must be {choices}"));
+            base
+        }),
+    }
 }
 
 /// `deserialize_with` for PATCH fields: absent → `None` (unchanged), `null` →

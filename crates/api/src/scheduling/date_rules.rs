@@ -5,13 +5,16 @@ use super::templates::{
 };
 use super::{RegenerationDto, Warning};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, Query, Staff, can, path_id};
+use crate::extract::{AdminAuth, Json, Query, Staff, can, choose, path_id};
+use crate::openapi::schemas::{BlackoutKindSchema, DateRecurrenceSchema, ScopeTypeSchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::scheduling::{self, DateRange, LocalTime, Override};
+use kairos_domain::scheduling::{
+    self, BlackoutKind, DateRange, DateRecurrence, LocalTime, Override,
+};
 use kairos_store::{DateRuleKind, DateRuleRecord, NewDateRule};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -22,10 +25,12 @@ use utoipa::ToSchema;
 #[serde(rename_all = "camelCase")]
 pub struct DateRuleDto {
     pub id: String,
+    #[schema(value_type = ScopeTypeSchema)]
     pub scope_type: String,
     pub scope_id: String,
     /// Blackouts: maintenance, holiday, closure or event.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<BlackoutKindSchema>)]
     pub kind: Option<String>,
     pub date_from: NaiveDate,
     pub date_to: NaiveDate,
@@ -33,6 +38,7 @@ pub struct DateRuleDto {
     pub start_time: Option<String>,
     pub end_time: Option<String>,
     /// none or annual.
+    #[schema(value_type = DateRecurrenceSchema)]
     pub recurrence: String,
     pub reason: Option<String>,
     pub created_at: DateTime<Utc>,
@@ -44,14 +50,14 @@ impl From<DateRuleRecord> for DateRuleDto {
         let f = r.fields;
         Self {
             id: r.id.to_string(),
-            scope_type: f.scope_type,
+            scope_type: f.scope_type.as_str().to_owned(),
             scope_id: f.scope_id.to_string(),
-            kind: f.kind,
+            kind: f.kind.map(|k| k.as_str().to_owned()),
             date_from: f.date_from,
             date_to: f.date_to,
             start_time: f.start_time,
             end_time: f.end_time,
-            recurrence: f.recurrence,
+            recurrence: f.recurrence.as_str().to_owned(),
             reason: f.reason,
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -78,15 +84,18 @@ pub struct DateRuleList {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DateRuleInput {
+    #[schema(value_type = Option<ScopeTypeSchema>)]
     pub scope_type: Option<String>,
     pub scope_id: Option<String>,
     /// Blackouts only: maintenance, holiday, closure or event.
+    #[schema(value_type = Option<BlackoutKindSchema>)]
     pub kind: Option<String>,
     pub date_from: Option<String>,
     pub date_to: Option<String>,
     pub start_time: Option<String>,
     pub end_time: Option<String>,
     /// none (default) or annual.
+    #[schema(value_type = Option<DateRecurrenceSchema>)]
     pub recurrence: Option<String>,
     pub reason: Option<String>,
 }
@@ -129,28 +138,26 @@ fn date_rule_fields(input: DateRuleInput, kind: DateRuleKind) -> Result<NewDateR
     };
     let rule_kind = match kind {
         DateRuleKind::Override => None,
-        DateRuleKind::Blackout => match input.kind.as_deref() {
-            None => {
-                errors.add("kind", "is required");
-                None
-            }
-            Some(k) if ["maintenance", "holiday", "closure", "event"].contains(&k) => {
-                Some(k.to_owned())
-            }
-            Some(_) => {
-                errors.add("kind", "must be maintenance, holiday, closure or event");
-                None
-            }
-        },
+        // Closure stands in for a missing or unknown kind: the error is recorded.
+        DateRuleKind::Blackout => Some(choose(
+            &mut errors,
+            "kind",
+            input.kind.as_deref(),
+            BlackoutKind::Closure,
+            true,
+            BlackoutKind::parse,
+            BlackoutKind::choices(),
+        )),
     };
-    let recurrence = match input.recurrence.as_deref() {
-        None | Some("none") => "none",
-        Some("annual") => "annual",
-        Some(_) => {
-            errors.add("recurrence", "must be none or annual");
-            "none"
-        }
-    };
+    let recurrence = choose(
+        &mut errors,
+        "recurrence",
+        input.recurrence.as_deref(),
+        DateRecurrence::None,
+        false,
+        DateRecurrence::parse,
+        DateRecurrence::choices(),
+    );
     if input
         .reason
         .as_ref()
@@ -165,14 +172,14 @@ fn date_rule_fields(input: DateRuleInput, kind: DateRuleKind) -> Result<NewDateR
         return Err(FieldErrors::new());
     };
     Ok(NewDateRule {
-        scope_type: scope_type.as_str().to_owned(),
+        scope_type,
         scope_id,
         kind: rule_kind,
         date_from,
         date_to,
         start_time: times.map(|(s, _)| s.to_string()),
         end_time: times.map(|(_, e)| e.to_string()),
-        recurrence: recurrence.to_owned(),
+        recurrence,
         reason: input
             .reason
             .map(|r| r.trim().to_owned())
@@ -190,7 +197,7 @@ async fn override_conflicts(
             dates: DateRange {
                 from: r.date_from,
                 to: r.date_to,
-                annual: r.recurrence == "annual",
+                annual: r.recurrence.is_annual(),
             },
             start: LocalTime::parse(r.start_time.as_deref()?).ok()?,
             end: LocalTime::parse(r.end_time.as_deref()?).ok()?,
@@ -205,7 +212,7 @@ async fn override_conflicts(
         .list_date_rules(
             auth.tenant.id(),
             DateRuleKind::Override,
-            Some((new.scope_type.clone(), new.scope_id)),
+            Some((new.scope_type, new.scope_id)),
         )
         .await?;
     Ok(others
@@ -267,14 +274,14 @@ async fn update_rule(
         .ok_or_else(|| ApiError::not_found(what))?;
     let f = current.fields;
     let merged = DateRuleInput {
-        scope_type: input.scope_type.or(Some(f.scope_type)),
+        scope_type: input.scope_type.or(Some(f.scope_type.as_str().to_owned())),
         scope_id: input.scope_id.or(Some(f.scope_id.to_string())),
-        kind: input.kind.or(f.kind),
+        kind: input.kind.or(f.kind.map(|k| k.as_str().to_owned())),
         date_from: input.date_from.or(Some(f.date_from.to_string())),
         date_to: input.date_to.or(Some(f.date_to.to_string())),
         start_time: input.start_time.or(f.start_time),
         end_time: input.end_time.or(f.end_time),
-        recurrence: input.recurrence.or(Some(f.recurrence)),
+        recurrence: input.recurrence.or(Some(f.recurrence.as_str().to_owned())),
         reason: input.reason.or(f.reason),
     };
     let new = date_rule_fields(merged, kind).map_err(ApiError::validation)?;
@@ -394,7 +401,7 @@ pub async fn create_override(
 /// List schedule overrides.
 #[utoipa::path(get, path = "/api/v1/admin/schedules/overrides", tag = "schedules", security(("bearer" = [])),
     params(ScopeFilter),
-    responses((status = 200, body = DateRuleList)))]
+    responses((status = 200, body = DateRuleList), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody)))]
 pub async fn list_overrides(
     State(state): State<AppState>,
     auth: Staff<can::Read>,
@@ -443,7 +450,7 @@ pub async fn create_blackout(
 /// List blackouts.
 #[utoipa::path(get, path = "/api/v1/admin/schedules/blackouts", tag = "schedules", security(("bearer" = [])),
     params(ScopeFilter),
-    responses((status = 200, body = DateRuleList)))]
+    responses((status = 200, body = DateRuleList), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody)))]
 pub async fn list_blackouts(
     State(state): State<AppState>,
     auth: Staff<can::Read>,

@@ -4,6 +4,7 @@ use super::RegenerationDto;
 use super::templates::{parse_date, parse_scope};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can};
+use crate::openapi::schemas::ScopeTypeSchema;
 use crate::state::AppState;
 use axum::extract::State;
 use kairos_domain::FieldErrors;
@@ -14,6 +15,7 @@ use utoipa::ToSchema;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RegenerateRequest {
+    #[schema(value_type = Option<ScopeTypeSchema>)]
     pub scope_type: Option<String>,
     pub scope_id: Option<String>,
     /// Default today (site time); never before today.
@@ -26,6 +28,7 @@ pub struct RegenerateRequest {
 #[serde(rename_all = "camelCase")]
 pub struct RegenerateResponse {
     pub dry_run: bool,
+    #[schema(value_type = ScopeTypeSchema)]
     pub scope_type: String,
     pub scope_id: String,
     #[serde(flatten)]
@@ -65,7 +68,7 @@ async fn regenerate_scope(
         .store
         .regenerate(
             auth.tenant.id(),
-            scope_type.as_str(),
+            scope_type,
             scope_id,
             DateSpan { from, to },
             state.now(),

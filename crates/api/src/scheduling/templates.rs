@@ -2,7 +2,8 @@
 
 use super::{RegenerationDto, Warning};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{AdminAuth, Json, Query, Staff, can, path_id};
+use crate::extract::{AdminAuth, Json, Query, Staff, can, choose, path_id};
+use crate::openapi::schemas::{RecurrenceKindSchema, ScopeTypeSchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -20,6 +21,7 @@ use uuid::Uuid;
 #[serde(rename_all = "camelCase")]
 pub struct TemplateDto {
     pub id: String,
+    #[schema(value_type = ScopeTypeSchema)]
     pub scope_type: String,
     pub scope_id: String,
     pub day_of_week: Option<i32>,
@@ -27,6 +29,7 @@ pub struct TemplateDto {
     pub start_time: String,
     #[schema(example = "17:00")]
     pub end_time: String,
+    #[schema(value_type = RecurrenceKindSchema)]
     pub recurrence_kind: String,
     /// Bitmask of days: bit 0 = Sunday … bit 6 = Saturday (Monday–Friday = 62).
     pub by_day: Option<i32>,
@@ -44,12 +47,12 @@ impl From<TemplateRecord> for TemplateDto {
         let f = t.fields;
         Self {
             id: t.id.to_string(),
-            scope_type: f.scope_type,
+            scope_type: f.scope_type.as_str().to_owned(),
             scope_id: f.scope_id.to_string(),
             day_of_week: f.day_of_week,
             start_time: f.start_time,
             end_time: f.end_time,
-            recurrence_kind: f.recurrence_kind,
+            recurrence_kind: f.recurrence_kind.as_str().to_owned(),
             by_day: f.by_day,
             by_month: f.by_month,
             by_month_day: f.by_month_day,
@@ -77,6 +80,7 @@ pub struct TemplateChange {
 #[serde(rename_all = "camelCase")]
 pub struct TemplateInput {
     /// site or product.
+    #[schema(value_type = Option<ScopeTypeSchema>)]
     pub scope_type: Option<String>,
     pub scope_id: Option<String>,
     /// 0 (Sunday) to 6 (Saturday), for weekly templates without byDay.
@@ -84,6 +88,7 @@ pub struct TemplateInput {
     pub start_time: Option<String>,
     pub end_time: Option<String>,
     /// none, daily, weekly (default), monthly or annual.
+    #[schema(value_type = Option<RecurrenceKindSchema>)]
     pub recurrence_kind: Option<String>,
     pub by_day: Option<i64>,
     pub by_month: Option<i64>,
@@ -105,6 +110,7 @@ pub struct TemplateList {
 #[into_params(parameter_in = Query)]
 pub struct ScopeFilter {
     /// site or product.
+    #[param(value_type = Option<ScopeTypeSchema>)]
     pub scope_type: Option<String>,
     pub scope_id: Option<String>,
 }
@@ -134,13 +140,10 @@ pub(super) fn parse_scope(
             errors.add("scopeType", "is required");
             None
         }
-        Some(s) => {
-            let k = ScopeType::parse(s);
-            if k.is_none() {
-                errors.add("scopeType", "must be site or product");
-            }
-            k
-        }
+        Some(s) => ScopeType::parse(s).or_else(|| {
+            errors.add("scopeType", format!("must be {}", ScopeType::choices()));
+            None
+        }),
     };
     let id = match scope_id {
         None => {
@@ -193,19 +196,15 @@ fn template_fields(input: TemplateInput) -> Result<(NewTemplate, Template), Fiel
     );
     let start = parse_time(&mut errors, "startTime", input.start_time.as_deref());
     let end = parse_time(&mut errors, "endTime", input.end_time.as_deref());
-    let kind = match input.recurrence_kind.as_deref() {
-        None => Some(RecurrenceKind::Weekly),
-        Some(k) => {
-            let kind = RecurrenceKind::parse(k);
-            if kind.is_none() {
-                errors.add(
-                    "recurrenceKind",
-                    "must be none, daily, weekly, monthly or annual",
-                );
-            }
-            kind
-        }
-    };
+    let kind = choose(
+        &mut errors,
+        "recurrenceKind",
+        input.recurrence_kind.as_deref(),
+        RecurrenceKind::Weekly,
+        false,
+        RecurrenceKind::parse,
+        RecurrenceKind::choices(),
+    );
     let exdates: Vec<NaiveDate> = input
         .exdates
         .unwrap_or_default()
@@ -225,8 +224,8 @@ fn template_fields(input: TemplateInput) -> Result<(NewTemplate, Template), Fiel
     let by_day = small(&mut errors, "byDay", input.by_day);
     let by_month = small(&mut errors, "byMonth", input.by_month);
     let by_month_day = small(&mut errors, "byMonthDay", input.by_month_day);
-    let (Some((scope_type, scope_id)), Some(start), Some(end), Some(kind), true) =
-        (scope, start, end, kind, errors.is_empty())
+    let (Some((scope_type, scope_id)), Some(start), Some(end), true) =
+        (scope, start, end, errors.is_empty())
     else {
         errors.finish()?;
         return Err(FieldErrors::new());
@@ -250,12 +249,12 @@ fn template_fields(input: TemplateInput) -> Result<(NewTemplate, Template), Fiel
     }
     errors.finish()?;
     let new = NewTemplate {
-        scope_type: scope_type.as_str().to_owned(),
+        scope_type,
         scope_id,
         day_of_week: day_of_week.map(i32::from),
         start_time: start.to_string(),
         end_time: end.to_string(),
-        recurrence_kind: kind.as_str().to_owned(),
+        recurrence_kind: kind,
         by_day: by_day.map(i32::from),
         by_month: by_month.map(i32::from),
         by_month_day: by_month_day.map(i32::from),
@@ -277,10 +276,7 @@ async fn template_conflicts(
     let today = state.now().date_naive();
     let others = state
         .store
-        .list_templates(
-            auth.tenant.id(),
-            Some((new.scope_type.clone(), new.scope_id)),
-        )
+        .list_templates(auth.tenant.id(), Some((new.scope_type, new.scope_id)))
         .await?;
     let mut warnings = Vec::new();
     for other in others.into_iter().filter(|o| Some(o.id) != except) {
@@ -304,12 +300,12 @@ async fn template_conflicts(
 fn template_input(t: &TemplateRecord) -> TemplateInput {
     let f = &t.fields;
     TemplateInput {
-        scope_type: Some(f.scope_type.clone()),
+        scope_type: Some(f.scope_type.as_str().to_owned()),
         scope_id: Some(f.scope_id.to_string()),
         day_of_week: f.day_of_week.map(i64::from),
         start_time: Some(f.start_time.clone()),
         end_time: Some(f.end_time.clone()),
-        recurrence_kind: Some(f.recurrence_kind.clone()),
+        recurrence_kind: Some(f.recurrence_kind.as_str().to_owned()),
         by_day: f.by_day.map(i64::from),
         by_month: f.by_month.map(i64::from),
         by_month_day: f.by_month_day.map(i64::from),
@@ -339,14 +335,14 @@ fn template_change(changed: Changed<TemplateRecord>, mut warnings: Vec<Warning>)
     }
 }
 
-pub(super) fn scope_filter(filter: ScopeFilter) -> ApiResult<Option<(String, Uuid)>> {
+pub(super) fn scope_filter(filter: ScopeFilter) -> ApiResult<Option<(ScopeType, Uuid)>> {
     match (filter.scope_type, filter.scope_id) {
         (None, None) => Ok(None),
         (t, i) => {
             let mut errors = FieldErrors::new();
             let scope = parse_scope(&mut errors, t.as_deref(), i.as_deref());
             errors.finish().map_err(ApiError::validation)?;
-            Ok(scope.map(|(k, id)| (k.as_str().to_owned(), id)))
+            Ok(scope)
         }
     }
 }

@@ -101,6 +101,7 @@ async fn admin_creation_auto_confirms_and_reports_the_breakdown() {
     );
     assert_eq!(detail.body["statusHistory"][0]["to"], "confirmed");
     assert_eq!(detail.body["statusHistory"][0]["actorName"], "owner (test)");
+    assert_eq!(detail.body["statusHistory"][0]["actorType"], "admin");
 
     // Without autoConfirm it is a hold that staff confirm with its hash.
     let res = create(&app, &t, &fx, json!({"startTime": start(1)})).await;

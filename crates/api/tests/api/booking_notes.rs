@@ -244,6 +244,61 @@ async fn adding_validates_every_field() {
     assert!(contents(&list(&app, &t, &t.owner_token, &id).await).is_empty());
 }
 
+/// `(field, message)` of each validation error.
+fn field_errors(res: &TestResponse) -> Vec<(String, String)> {
+    res.body["details"]["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["field"].as_str().unwrap_or_default().to_owned(),
+                e["message"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn an_unknown_category_or_priority_is_a_400_naming_the_field_and_its_choices() {
+    let (app, t, _fx, id) = setup().await;
+    let expected = vec![
+        (
+            "category".to_owned(),
+            "must be general, special_request, issue, follow_up or resolution".to_owned(),
+        ),
+        (
+            "priority".to_owned(),
+            "must be low, normal, high or urgent".to_owned(),
+        ),
+    ];
+    let res = add(
+        &app,
+        &t,
+        &t.owner_token,
+        &id,
+        json!({"content": "ok", "category": "complaint", "priority": "Low"}),
+    )
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(field_errors(&res), expected);
+
+    let note = add(&app, &t, &t.owner_token, &id, json!({"content": "ok"})).await;
+    note.assert_status(201);
+    let res = app
+        .patch(&note_path(&id, note.str("noteId")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"category": "complaint", "priority": "Low"}))
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(field_errors(&res), expected);
+    let listed = list(&app, &t, &t.owner_token, &id).await;
+    assert_eq!(listed.body["notes"][0]["category"], "general");
+    assert_eq!(listed.body["notes"][0]["priority"], "normal");
+}
+
 #[tokio::test]
 async fn updating_changes_only_the_fields_sent() {
     let (app, t, _fx, id) = setup().await;

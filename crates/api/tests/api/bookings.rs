@@ -257,6 +257,45 @@ async fn confirm_pay_on_arrival_is_tentative_and_online_is_confirmed_with_a_pend
 }
 
 #[tokio::test]
+async fn confirm_with_an_unknown_payment_method_is_a_400_naming_it_and_the_choices() {
+    let (app, t, fx) = setup().await;
+    let a = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
+    let path = format!("/api/v1/bookings/{}/confirm", a.str("id"));
+    for method in ["bitcoin", "POA", "cash"] {
+        let res = app
+            .post(&path)
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(json!({"pricingHash": a.str("pricingHash"), "paymentMethod": method}))
+            .send()
+            .await;
+        res.assert_error(400, "VALIDATION_ERROR");
+        assert_eq!(res.error_fields(), vec!["paymentMethod"], "{method}");
+        assert_eq!(
+            res.body["details"]["errors"][0]["message"],
+            "must be poa, cardpay, bankpay, comp or invoice"
+        );
+    }
+    let res = app
+        .get(&format!("/api/v1/bookings/{}", a.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", &token(&a))
+        .send()
+        .await;
+    assert_eq!(res.body["status"], "hold");
+    assert_eq!(res.body["paymentMethod"], serde_json::Value::Null);
+    let res = app
+        .post(&path)
+        .tenant(&t.id)
+        .header("x-booking-token", &token(&a))
+        .json(json!({"pricingHash": a.str("pricingHash"), "paymentMethod": "bankpay", "paymentMethodId": "pm_1"}))
+        .send()
+        .await;
+    res.assert_status(200);
+    assert_eq!(res.body["paymentMethod"], "bankpay");
+}
+
+#[tokio::test]
 async fn confirm_with_a_stale_hash_is_pricing_changed() {
     let (app, t, fx) = setup().await;
     let a = app.hold(&t.id, &fx, &fx.slots[0], 2).await;

@@ -1,4 +1,5 @@
 use kairos_domain::TenantId;
+use kairos_domain::scheduling::{RecurrenceKind, ScopeType};
 use kairos_testkit::{TenantFixture, TestApp};
 use serde_json::json;
 use uuid::Uuid;
@@ -436,7 +437,7 @@ async fn concurrent_regenerations_create_each_slot_once() {
             store
                 .regenerate(
                     &tenant,
-                    "product",
+                    ScopeType::Product,
                     product.id,
                     kairos_store::DateSpan::default(),
                     now,
@@ -652,13 +653,13 @@ async fn concurrent_changes_moving_schedules_between_site_and_products_all_succe
         // opposite orders unless they are taken together, sorted.
         let moves = if round % 2 == 0 {
             [
-                (a, "product", p2, "10:00", "12:00"),
-                (b, "product", p1, "13:00", "15:00"),
+                (a, ScopeType::Product, p2, "10:00", "12:00"),
+                (b, ScopeType::Product, p1, "13:00", "15:00"),
             ]
         } else {
             [
-                (a, "site", site, "10:00", "12:00"),
-                (b, "site", site, "13:00", "15:00"),
+                (a, ScopeType::Site, site, "10:00", "12:00"),
+                (b, ScopeType::Site, site, "13:00", "15:00"),
             ]
         };
         let runs: Vec<_> = moves
@@ -669,12 +670,12 @@ async fn concurrent_changes_moving_schedules_between_site_and_products_all_succe
                 let now = app.clock_now();
                 tokio::spawn(async move {
                     let new = kairos_store::NewTemplate {
-                        scope_type: scope_type.into(),
+                        scope_type,
                         scope_id,
                         day_of_week: None,
                         start_time: start.into(),
                         end_time: end.into(),
-                        recurrence_kind: "daily".into(),
+                        recurrence_kind: RecurrenceKind::Daily,
                         by_day: None,
                         by_month: None,
                         by_month_day: None,
@@ -710,4 +711,105 @@ async fn concurrent_changes_moving_schedules_between_site_and_products_all_succe
     .await;
     assert_eq!(check.body["created"], 0);
     assert_eq!(check.body["deleted"], 0);
+}
+
+/// The message of the validation error of `field`.
+fn field_message(res: &kairos_testkit::TestResponse, field: &str) -> String {
+    res.body["details"]["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["field"] == field)
+        .and_then(|e| e["message"].as_str())
+        .unwrap_or_else(|| panic!("no error for {field}: {}", res.text))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn an_unknown_scope_recurrence_or_blackout_kind_is_a_400_naming_the_field_and_its_choices() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    let site = json!(fx.site_id);
+    let cases = [
+        (
+            "/api/v1/admin/schedules/templates",
+            json!({"scopeType": "room", "scopeId": site, "startTime": "09:00", "endTime": "10:00"}),
+            "scopeType",
+            "site or product",
+        ),
+        (
+            "/api/v1/admin/schedules/templates",
+            json!({"scopeType": "site", "scopeId": site, "startTime": "09:00", "endTime": "10:00",
+                   "recurrenceKind": "Weekly"}),
+            "recurrenceKind",
+            "none, daily, weekly, monthly or annual",
+        ),
+        (
+            "/api/v1/admin/schedules/overrides",
+            json!({"scopeType": "site", "scopeId": site, "dateFrom": "2026-12-24",
+                   "startTime": "09:00", "endTime": "10:00", "recurrence": "yearly"}),
+            "recurrence",
+            "none or annual",
+        ),
+        (
+            "/api/v1/admin/schedules/blackouts",
+            json!({"scopeType": "site", "scopeId": site, "dateFrom": "2026-12-24", "kind": "party"}),
+            "kind",
+            "maintenance, holiday, closure or event",
+        ),
+        (
+            "/api/v1/admin/schedules/blackouts",
+            json!({"scopeType": "site", "scopeId": site, "dateFrom": "2026-12-24", "kind": "closure",
+                   "recurrence": "weekly"}),
+            "recurrence",
+            "none or annual",
+        ),
+        (
+            "/api/v1/admin/schedules/regenerate",
+            json!({"scopeType": "tenant", "scopeId": site}),
+            "scopeType",
+            "site or product",
+        ),
+    ];
+    for (path, body, field, choices) in cases {
+        let res = post(&app, &t, path, body).await;
+        res.assert_error(400, "VALIDATION_ERROR");
+        assert_eq!(res.error_fields(), [field], "{path}");
+        assert_eq!(field_message(&res, field), format!("must be {choices}"));
+    }
+    let listed = app
+        .get(&format!(
+            "/api/v1/admin/schedules/overrides?scopeType=room&scopeId={}",
+            fx.site_id
+        ))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    listed.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(listed.error_fields(), ["scopeType"]);
+
+    // A change is checked like a creation; the stored template stays as it was.
+    let tpl = app
+        .daily_hours(&t, "site", &fx.site_id, "10:00", "12:00")
+        .await;
+    let id = tpl["id"].as_str().unwrap_or_default();
+    let patched = app
+        .patch(&format!("/api/v1/admin/schedules/templates/{id}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"recurrenceKind": "hourly"}))
+        .send()
+        .await;
+    patched.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(patched.error_fields(), ["recurrenceKind"]);
+    let got = app
+        .get(&format!("/api/v1/admin/schedules/templates/{id}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(got.body["recurrenceKind"], "daily");
+    assert_eq!(got.body["scopeType"], "site");
 }

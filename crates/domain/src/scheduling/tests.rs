@@ -497,3 +497,30 @@ fn slots_between_covers_every_date() {
     );
     assert_eq!(slots.len(), 14);
 }
+
+#[test]
+fn every_schedule_value_parses_back_from_its_text() {
+    for s in ScopeType::ALL {
+        assert_eq!(ScopeType::parse(s.as_str()), Some(*s));
+    }
+    for k in RecurrenceKind::ALL {
+        assert_eq!(RecurrenceKind::parse(k.as_str()), Some(*k));
+    }
+    for r in DateRecurrence::ALL {
+        assert_eq!(DateRecurrence::parse(r.as_str()), Some(*r));
+    }
+    for k in BlackoutKind::ALL {
+        assert_eq!(BlackoutKind::parse(k.as_str()), Some(*k));
+    }
+    assert_eq!(ScopeType::parse("Site"), None);
+    assert_eq!(RecurrenceKind::parse("hourly"), None);
+    assert_eq!(
+        RecurrenceKind::choices(),
+        "none, daily, weekly, monthly or annual"
+    );
+    assert_eq!(DateRecurrence::choices(), "none or annual");
+    assert_eq!(
+        BlackoutKind::choices(),
+        "maintenance, holiday, closure or event"
+    );
+}

@@ -1,6 +1,8 @@
 //! Bookings, their prices, actions, notes and payments.
 
 use super::Timestamp;
+use kairos_domain::bookings::{BookingSource, NoteCategory, NotePriority};
+use kairos_domain::payments::{PaymentMethod, PaymentStatus};
 use serde::Serialize;
 use serde_json::Value;
 use uuid::Uuid;
@@ -68,22 +70,6 @@ pub struct BookingCustomer {
     /// Lower case.
     pub email: String,
     pub phone: String,
-}
-
-/// Where a booking was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BookingSource {
-    Public,
-    Admin,
-}
-
-impl BookingSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BookingSource::Public => "public",
-            BookingSource::Admin => "admin",
-        }
-    }
 }
 
 /// How a new booking takes its seats.
@@ -161,8 +147,9 @@ pub struct Booking {
     pub price: PriceBreakdown,
     pub paid_amount: i64,
     pub token_hash: String,
-    pub source: String,
-    pub payment_method: Option<String>,
+    pub source: BookingSource,
+    /// The method it was confirmed with.
+    pub payment_method: Option<PaymentMethod>,
     pub admin_notes: Option<String>,
     pub send_confirmation: bool,
     pub created_by: Option<String>,
@@ -187,8 +174,7 @@ pub enum BookingAction {
     /// whose hash differs from `pricing_hash` (the one the client was shown) refuses.
     Confirm {
         pricing_hash: String,
-        pay_on_arrival: bool,
-        payment_method: String,
+        payment_method: PaymentMethod,
         method_reference: Option<String>,
     },
     /// Cancel. With `customer_window`, a booking past its hold must start far enough
@@ -204,7 +190,8 @@ pub enum BookingAction {
         customer_window: bool,
     },
     MarkArrived,
-    /// Record a payment (minor units; `None` = the balance) by `method`.
+    /// Record a payment (minor units; `None` = the balance) by `method`, the venue's own
+    /// word for it (`cash`, `card_terminal`, …: an open set).
     MarkPaid {
         amount: Option<i64>,
         method: String,
@@ -296,8 +283,8 @@ pub struct BookingNote {
     pub id: Uuid,
     pub booking_id: Uuid,
     pub content: String,
-    pub category: String,
-    pub priority: String,
+    pub category: NoteCategory,
+    pub priority: NotePriority,
     pub is_internal: bool,
     pub created_by: String,
     pub created_by_name: String,
@@ -308,21 +295,23 @@ pub struct BookingNote {
 #[derive(Debug, Clone)]
 pub struct NewNote {
     pub content: String,
-    pub category: String,
-    pub priority: String,
+    pub category: NoteCategory,
+    pub priority: NotePriority,
     pub is_internal: bool,
 }
 
 /// A payment recorded against a booking (minor units).
-#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Payment {
     pub id: Uuid,
     pub booking_id: Uuid,
     pub amount: i64,
     pub currency: String,
+    /// A confirmation's method (`cardpay`, …) or what staff recorded with mark-paid
+    /// (`cash`, `manual`, …): an open set, kept as text.
     pub method: String,
     pub method_reference: Option<String>,
-    pub status: String,
+    pub status: PaymentStatus,
     pub created_at: Timestamp,
 }
 

@@ -16,6 +16,7 @@ pub use scheduling::*;
 pub use staff::*;
 pub use tenancy::*;
 
+use kairos_domain::auth::ActorKind;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -28,23 +29,6 @@ pub struct Actor {
     pub kind: ActorKind,
     pub id: Option<String>,
     pub name: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ActorKind {
-    Admin,
-    Customer,
-    System,
-}
-
-impl ActorKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ActorKind::Admin => "admin",
-            ActorKind::Customer => "customer",
-            ActorKind::System => "system",
-        }
-    }
 }
 
 impl Actor {
@@ -79,7 +63,7 @@ impl Actor {
 pub struct AuditEntry {
     pub id: Uuid,
     pub occurred_at: Timestamp,
-    pub actor_type: String,
+    pub actor_type: ActorKind,
     pub actor_id: Option<String>,
     pub actor_name: Option<String>,
     pub action: String,

@@ -1,18 +1,19 @@
 //! Schedule templates, date rules, slots and regeneration reports.
 
 use super::Timestamp;
+use kairos_domain::scheduling::{BlackoutKind, DateRecurrence, RecurrenceKind, ScopeType};
 use serde::Serialize;
 use uuid::Uuid;
 
 /// Input of a schedule template (times `HH:MM`, site local).
 #[derive(Debug, Clone, Serialize)]
 pub struct NewTemplate {
-    pub scope_type: String,
+    pub scope_type: ScopeType,
     pub scope_id: Uuid,
     pub day_of_week: Option<i32>,
     pub start_time: String,
     pub end_time: String,
-    pub recurrence_kind: String,
+    pub recurrence_kind: RecurrenceKind,
     pub by_day: Option<i32>,
     pub by_month: Option<i32>,
     pub by_month_day: Option<i32>,
@@ -34,15 +35,14 @@ pub struct TemplateRecord {
 /// (all day); overrides have no kind and need both times.
 #[derive(Debug, Clone, Serialize)]
 pub struct NewDateRule {
-    pub scope_type: String,
+    pub scope_type: ScopeType,
     pub scope_id: Uuid,
-    pub kind: Option<String>,
+    pub kind: Option<BlackoutKind>,
     pub date_from: chrono::NaiveDate,
     pub date_to: chrono::NaiveDate,
     pub start_time: Option<String>,
     pub end_time: Option<String>,
-    /// `none` or `annual`.
-    pub recurrence: String,
+    pub recurrence: DateRecurrence,
     pub reason: Option<String>,
 }
 

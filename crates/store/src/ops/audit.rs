@@ -2,8 +2,9 @@
 //! `Write` (see `write.rs`); [`Change`] is what a use case records.
 
 use super::Repo;
-use crate::{AuditEntry, StoreResult, Timestamp};
+use crate::{AuditEntry, StoreError, StoreResult, Timestamp, stored};
 use kairos_domain::TenantId;
+use kairos_domain::auth::ActorKind;
 use kairos_store_macros::operations;
 use serde_json::Value;
 use sqlx::types::Json;
@@ -30,6 +31,24 @@ struct AuditRow {
     changes: Json<Value>,
 }
 
+impl TryFrom<AuditRow> for AuditEntry {
+    type Error = StoreError;
+
+    fn try_from(r: AuditRow) -> Result<Self, StoreError> {
+        Ok(AuditEntry {
+            id: r.id,
+            occurred_at: r.occurred_at,
+            actor_type: stored("actor_type", &r.actor_type, ActorKind::parse)?,
+            actor_id: r.actor_id,
+            actor_name: r.actor_name,
+            action: r.action,
+            entity_type: r.entity_type,
+            entity_id: r.entity_id,
+            changes: r.changes.0,
+        })
+    }
+}
+
 #[operations]
 impl Repo {
     /// The history of one entity, oldest first.
@@ -51,20 +70,7 @@ impl Repo {
         .bind(entity_id)
         .fetch_all(&self.read)
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(|r| AuditEntry {
-                id: r.id,
-                occurred_at: r.occurred_at,
-                actor_type: r.actor_type,
-                actor_id: r.actor_id,
-                actor_name: r.actor_name,
-                action: r.action,
-                entity_type: r.entity_type,
-                entity_id: r.entity_id,
-                changes: r.changes.0,
-            })
-            .collect())
+        rows.into_iter().map(AuditEntry::try_from).collect()
     }
 }
 

@@ -13,6 +13,7 @@ use crate::{
 };
 use kairos_domain::TenantId;
 use kairos_domain::bookings::{BookingStatus, Trigger, transition, trigger_for_target};
+use kairos_domain::payments::PaymentStatus;
 use kairos_store_macros::operations;
 use sqlx::types::Json;
 use uuid::Uuid;
@@ -123,13 +124,13 @@ async fn act(
     match action {
         BookingAction::Confirm {
             pricing_hash,
-            pay_on_arrival,
             payment_method,
             method_reference,
         } => {
             if b.status == BookingStatus::Hold && b.starts_at <= now {
                 return Err(BookingRefusal::SlotStarted.into());
             }
+            let pay_on_arrival = payment_method.pays_on_arrival();
             let trigger = if pay_on_arrival {
                 Trigger::ConfirmPayOnArrival
             } else {
@@ -152,7 +153,7 @@ async fn act(
             )
             .bind(w.tenant.as_str())
             .bind(b.id)
-            .bind(&payment_method)
+            .bind(payment_method.as_str())
             .bind(Json(&price))
             .bind(price.total)
             .bind(&price.pricing_hash)
@@ -160,7 +161,7 @@ async fn act(
             .execute(&mut *w.tx)
             .await?;
             b.price = price;
-            b.payment_method = Some(payment_method.clone());
+            b.payment_method = Some(payment_method);
             b.hold_expires_at = None;
             b.confirmed_at = Some(now);
             if !pay_on_arrival {
@@ -169,9 +170,9 @@ async fn act(
                     w,
                     b,
                     total,
-                    &payment_method,
+                    payment_method.as_str(),
                     method_reference.as_deref(),
-                    "pending",
+                    PaymentStatus::Pending,
                     actor,
                 )
                 .await?;

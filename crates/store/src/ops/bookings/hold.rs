@@ -7,11 +7,11 @@ use super::transition::booking_message;
 use super::{Change, Repo, Write};
 use crate::pricing::{check_addons, price_booking};
 use crate::{
-    Actor, Booking, BookingCustomer, BookingError, BookingRefusal, BookingSource, CreatedBooking,
-    Idempotency, NewBooking, SeatPolicy, SlotChoice, Timestamp, Written,
+    Actor, Booking, BookingCustomer, BookingError, BookingRefusal, CreatedBooking, Idempotency,
+    NewBooking, SeatPolicy, SlotChoice, Timestamp, Written,
 };
 use kairos_domain::FieldErrors;
-use kairos_domain::bookings::BookingStatus;
+use kairos_domain::bookings::{BookingSource, BookingStatus};
 use kairos_domain::ids::new_reference;
 use kairos_domain::new_id;
 use kairos_domain::pricing::AddonMode;
@@ -226,7 +226,7 @@ async fn create(
         price,
         paid_amount: 0,
         token_hash: new.token_hash,
-        source: new.source.as_str().to_owned(),
+        source: new.source,
         payment_method: None,
         admin_notes: new.admin_notes,
         send_confirmation: new.send_confirmation,

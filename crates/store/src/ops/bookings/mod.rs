@@ -26,10 +26,11 @@ use super::write::Write;
 use super::{Db, Repo, dialect};
 use crate::{
     Booking, BookingCustomer, BookingError, BookingView, ChosenAddon, PriceBreakdown, StoreError,
-    StoreResult, Timestamp,
+    StoreResult, Timestamp, stored,
 };
 use kairos_domain::TenantId;
-use kairos_domain::bookings::BookingStatus;
+use kairos_domain::bookings::{BookingSource, BookingStatus};
+use kairos_domain::payments::PaymentMethod;
 use serde_json::Value;
 use sqlx::Transaction;
 use sqlx::types::Json;
@@ -104,8 +105,11 @@ impl TryFrom<BookingRow> for Booking {
             price: r.price.0,
             paid_amount: r.paid_amount,
             token_hash: r.token_hash,
-            source: r.source,
-            payment_method: r.payment_method,
+            source: stored("source", &r.source, BookingSource::parse)?,
+            payment_method: r
+                .payment_method
+                .map(|m| stored("payment_method", &m, PaymentMethod::parse))
+                .transpose()?,
             admin_notes: r.admin_notes,
             send_confirmation: r.send_confirmation,
             created_by: r.created_by,

@@ -1,7 +1,10 @@
 //! Staff notes on a booking.
 
 use super::{Change, Db, Repo, Tx, dialect, load_for_update};
-use crate::{Actor, BookingError, BookingNote, NewNote, StoreResult, Timestamp};
+use crate::{
+    Actor, BookingError, BookingNote, NewNote, StoreError, StoreResult, Timestamp, stored,
+};
+use kairos_domain::bookings::{NoteCategory, NotePriority};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::{Value, json};
@@ -27,7 +30,7 @@ pub(super) async fn load_note(
     .bind(id)
     .fetch_optional(&mut **tx)
     .await?;
-    Ok(row.ok_or(BookingError::NoteNotFound)?.into())
+    Ok(row.ok_or(BookingError::NoteNotFound)?.try_into()?)
 }
 
 /// `{noteId, field: {from, to}…}` for the fields of a note an update changed.
@@ -65,20 +68,22 @@ struct NoteRow {
     updated_at: Timestamp,
 }
 
-impl From<NoteRow> for BookingNote {
-    fn from(r: NoteRow) -> Self {
-        BookingNote {
+impl TryFrom<NoteRow> for BookingNote {
+    type Error = StoreError;
+
+    fn try_from(r: NoteRow) -> Result<Self, StoreError> {
+        Ok(BookingNote {
             id: r.id,
             booking_id: r.booking_id,
             content: r.content,
-            category: r.category,
-            priority: r.priority,
+            category: stored("category", &r.category, NoteCategory::parse)?,
+            priority: stored("priority", &r.priority, NotePriority::parse)?,
             is_internal: r.is_internal,
             created_by: r.created_by,
             created_by_name: r.created_by_name,
             created_at: r.created_at,
             updated_at: r.updated_at,
-        }
+        })
     }
 }
 
@@ -115,8 +120,8 @@ impl Repo {
         .bind(note.id)
         .bind(booking)
         .bind(&note.content)
-        .bind(&note.category)
-        .bind(&note.priority)
+        .bind(note.category.as_str())
+        .bind(note.priority.as_str())
         .bind(note.is_internal)
         .bind(&note.created_by)
         .bind(&note.created_by_name)
@@ -158,7 +163,7 @@ impl Repo {
         }
         q.push(") ORDER BY created_at, id");
         let rows: Vec<NoteRow> = q.build_query_as().fetch_all(&self.read).await?;
-        Ok(rows.into_iter().map(BookingNote::from).collect())
+        rows.into_iter().map(BookingNote::try_from).collect()
     }
 
     /// Replaces a note's fields; `NotFound` unless the note belongs to the booking.
@@ -184,13 +189,13 @@ impl Repo {
         .bind(booking)
         .bind(id)
         .bind(&new.content)
-        .bind(&new.category)
-        .bind(&new.priority)
+        .bind(new.category.as_str())
+        .bind(new.priority.as_str())
         .bind(new.is_internal)
         .bind(now)
         .fetch_optional(&mut *w.tx)
         .await?;
-        let note = BookingNote::from(row.ok_or(BookingError::NoteNotFound)?);
+        let note = BookingNote::try_from(row.ok_or(BookingError::NoteNotFound)?)?;
         w.audit(
             actor,
             Change {

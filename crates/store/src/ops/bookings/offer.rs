@@ -2,11 +2,11 @@
 //! site and the tenant's hold time-to-live (and, for a new booking, the slot) in one
 //! statement; the variant and add-ons only when the booking has them.
 
-use super::super::catalog::stored;
 use super::super::catalog::{
     ADDON_COLUMNS, AddonRow, PRODUCT_COLUMNS, ProductRow, VARIANT_COLUMNS, VariantRow,
 };
 use super::Tx;
+use crate::stored;
 use crate::{Addon, Product, SlotChoice, StoreError, Timestamp, Variant};
 use kairos_domain::TenantId;
 use kairos_domain::catalog::CancellationPolicy;

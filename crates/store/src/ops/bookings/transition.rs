@@ -6,6 +6,7 @@ use super::seats::{release_seats, take_seats_reclaiming};
 use super::{Change, Repo, Write};
 use crate::{Actor, Booking, BookingError, BookingRefusal, SeatPolicy, StoreError, StoreResult};
 use kairos_domain::bookings::{BookingStatus, CapacityEffect, Trigger, transition};
+use kairos_domain::payments::PaymentStatus;
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::{Value, json};
@@ -55,7 +56,7 @@ pub(super) async fn insert_payment(
     amount: i64,
     method: &str,
     method_reference: Option<&str>,
-    status: &str,
+    status: PaymentStatus,
     actor: &Actor,
 ) -> Result<(), StoreError> {
     sqlx::query(
@@ -70,7 +71,7 @@ pub(super) async fn insert_payment(
     .bind(&booking.price.currency)
     .bind(method)
     .bind(method_reference)
-    .bind(status)
+    .bind(status.as_str())
     .bind(actor.id.as_deref())
     .bind(w.now)
     .execute(&mut *w.tx)

@@ -1,7 +1,7 @@
 //! Add-ons of a product (spec Part B 2.2).
 
-use super::stored;
 use super::{Change, Repo, diff, product_exists};
+use crate::stored;
 use crate::{Actor, Addon, CatalogError, NewAddon, StoreError, StoreResult, Timestamp};
 use kairos_domain::catalog::{AddonPriceType, AddonType};
 use kairos_domain::pricing::AddonMode;

@@ -7,7 +7,7 @@ mod variants;
 
 use super::audit::{Change, diff};
 use super::{Db, Repo};
-use crate::{CatalogError, StoreError};
+use crate::CatalogError;
 use kairos_domain::TenantId;
 use sqlx::Transaction;
 use uuid::Uuid;
@@ -28,14 +28,4 @@ async fn product_exists(
             .fetch_optional(&mut **tx)
             .await?;
     found.map(|_| ()).ok_or(CatalogError::ProductNotFound)
-}
-
-/// A value of a closed set read back from the database; a spelling the code does not know
-/// is a corrupt row, never a silent default.
-pub(crate) fn stored<T>(
-    what: &str,
-    text: &str,
-    parse: fn(&str) -> Option<T>,
-) -> Result<T, StoreError> {
-    parse(text).ok_or_else(|| StoreError::Corrupt(format!("{what} '{text}'")))
 }

@@ -1,7 +1,7 @@
 //! Products: what a venue sells, with duration, capacity, price, tax and slot policy.
 
-use super::stored;
 use super::{Change, Repo, diff};
+use crate::stored;
 use crate::{Actor, CatalogError, NewProduct, Product, StoreError, StoreResult, Timestamp};
 use kairos_domain::catalog::SlotPolicyKind;
 use kairos_domain::pricing::PriceType;

@@ -1,7 +1,7 @@
 //! Sites: a venue's locations, with time zone, currency and booking policies.
 
-use super::stored;
 use super::{Change, Repo, diff};
+use crate::stored;
 use crate::{Actor, CatalogError, NewSite, Site, StoreError, StoreResult, Timestamp};
 use kairos_domain::catalog::CancellationPolicy;
 use kairos_domain::{TenantId, new_id};

@@ -1,7 +1,7 @@
 //! Variants of a product, with their own price.
 
-use super::stored;
 use super::{Change, Repo, diff, product_exists};
+use crate::stored;
 use crate::{Actor, CatalogError, NewVariant, StoreError, StoreResult, Timestamp, Variant};
 use kairos_domain::catalog::VariantPriceMode;
 use kairos_domain::{TenantId, new_id};

@@ -8,6 +8,7 @@ use crate::{
     Actor, Changed, DateRuleKind, DateRuleRecord, NewDateRule, ScheduleError, StoreResult,
     Timestamp,
 };
+use kairos_domain::scheduling::{BlackoutKind, ScopeType};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -24,7 +25,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Changed<DateRuleRecord>, ScheduleError> {
         let mut w = self.begin(tenant, now).await?;
-        scope_exists(&mut w.tx, tenant, &new.scope_type, new.scope_id).await?;
+        scope_exists(&mut w.tx, tenant, new.scope_type, new.scope_id).await?;
         let id = new_id();
         let (columns, values) = match kind {
             DateRuleKind::Override => ("", ""),
@@ -40,16 +41,16 @@ impl Repo {
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .bind(&new.scope_type)
+        .bind(new.scope_type.as_str())
         .bind(new.scope_id)
         .bind(new.date_from)
         .bind(new.date_to)
         .bind(&new.start_time)
         .bind(&new.end_time)
-        .bind(&new.recurrence)
+        .bind(new.recurrence.as_str())
         .bind(&new.reason)
         .bind(now)
-        .bind(&new.kind)
+        .bind(new.kind.map(BlackoutKind::as_str))
         .fetch_one(&mut *w.tx)
         .await?;
         let entity = match kind {
@@ -68,7 +69,7 @@ impl Repo {
         let regeneration = regenerate_scope(
             &mut w.tx,
             tenant,
-            &new.scope_type,
+            new.scope_type,
             new.scope_id,
             rule_span(&new),
             now,
@@ -77,7 +78,7 @@ impl Repo {
         .await?;
         w.commit(None).await?;
         Ok(Changed {
-            record: row.into(),
+            record: row.try_into()?,
             regeneration,
         })
     }
@@ -103,8 +104,8 @@ impl Repo {
         .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(ScheduleError::RuleNotFound(kind))?
-        .into();
-        scope_exists(&mut w.tx, tenant, &new.scope_type, new.scope_id).await?;
+        .try_into()?;
+        scope_exists(&mut w.tx, tenant, new.scope_type, new.scope_id).await?;
         let kind_column = match kind {
             DateRuleKind::Override => "",
             DateRuleKind::Blackout => ", kind = $12",
@@ -119,19 +120,19 @@ impl Repo {
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .bind(&new.scope_type)
+        .bind(new.scope_type.as_str())
         .bind(new.scope_id)
         .bind(new.date_from)
         .bind(new.date_to)
         .bind(&new.start_time)
         .bind(&new.end_time)
-        .bind(&new.recurrence)
+        .bind(new.recurrence.as_str())
         .bind(&new.reason)
         .bind(now)
-        .bind(&new.kind)
+        .bind(new.kind.map(BlackoutKind::as_str))
         .fetch_one(&mut *w.tx)
         .await?;
-        let after = DateRuleRecord::from(row);
+        let after = DateRuleRecord::try_from(row)?;
         let entity = match kind {
             DateRuleKind::Override => "schedule_override",
             DateRuleKind::Blackout => "schedule_blackout",
@@ -149,15 +150,15 @@ impl Repo {
             &mut w.tx,
             tenant,
             [
-                (&before.fields.scope_type, before.fields.scope_id),
-                (&after.fields.scope_type, after.fields.scope_id),
+                (before.fields.scope_type, before.fields.scope_id),
+                (after.fields.scope_type, after.fields.scope_id),
             ],
         )
         .await?;
         let mut regeneration = regenerate_scope(
             &mut w.tx,
             tenant,
-            &before.fields.scope_type,
+            before.fields.scope_type,
             before.fields.scope_id,
             rule_span(&before.fields),
             now,
@@ -167,7 +168,7 @@ impl Repo {
         let second = regenerate_scope(
             &mut w.tx,
             tenant,
-            &after.fields.scope_type,
+            after.fields.scope_type,
             after.fields.scope_id,
             rule_span(&after.fields),
             now,
@@ -197,14 +198,14 @@ impl Repo {
         .bind(id)
         .fetch_optional(&self.read)
         .await?;
-        Ok(row.map(DateRuleRecord::from))
+        row.map(DateRuleRecord::try_from).transpose()
     }
 
     pub async fn list_date_rules(
         &self,
         tenant: &TenantId,
         kind: DateRuleKind,
-        scope: Option<(String, Uuid)>,
+        scope: Option<(ScopeType, Uuid)>,
     ) -> StoreResult<Vec<DateRuleRecord>> {
         let base = format!(
             "SELECT {} FROM {} WHERE tenant_id = $1",
@@ -217,7 +218,7 @@ impl Repo {
                     "{base} AND scope_type = $2 AND scope_id = $3 ORDER BY date_from, id"
                 ))
                 .bind(tenant.as_str())
-                .bind(scope_type)
+                .bind(scope_type.as_str())
                 .bind(scope_id)
                 .fetch_all(&self.read)
                 .await?
@@ -229,7 +230,7 @@ impl Repo {
                     .await?
             }
         };
-        Ok(rows.into_iter().map(DateRuleRecord::from).collect())
+        rows.into_iter().map(DateRuleRecord::try_from).collect()
     }
 
     pub async fn delete_date_rule(
@@ -251,7 +252,7 @@ impl Repo {
         .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(ScheduleError::RuleNotFound(kind))?
-        .into();
+        .try_into()?;
         let entity = match kind {
             DateRuleKind::Override => "schedule_override",
             DateRuleKind::Blackout => "schedule_blackout",
@@ -268,7 +269,7 @@ impl Repo {
         let regeneration = regenerate_scope(
             &mut w.tx,
             tenant,
-            &before.fields.scope_type,
+            before.fields.scope_type,
             before.fields.scope_id,
             rule_span(&before.fields),
             now,

@@ -14,11 +14,12 @@ use super::audit::{Change, diff};
 use super::{Db, Repo, dialect};
 use crate::{
     DateRuleKind, DateRuleRecord, NewDateRule, NewTemplate, StoreError, StoreResult,
-    TemplateRecord, Timestamp,
+    TemplateRecord, Timestamp, stored,
 };
 use chrono::NaiveDate;
 use kairos_domain::scheduling::{
-    Blackout, DateRange, LocalTime, Override, RecurrenceKind, Template,
+    Blackout, BlackoutKind, DateRange, DateRecurrence, LocalTime, Override, RecurrenceKind,
+    ScopeType, Template,
 };
 use regeneration::{WHOLE_HORIZON, lock_scopes, regenerate_scope, rule_span, scope_exists};
 use sqlx::types::Json;
@@ -43,17 +44,23 @@ struct TemplateRow {
     updated_at: Timestamp,
 }
 
-impl From<TemplateRow> for TemplateRecord {
-    fn from(r: TemplateRow) -> Self {
-        TemplateRecord {
+impl TryFrom<TemplateRow> for TemplateRecord {
+    type Error = StoreError;
+
+    fn try_from(r: TemplateRow) -> Result<Self, StoreError> {
+        Ok(TemplateRecord {
             id: r.id,
             fields: NewTemplate {
-                scope_type: r.scope_type,
+                scope_type: stored("scope_type", &r.scope_type, ScopeType::parse)?,
                 scope_id: r.scope_id,
                 day_of_week: r.day_of_week,
                 start_time: r.start_time,
                 end_time: r.end_time,
-                recurrence_kind: r.recurrence_kind,
+                recurrence_kind: stored(
+                    "recurrence_kind",
+                    &r.recurrence_kind,
+                    RecurrenceKind::parse,
+                )?,
                 by_day: r.by_day,
                 by_month: r.by_month,
                 by_month_day: r.by_month_day,
@@ -63,7 +70,7 @@ impl From<TemplateRow> for TemplateRecord {
             },
             created_at: r.created_at,
             updated_at: r.updated_at,
-        }
+        })
     }
 }
 
@@ -87,24 +94,29 @@ struct DateRuleRow {
     updated_at: Timestamp,
 }
 
-impl From<DateRuleRow> for DateRuleRecord {
-    fn from(r: DateRuleRow) -> Self {
-        DateRuleRecord {
+impl TryFrom<DateRuleRow> for DateRuleRecord {
+    type Error = StoreError;
+
+    fn try_from(r: DateRuleRow) -> Result<Self, StoreError> {
+        Ok(DateRuleRecord {
             id: r.id,
             fields: NewDateRule {
-                scope_type: r.scope_type,
+                scope_type: stored("scope_type", &r.scope_type, ScopeType::parse)?,
                 scope_id: r.scope_id,
-                kind: r.kind,
+                kind: r
+                    .kind
+                    .map(|k| stored("kind", &k, BlackoutKind::parse))
+                    .transpose()?,
                 date_from: r.date_from,
                 date_to: r.date_to,
                 start_time: r.start_time,
                 end_time: r.end_time,
-                recurrence: r.recurrence,
+                recurrence: stored("recurrence", &r.recurrence, DateRecurrence::parse)?,
                 reason: r.reason,
             },
             created_at: r.created_at,
             updated_at: r.updated_at,
-        }
+        })
     }
 }
 
@@ -147,8 +159,7 @@ pub(crate) fn template_rule(t: &NewTemplate) -> StoreResult<Template> {
         day_of_week: u8_of(t.day_of_week),
         start: time(&t.start_time)?,
         end: time(&t.end_time)?,
-        kind: RecurrenceKind::parse(&t.recurrence_kind)
-            .ok_or_else(|| corrupt("recurrence kind", &t.recurrence_kind))?,
+        kind: t.recurrence_kind,
         by_day: u8_of(t.by_day),
         by_month: u8_of(t.by_month),
         by_month_day: u8_of(t.by_month_day),
@@ -162,7 +173,7 @@ fn date_range(r: &NewDateRule) -> DateRange {
     DateRange {
         from: r.date_from,
         to: r.date_to,
-        annual: r.recurrence == "annual",
+        annual: r.recurrence.is_annual(),
     }
 }
 

@@ -18,7 +18,9 @@ use chrono::Duration;
 use kairos_domain::TenantId;
 use kairos_domain::catalog::SlotPolicyKind;
 use kairos_domain::new_id;
-use kairos_domain::scheduling::{self, Schedules, SlotPolicy, SlotShape, SlotTime};
+use kairos_domain::scheduling::{
+    self, DateRecurrence, Schedules, ScopeType, SlotPolicy, SlotShape, SlotTime,
+};
 use kairos_domain::tenancy::parse_time_zone;
 use kairos_store_macros::operations;
 use sqlx::{QueryBuilder, Transaction};
@@ -28,7 +30,7 @@ use uuid::Uuid;
 pub(super) async fn load_templates(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
-    scope_type: &str,
+    scope_type: ScopeType,
     scope_id: Uuid,
 ) -> StoreResult<Vec<TemplateRecord>> {
     let rows: Vec<TemplateRow> = sqlx::query_as(&format!(
@@ -36,18 +38,18 @@ pub(super) async fn load_templates(
          WHERE tenant_id = $1 AND scope_type = $2 AND scope_id = $3 ORDER BY created_at, id"
     ))
     .bind(tenant.as_str())
-    .bind(scope_type)
+    .bind(scope_type.as_str())
     .bind(scope_id)
     .fetch_all(&mut **tx)
     .await?;
-    Ok(rows.into_iter().map(TemplateRecord::from).collect())
+    rows.into_iter().map(TemplateRecord::try_from).collect()
 }
 
 pub(super) async fn load_date_rules(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
     kind: DateRuleKind,
-    scope_type: &str,
+    scope_type: ScopeType,
     scope_id: Uuid,
 ) -> StoreResult<Vec<DateRuleRecord>> {
     let rows: Vec<DateRuleRow> = sqlx::query_as(&format!(
@@ -57,17 +59,17 @@ pub(super) async fn load_date_rules(
         table(kind)
     ))
     .bind(tenant.as_str())
-    .bind(scope_type)
+    .bind(scope_type.as_str())
     .bind(scope_id)
     .fetch_all(&mut **tx)
     .await?;
-    Ok(rows.into_iter().map(DateRuleRecord::from).collect())
+    rows.into_iter().map(DateRuleRecord::try_from).collect()
 }
 
 pub(super) async fn load_schedules(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
-    scope_type: &str,
+    scope_type: ScopeType,
     scope_id: Uuid,
 ) -> StoreResult<Schedules> {
     let templates = load_templates(tx, tenant, scope_type, scope_id)
@@ -159,8 +161,8 @@ pub(super) async fn regenerate_product(
         scheduling::start_of_day(&tz, to + Duration::days(1)).ok_or_else(|| corrupt("date", to))?;
 
     let desired: Vec<SlotTime> = if product.is_active {
-        let site = load_schedules(tx, tenant, "site", product.site_id).await?;
-        let own = load_schedules(tx, tenant, "product", product.id).await?;
+        let site = load_schedules(tx, tenant, ScopeType::Site, product.site_id).await?;
+        let own = load_schedules(tx, tenant, ScopeType::Product, product.id).await?;
         let shape = shape_of(&product)?;
         scheduling::slots_between(&tz, &site, &own, &shape, from, to)
             .into_iter()
@@ -284,13 +286,14 @@ pub(super) async fn regenerate_product(
 pub(super) async fn products_of_scope(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
-    scope_type: &str,
+    scope_type: ScopeType,
     scope_id: Uuid,
 ) -> StoreResult<Vec<Uuid>> {
-    let sql = if scope_type == "site" {
-        "SELECT id FROM products WHERE tenant_id = $1 AND site_id = $2 ORDER BY id"
-    } else {
-        "SELECT id FROM products WHERE tenant_id = $1 AND id = $2"
+    let sql = match scope_type {
+        ScopeType::Site => {
+            "SELECT id FROM products WHERE tenant_id = $1 AND site_id = $2 ORDER BY id"
+        }
+        ScopeType::Product => "SELECT id FROM products WHERE tenant_id = $1 AND id = $2",
     };
     let ids: Vec<Uuid> = sqlx::query_scalar(sql)
         .bind(tenant.as_str())
@@ -304,13 +307,12 @@ pub(super) async fn products_of_scope(
 pub(super) async fn scope_exists(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
-    scope_type: &str,
+    scope_type: ScopeType,
     scope_id: Uuid,
 ) -> Result<(), ScheduleError> {
-    let sql = if scope_type == "site" {
-        "SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2"
-    } else {
-        "SELECT 1 FROM products WHERE tenant_id = $1 AND id = $2"
+    let sql = match scope_type {
+        ScopeType::Site => "SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2",
+        ScopeType::Product => "SELECT 1 FROM products WHERE tenant_id = $1 AND id = $2",
     };
     let found: Option<i32> = sqlx::query_scalar(sql)
         .bind(tenant.as_str())
@@ -327,7 +329,7 @@ pub(super) async fn scope_exists(
 pub(super) async fn lock_scopes(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
-    scopes: [(&str, Uuid); 2],
+    scopes: [(ScopeType, Uuid); 2],
 ) -> StoreResult<()> {
     let mut products = Vec::new();
     for (scope_type, scope_id) in scopes {
@@ -344,7 +346,7 @@ pub(super) async fn lock_scopes(
 pub(super) async fn regenerate_scope(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
-    scope_type: &str,
+    scope_type: ScopeType,
     scope_id: Uuid,
     span: DateSpan,
     now: Timestamp,
@@ -358,16 +360,13 @@ pub(super) async fn regenerate_scope(
 }
 
 pub(super) fn rule_span(r: &NewDateRule) -> DateSpan {
-    if r.recurrence == "annual" {
-        DateSpan {
-            from: None,
-            to: None,
-        }
-    } else {
-        DateSpan {
+    match r.recurrence {
+        // An annual rule recurs on dates far beyond its own range: the whole horizon.
+        DateRecurrence::Annual => WHOLE_HORIZON,
+        DateRecurrence::None => DateSpan {
             from: Some(r.date_from),
             to: Some(r.date_to),
-        }
+        },
     }
 }
 
@@ -382,7 +381,7 @@ impl Repo {
     pub async fn regenerate(
         &self,
         tenant: &TenantId,
-        scope_type: &str,
+        scope_type: ScopeType,
         scope_id: Uuid,
         span: DateSpan,
         now: Timestamp,

@@ -5,6 +5,7 @@ use super::{
     regenerate_scope, scope_exists,
 };
 use crate::{Actor, Changed, NewTemplate, ScheduleError, StoreResult, TemplateRecord, Timestamp};
+use kairos_domain::scheduling::ScopeType;
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -21,7 +22,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Changed<TemplateRecord>, ScheduleError> {
         let mut w = self.begin(tenant, now).await?;
-        scope_exists(&mut w.tx, tenant, &new.scope_type, new.scope_id).await?;
+        scope_exists(&mut w.tx, tenant, new.scope_type, new.scope_id).await?;
         let id = new_id();
         let row: TemplateRow = sqlx::query_as(&format!(
             "INSERT INTO schedule_templates (tenant_id, id, scope_type, scope_id, day_of_week,
@@ -32,12 +33,12 @@ impl Repo {
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .bind(&new.scope_type)
+        .bind(new.scope_type.as_str())
         .bind(new.scope_id)
         .bind(new.day_of_week)
         .bind(&new.start_time)
         .bind(&new.end_time)
-        .bind(&new.recurrence_kind)
+        .bind(new.recurrence_kind.as_str())
         .bind(new.by_day)
         .bind(new.by_month)
         .bind(new.by_month_day)
@@ -59,7 +60,7 @@ impl Repo {
         let regeneration = regenerate_scope(
             &mut w.tx,
             tenant,
-            &new.scope_type,
+            new.scope_type,
             new.scope_id,
             WHOLE_HORIZON,
             now,
@@ -68,7 +69,7 @@ impl Repo {
         .await?;
         w.commit(None).await?;
         Ok(Changed {
-            record: row.into(),
+            record: row.try_into()?,
             regeneration,
         })
     }
@@ -85,14 +86,14 @@ impl Repo {
         .bind(id)
         .fetch_optional(&self.read)
         .await?;
-        Ok(row.map(TemplateRecord::from))
+        row.map(TemplateRecord::try_from).transpose()
     }
 
     /// Templates of the tenant, optionally of one scope.
     pub async fn list_templates(
         &self,
         tenant: &TenantId,
-        scope: Option<(String, Uuid)>,
+        scope: Option<(ScopeType, Uuid)>,
     ) -> StoreResult<Vec<TemplateRecord>> {
         let rows: Vec<TemplateRow> = match scope {
             Some((scope_type, scope_id)) => sqlx::query_as(&format!(
@@ -100,7 +101,7 @@ impl Repo {
                  WHERE tenant_id = $1 AND scope_type = $2 AND scope_id = $3 ORDER BY created_at, id"
             ))
             .bind(tenant.as_str())
-            .bind(scope_type)
+            .bind(scope_type.as_str())
             .bind(scope_id)
             .fetch_all(&self.read)
             .await?,
@@ -111,7 +112,7 @@ impl Repo {
             .fetch_all(&self.read)
             .await?,
         };
-        Ok(rows.into_iter().map(TemplateRecord::from).collect())
+        rows.into_iter().map(TemplateRecord::try_from).collect()
     }
 
     pub async fn update_template(
@@ -131,8 +132,8 @@ impl Repo {
         .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(ScheduleError::TemplateNotFound)?
-        .into();
-        scope_exists(&mut w.tx, tenant, &new.scope_type, new.scope_id).await?;
+        .try_into()?;
+        scope_exists(&mut w.tx, tenant, new.scope_type, new.scope_id).await?;
         let row: TemplateRow = sqlx::query_as(&format!(
             "UPDATE schedule_templates SET scope_type = $3, scope_id = $4, day_of_week = $5,
                  start_time = $6, end_time = $7, recurrence_kind = $8, by_day = $9, by_month = $10,
@@ -142,12 +143,12 @@ impl Repo {
         ))
         .bind(tenant.as_str())
         .bind(id)
-        .bind(&new.scope_type)
+        .bind(new.scope_type.as_str())
         .bind(new.scope_id)
         .bind(new.day_of_week)
         .bind(&new.start_time)
         .bind(&new.end_time)
-        .bind(&new.recurrence_kind)
+        .bind(new.recurrence_kind.as_str())
         .bind(new.by_day)
         .bind(new.by_month)
         .bind(new.by_month_day)
@@ -157,7 +158,7 @@ impl Repo {
         .bind(now)
         .fetch_one(&mut *w.tx)
         .await?;
-        let after = TemplateRecord::from(row);
+        let after = TemplateRecord::try_from(row)?;
         w.audit(
             actor,
             Change {
@@ -171,29 +172,27 @@ impl Repo {
             &mut w.tx,
             tenant,
             [
-                (&before.fields.scope_type, before.fields.scope_id),
-                (&new.scope_type, new.scope_id),
+                (before.fields.scope_type, before.fields.scope_id),
+                (new.scope_type, new.scope_id),
             ],
         )
         .await?;
         let mut regeneration = regenerate_scope(
             &mut w.tx,
             tenant,
-            &new.scope_type,
+            new.scope_type,
             new.scope_id,
             WHOLE_HORIZON,
             now,
             false,
         )
         .await?;
-        if (before.fields.scope_type.as_str(), before.fields.scope_id)
-            != (new.scope_type.as_str(), new.scope_id)
-        {
+        if (before.fields.scope_type, before.fields.scope_id) != (new.scope_type, new.scope_id) {
             regeneration.absorb(
                 regenerate_scope(
                     &mut w.tx,
                     tenant,
-                    &before.fields.scope_type,
+                    before.fields.scope_type,
                     before.fields.scope_id,
                     WHOLE_HORIZON,
                     now,
@@ -225,7 +224,7 @@ impl Repo {
         .fetch_optional(&mut *w.tx)
         .await?
         .ok_or(ScheduleError::TemplateNotFound)?
-        .into();
+        .try_into()?;
         w.audit(
             actor,
             Change {
@@ -238,7 +237,7 @@ impl Repo {
         let regeneration = regenerate_scope(
             &mut w.tx,
             tenant,
-            &before.fields.scope_type,
+            before.fields.scope_type,
             before.fields.scope_id,
             WHOLE_HORIZON,
             now,

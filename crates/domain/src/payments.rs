@@ -1,0 +1,103 @@
+//! How a booking is paid: the method it is confirmed with (spec Part A 4.2) and the status
+//! of a payment recorded against it.
+//!
+//! What staff record with mark-paid (`cash`, `card_terminal`, `manual`, …) is an open set
+//! the spec leaves to the venue, so a payment's own method stays text.
+
+text_enum! {
+    /// The method a hold is confirmed with.
+    pub enum PaymentMethod {
+        /// Pay on arrival: the booking becomes `tentative`.
+        Poa = "poa",
+        /// Card payment online, with the provider's `paymentMethodId`.
+        Cardpay = "cardpay",
+        /// Bank payment online, with the provider's `paymentMethodId`.
+        Bankpay = "bankpay",
+        /// Staff only: complimentary.
+        Comp = "comp",
+        /// Staff only: invoiced.
+        Invoice = "invoice",
+    }
+}
+
+impl PaymentMethod {
+    /// Whether the booking is paid at the venue: confirming makes it `tentative` and
+    /// records no payment.
+    pub fn pays_on_arrival(self) -> bool {
+        match self {
+            PaymentMethod::Poa => true,
+            PaymentMethod::Cardpay
+            | PaymentMethod::Bankpay
+            | PaymentMethod::Comp
+            | PaymentMethod::Invoice => false,
+        }
+    }
+
+    /// Whether confirming needs the provider's payment method reference.
+    pub fn is_online(self) -> bool {
+        match self {
+            PaymentMethod::Cardpay | PaymentMethod::Bankpay => true,
+            PaymentMethod::Poa | PaymentMethod::Comp | PaymentMethod::Invoice => false,
+        }
+    }
+
+    /// Whether only staff may confirm with it.
+    pub fn is_staff_only(self) -> bool {
+        match self {
+            PaymentMethod::Comp | PaymentMethod::Invoice => true,
+            PaymentMethod::Poa | PaymentMethod::Cardpay | PaymentMethod::Bankpay => false,
+        }
+    }
+}
+
+text_enum! {
+    /// Where a payment recorded against a booking stands.
+    pub enum PaymentStatus {
+        /// To be collected (an online confirmation's amount due).
+        Pending = "pending",
+        /// Collected.
+        Succeeded = "succeeded",
+        Failed = "failed",
+        /// No longer to be collected (the booking was settled otherwise).
+        Canceled = "canceled",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_parses_back_from_its_text() {
+        for m in PaymentMethod::ALL {
+            assert_eq!(PaymentMethod::parse(m.as_str()), Some(*m));
+        }
+        for s in PaymentStatus::ALL {
+            assert_eq!(PaymentStatus::parse(s.as_str()), Some(*s));
+        }
+        assert_eq!(PaymentMethod::parse("cash"), None);
+        assert_eq!(
+            PaymentMethod::choices(),
+            "poa, cardpay, bankpay, comp or invoice"
+        );
+    }
+
+    #[test]
+    fn only_poa_pays_on_arrival_and_only_online_methods_need_a_reference() {
+        let on_arrival: Vec<_> = PaymentMethod::ALL
+            .iter()
+            .filter(|m| m.pays_on_arrival())
+            .collect();
+        assert_eq!(on_arrival, [&PaymentMethod::Poa]);
+        let online: Vec<_> = PaymentMethod::ALL
+            .iter()
+            .filter(|m| m.is_online())
+            .collect();
+        assert_eq!(online, [&PaymentMethod::Cardpay, &PaymentMethod::Bankpay]);
+        let staff: Vec<_> = PaymentMethod::ALL
+            .iter()
+            .filter(|m| m.is_staff_only())
+            .collect();
+        assert_eq!(staff, [&PaymentMethod::Comp, &PaymentMethod::Invoice]);
+    }
+}
