@@ -308,7 +308,7 @@ async fn book(
 /// Counts one booking made and prints progress every 10,000.
 fn progress(made: &AtomicU64, total: u64) {
     let done = made.fetch_add(1, Ordering::Relaxed) + 1;
-    if done.is_multiple_of(10_000) || done == total {
+    if done % 10_000 == 0 || done == total {
         println!("  {done} / {total} bookings");
     }
 }
