@@ -41,11 +41,15 @@ impl PaymentMethod {
         }
     }
 
-    /// Whether only staff may confirm with it.
-    pub fn is_staff_only(self) -> bool {
+    /// The permission staff need to confirm with it: comp and invoice both confirm without
+    /// collecting anything now, a decision `admin:bookings:create:comp` grants (owners and
+    /// managers, not the front desk).
+    pub fn staff_permission(self) -> Option<&'static str> {
         match self {
-            PaymentMethod::Comp | PaymentMethod::Invoice => true,
-            PaymentMethod::Poa | PaymentMethod::Cardpay | PaymentMethod::Bankpay => false,
+            PaymentMethod::Comp | PaymentMethod::Invoice => {
+                Some(crate::auth::perm::BOOKINGS_CREATE_COMP)
+            }
+            PaymentMethod::Poa | PaymentMethod::Cardpay | PaymentMethod::Bankpay => None,
         }
     }
 }
@@ -96,8 +100,13 @@ mod tests {
         assert_eq!(online, [&PaymentMethod::Cardpay, &PaymentMethod::Bankpay]);
         let staff: Vec<_> = PaymentMethod::ALL
             .iter()
-            .filter(|m| m.is_staff_only())
+            .filter(|m| m.staff_permission() == Some("admin:bookings:create:comp"))
             .collect();
         assert_eq!(staff, [&PaymentMethod::Comp, &PaymentMethod::Invoice]);
+        assert!(
+            PaymentMethod::ALL
+                .iter()
+                .all(|m| staff.contains(&m) || m.staff_permission().is_none())
+        );
     }
 }

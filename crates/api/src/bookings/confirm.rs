@@ -52,7 +52,7 @@ pub struct ConfirmRequest {
     responses(
         (status = 200, body = BookingResponse),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS: comp and invoice are for staff; a staff token without admin:bookings:write", body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: comp and invoice need a staff token with admin:bookings:create:comp; a staff token without admin:bookings:write", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
         (status = 409, description = "PRICING_CHANGED; HOLD_EXPIRED; INVALID_TRANSITION when not a hold", body = ErrorBody),
         (status = 422, description = "IDEMPOTENCY_KEY_REUSED", body = ErrorBody),
@@ -116,10 +116,15 @@ pub async fn confirm(
             if m.is_online() && method_ref.is_none() {
                 errors.add("paymentMethodId", "is required for online payment");
             }
-            if m.is_staff_only() && !access.is_staff() {
-                return Err(ApiError::forbidden(
-                    "Only staff may confirm with comp or invoice",
-                ));
+            if let Some(permission) = m.staff_permission() {
+                match &access.caller {
+                    super::Caller::Admin(admin) => admin.require(permission)?,
+                    _ => {
+                        return Err(ApiError::forbidden(
+                            "Only staff may confirm with comp or invoice",
+                        ));
+                    }
+                }
             }
         }
         let (Some(payment_method), true) = (method, errors.is_empty()) else {

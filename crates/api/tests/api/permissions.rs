@@ -436,3 +436,69 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Confirming with comp or invoice collects nothing now: staff need
+/// `admin:bookings:create:comp` (owners and managers), whatever else their role allows;
+/// a booking-token holder may not at all.
+#[tokio::test]
+async fn staff_payment_methods_need_their_permission() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("payments").await;
+    let fx = app.bookable(&t).await;
+    let mut tokens = vec![("owner", t.owner_token.clone())];
+    for (name, role) in [("manager", Role::Manager), ("frontdesk", Role::FrontDesk)] {
+        app.staff(&t.id, name, "staff-password-1", &[role]).await;
+        tokens.push((name, app.admin_token(&t.id, name, "staff-password-1").await));
+    }
+    let mut slot = 0;
+    for method in ["comp", "invoice"] {
+        for (who, token) in &tokens {
+            let hold = app
+                .hold(&t.id, &fx, &fx.slots[slot % fx.slots.len()], 1)
+                .await;
+            slot += 1;
+            let path = format!("/api/v1/bookings/{}/confirm", hold.str("id"));
+            let body = json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": method});
+            let res = app
+                .post(&path)
+                .tenant(&t.id)
+                .token(token)
+                .json(body.clone())
+                .send()
+                .await;
+            if *who == "frontdesk" {
+                res.assert_error(403, "INSUFFICIENT_PERMISSIONS");
+                assert_eq!(
+                    res.body["details"]["requiredPermission"],
+                    "admin:bookings:create:comp"
+                );
+                // Nothing changed: the booking is still a hold its token can confirm.
+                let token = hold.str("bookingToken");
+                let mine = app
+                    .post(&path)
+                    .tenant(&t.id)
+                    .header("x-booking-token", token)
+                    .json(json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "poa"}))
+                    .send()
+                    .await;
+                mine.assert_status(200);
+                assert_eq!(mine.body["status"], "tentative");
+            } else {
+                res.assert_status(200);
+                assert_eq!(res.body["status"], "confirmed", "{method} as {who}");
+            }
+        }
+        // A booking-token holder is no staff member.
+        let hold = app
+            .hold(&t.id, &fx, &fx.slots[slot % fx.slots.len()], 1)
+            .await;
+        slot += 1;
+        app.post(&format!("/api/v1/bookings/{}/confirm", hold.str("id")))
+            .tenant(&t.id)
+            .header("x-booking-token", hold.str("bookingToken"))
+            .json(json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": method}))
+            .send()
+            .await
+            .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    }
+}
