@@ -124,6 +124,7 @@ pub async fn login(
         TokenKind::Admin,
         &user.id.to_string(),
         tenant.id.as_str(),
+        user.token_generation,
         now,
         ttl,
     )?;

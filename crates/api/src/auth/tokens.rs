@@ -26,6 +26,9 @@ pub struct Claims {
     pub kind: TokenKind,
     pub iat: i64,
     pub exp: i64,
+    /// The account's token generation when issued (staff accounts; 0 for customers).
+    #[serde(rename = "gen", default)]
+    pub generation: i32,
 }
 
 /// Signing and verification keys.
@@ -55,6 +58,7 @@ impl TokenKeys {
         kind: TokenKind,
         subject: &str,
         tenant: &str,
+        generation: i32,
         now: DateTime<Utc>,
         ttl_secs: i64,
     ) -> Result<String, ApiError> {
@@ -64,6 +68,7 @@ impl TokenKeys {
             kind,
             iat: now.timestamp(),
             exp: now.timestamp() + ttl_secs,
+            generation,
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map_err(ApiError::internal)
@@ -98,7 +103,7 @@ mod tests {
         let keys = TokenKeys::from_secret(b"0123456789abcdef0123456789abcdef");
         let now = Utc::now();
         let token = keys
-            .issue(TokenKind::Admin, "user-1", "demo", now, 3600)
+            .issue(TokenKind::Admin, "user-1", "demo", 0, now, 3600)
             .unwrap_or_else(|e| panic!("{e}"));
         let claims = keys.verify(&token, now).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(claims.sub, "user-1");
@@ -114,7 +119,7 @@ mod tests {
         let other = TokenKeys::from_secret(b"fedcba9876543210fedcba9876543210");
         let now = Utc::now();
         let token = other
-            .issue(TokenKind::Customer, "c", "demo", now, 60)
+            .issue(TokenKind::Customer, "c", "demo", 0, now, 60)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             keys.verify(&token, now).err().map(|e| e.code),

@@ -141,6 +141,7 @@ fn token_for(state: &AppState, tenant: &Tenant, customer: &Customer) -> ApiResul
         TokenKind::Customer,
         &customer.id.to_string(),
         tenant.id().as_str(),
+        0,
         state.now(),
         state.config.token_ttl_secs,
     )

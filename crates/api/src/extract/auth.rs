@@ -93,6 +93,11 @@ impl FromRequestParts<AppState> for AdminAuth {
             .ok_or_else(|| {
                 ApiError::unauthorized("The account no longer exists or is deactivated")
             })?;
+        if claims.generation != user.token_generation {
+            return Err(ApiError::unauthorized(
+                "This session has ended (the password was changed or the account deactivated): sign in again",
+            ));
+        }
         let permissions = permissions_of(&user.roles);
         Ok(AdminAuth {
             tenant,

@@ -244,3 +244,60 @@ async fn a_changed_password_replaces_the_old_one() {
         .assert_error(401, "INVALID_CREDENTIALS");
     app.admin_token("acme", "desk", "new-password").await;
 }
+
+/// A new password ends every session of the account at once, and so does a deactivation,
+/// for good: reactivating the account does not bring old tokens back. Other changes
+/// (roles, names) keep the sessions, which pick them up on their next request.
+#[tokio::test]
+async fn a_password_change_or_deactivation_ends_the_accounts_sessions() {
+    let app = TestApp::spawn().await;
+    let acme = app.tenant("acme").await;
+    let user = app
+        .staff("acme", "desk", "desk-password", &[Role::FrontDesk])
+        .await;
+    let id = user.to_string();
+    let bookings = |token: &str| {
+        app.get("/api/v1/admin/bookings")
+            .tenant("acme")
+            .token(token)
+            .send()
+    };
+    let change = |body: serde_json::Value| {
+        app.patch(&format!("/api/v1/admin/users/{id}"))
+            .tenant("acme")
+            .token(&acme.owner_token)
+            .json(body)
+            .send()
+    };
+
+    let first = app.admin_token("acme", "desk", "desk-password").await;
+    bookings(&first).await.assert_status(200);
+    // A role change keeps the session.
+    change(json!({"roles": ["manager"]}))
+        .await
+        .assert_status(200);
+    bookings(&first).await.assert_status(200);
+
+    // The owner sets a new password: the old token is refused, a new sign-in works.
+    change(json!({"password": "a-new-password"}))
+        .await
+        .assert_status(200);
+    let res = bookings(&first).await;
+    res.assert_error(401, "UNAUTHORIZED");
+    assert!(
+        res.body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("sign in again")
+    );
+    let second = app.admin_token("acme", "desk", "a-new-password").await;
+    bookings(&second).await.assert_status(200);
+
+    // Deactivated, then reactivated: the token from before stays dead.
+    change(json!({"isActive": false})).await.assert_status(200);
+    bookings(&second).await.assert_error(401, "UNAUTHORIZED");
+    change(json!({"isActive": true})).await.assert_status(200);
+    bookings(&second).await.assert_error(401, "UNAUTHORIZED");
+    let third = app.admin_token("acme", "desk", "a-new-password").await;
+    bookings(&third).await.assert_status(200);
+}

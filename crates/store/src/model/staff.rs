@@ -28,6 +28,9 @@ pub struct AdminUser {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub last_login_at: Option<Timestamp>,
+    /// Moves on when the password changes or the account is deactivated; a token issued
+    /// under another generation is no longer accepted.
+    pub token_generation: i32,
 }
 
 /// Fields of a staff account to change; `None` leaves a field as it is.

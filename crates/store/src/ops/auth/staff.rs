@@ -25,10 +25,11 @@ struct UserRow {
     created_at: Timestamp,
     updated_at: Timestamp,
     last_login_at: Option<Timestamp>,
+    token_generation: i32,
 }
 
 const USER_COLUMNS: &str = "id, tenant_id, username, display_name, email, password_hash, \
-     is_active, created_at, updated_at, last_login_at";
+     is_active, created_at, updated_at, last_login_at, token_generation";
 
 impl UserRow {
     fn into_user(self, roles: Vec<Role>) -> StoreResult<AdminUser> {
@@ -45,6 +46,7 @@ impl UserRow {
             created_at: self.created_at,
             updated_at: self.updated_at,
             last_login_at: self.last_login_at,
+            token_generation: self.token_generation,
         })
     }
 }
@@ -265,6 +267,7 @@ impl Repo {
                 json!(role_names(&sorted)),
             );
         }
+        let password_changed = patch.password_hash.is_some();
         let password_hash = match patch.password_hash {
             Some(hash) => {
                 // Never store the hash in the audit log, only that it changed.
@@ -273,10 +276,18 @@ impl Repo {
             }
             None => before.password_hash.clone(),
         };
+        // A new password or a deactivation ends every session: tokens issued before carry
+        // an older generation (and stay dead should the account be reactivated).
+        let token_generation = if password_changed || (before.is_active && !is_active) {
+            before.token_generation + 1
+        } else {
+            before.token_generation
+        };
 
         let row: UserRow = sqlx::query_as(&format!(
             "UPDATE admin_users
-             SET display_name = $3, email = $4, is_active = $5, password_hash = $6, updated_at = $7
+             SET display_name = $3, email = $4, is_active = $5, password_hash = $6, updated_at = $7,
+                 token_generation = $8
              WHERE tenant_id = $1 AND id = $2
              RETURNING {USER_COLUMNS}"
         ))
@@ -287,6 +298,7 @@ impl Repo {
         .bind(is_active)
         .bind(&password_hash)
         .bind(now)
+        .bind(token_generation)
         .fetch_one(&mut *w.tx)
         .await?;
         if let Some(roles) = &patch.roles {
