@@ -73,6 +73,8 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     pub details: Option<Box<Value>>,
+    /// Seconds for the `Retry-After` header (a 503 that passes soon).
+    pub retry_after: Option<u64>,
     /// Logged, never sent.
     pub(crate) source: Option<Box<str>>,
 }
@@ -86,6 +88,7 @@ impl ApiError {
             code,
             message: message.into(),
             details: None,
+            retry_after: None,
             source: None,
         }
     }
@@ -93,6 +96,17 @@ impl ApiError {
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(Box::new(details));
         self
+    }
+
+    /// 503 `SERVICE_UNAVAILABLE` that passes soon: the client retries after `seconds`.
+    pub fn busy(message: impl Into<String>, seconds: u64) -> Self {
+        let mut e = Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            code::SERVICE_UNAVAILABLE,
+            message,
+        );
+        e.retry_after = Some(seconds);
+        e
     }
 
     /// 400 `VALIDATION_ERROR` naming every bad field.
@@ -151,6 +165,7 @@ impl ApiError {
             code: code::INTERNAL_ERROR,
             message: "An internal error occurred; it has been logged".to_owned(),
             details: None,
+            retry_after: None,
             source: Some(format!("{cause} (at {location})").into_boxed_str()),
         }
     }
@@ -205,7 +220,14 @@ impl IntoResponse for ApiError {
             code: self.status.as_u16(),
             details: self.details.map(|d| *d),
         };
-        (self.status, axum::Json(body)).into_response()
+        let mut response = (self.status, axum::Json(body)).into_response();
+        if let Some(v) = self
+            .retry_after
+            .and_then(|s| HeaderValue::from_str(&s.to_string()).ok())
+        {
+            response.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        response
     }
 }
 

@@ -26,6 +26,10 @@ pub struct ApiConfig {
     pub availability_cache_ttl: Duration,
     /// Browser origins allowed to call the API cross-origin (default: none).
     pub cors: crate::cors::CorsOrigins,
+    /// Password hashes (19 MiB each) run at once at most; the others queue.
+    pub password_hash_concurrency: usize,
+    /// How long a sign-in waits for its turn to hash before a 503 with `Retry-After`.
+    pub password_hash_wait: Duration,
 }
 
 impl Default for ApiConfig {
@@ -37,6 +41,10 @@ impl Default for ApiConfig {
             tenant_cache_ttl: Duration::from_secs(30),
             availability_cache_ttl: Duration::from_secs(1),
             cors: crate::cors::CorsOrigins::None,
+            password_hash_concurrency: std::thread::available_parallelism()
+                .map(std::num::NonZeroUsize::get)
+                .unwrap_or(2),
+            password_hash_wait: Duration::from_secs(5),
         }
     }
 }
@@ -53,6 +61,7 @@ pub struct Inner {
     pub metrics: Option<PrometheusHandle>,
     pub config: ApiConfig,
     pub availability_cache: crate::availability::AvailabilityCache,
+    pub passwords: crate::auth::passwords::PasswordHashing,
     tenants: Mutex<HashMap<TenantId, (Instant, Arc<Tenant>)>>,
 }
 
@@ -80,6 +89,10 @@ impl AppState {
             metrics,
             availability_cache: crate::availability::AvailabilityCache::new(
                 config.availability_cache_ttl,
+            ),
+            passwords: crate::auth::passwords::PasswordHashing::new(
+                config.password_hash_concurrency,
+                config.password_hash_wait,
             ),
             config,
             tenants: Mutex::new(HashMap::new()),

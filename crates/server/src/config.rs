@@ -53,6 +53,10 @@ pub struct Config {
     /// Origins whose browsers may call the API: comma-separated `scheme://host[:port]`,
     /// or `*` for any; empty means no cross-origin access.
     pub cors_origins: String,
+    /// Password hashes (Argon2id, 19 MiB each) run at once at most; 0 = one per CPU.
+    pub password_hash_concurrency: usize,
+    /// Milliseconds a sign-in waits for its turn to hash before a 503 with `Retry-After`.
+    pub password_hash_wait_ms: u64,
 }
 
 impl Default for Config {
@@ -73,6 +77,8 @@ impl Default for Config {
             max_connections: 16,
             availability_cache_ms: 1000,
             cors_origins: String::new(),
+            password_hash_concurrency: 0,
+            password_hash_wait_ms: 5000,
         }
     }
 }

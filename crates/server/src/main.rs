@@ -390,6 +390,11 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
             body_limit_bytes: config.body_limit_bytes,
             trust_forwarded_for: config.trust_forwarded_for,
             availability_cache_ttl: std::time::Duration::from_millis(config.availability_cache_ms),
+            password_hash_wait: std::time::Duration::from_millis(config.password_hash_wait_ms),
+            password_hash_concurrency: match config.password_hash_concurrency {
+                0 => ApiConfig::default().password_hash_concurrency,
+                n => n,
+            },
             ..ApiConfig::default()
         },
     );

@@ -607,7 +607,8 @@ async fn password_matches(db: &TestDb, username: &str, password: &str) -> bool {
         .unwrap_or_else(|e| panic!("{e}"))
         .unwrap_or_else(|| panic!("no user {username}"));
     store.close().await;
-    kairos_api::auth::passwords::verify(password.to_owned(), Some(user.password_hash))
+    kairos_api::auth::passwords::PasswordHashing::new(1, std::time::Duration::from_secs(60))
+        .verify(password.to_owned(), Some(user.password_hash))
         .await
         .unwrap_or_else(|e| panic!("{e:?}"))
 }

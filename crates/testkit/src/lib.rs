@@ -36,6 +36,7 @@ pub struct TestAppBuilder {
     db: Option<Arc<TestDb>>,
     availability_cache: std::time::Duration,
     cors: kairos_api::cors::CorsOrigins,
+    password_hashing: Option<(usize, std::time::Duration)>,
 }
 
 impl TestAppBuilder {
@@ -61,6 +62,12 @@ impl TestAppBuilder {
     /// Lets browsers on these origins call the API (default: no cross-origin access).
     pub fn cors(mut self, origins: kairos_api::cors::CorsOrigins) -> Self {
         self.cors = origins;
+        self
+    }
+
+    /// At most `concurrency` password hashes at once, each waiting at most `wait`.
+    pub fn password_hashing(mut self, concurrency: usize, wait: std::time::Duration) -> Self {
+        self.password_hashing = Some((concurrency, wait));
         self
     }
 
@@ -91,10 +98,19 @@ impl TestAppBuilder {
             TokenKeys::from_secret(b"kairos-test-signing-key-0123456789"),
             limiter,
             kairos_api::operations::install_metrics(),
-            ApiConfig {
-                availability_cache_ttl: self.availability_cache,
-                cors: self.cors,
-                ..ApiConfig::default()
+            {
+                let defaults = ApiConfig::default();
+                let (concurrency, wait) = self.password_hashing.unwrap_or((
+                    defaults.password_hash_concurrency,
+                    defaults.password_hash_wait,
+                ));
+                ApiConfig {
+                    availability_cache_ttl: self.availability_cache,
+                    cors: self.cors,
+                    password_hash_concurrency: concurrency,
+                    password_hash_wait: wait,
+                    ..defaults
+                }
             },
         );
         let router = kairos_api::router(state.clone());
@@ -134,6 +150,7 @@ impl TestApp {
             db: None,
             availability_cache: std::time::Duration::ZERO,
             cors: kairos_api::cors::CorsOrigins::None,
+            password_hashing: None,
         }
     }
 

@@ -1,6 +1,5 @@
 //! `POST /api/auth/login`: staff sign in with username, password and tenant id.
 
-use super::passwords;
 use super::tokens::TokenKind;
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
 use crate::extract::{Json, TENANT_HEADER};
@@ -65,6 +64,7 @@ fn invalid_credentials() -> ApiError {
         (status = 200, description = "Signed in", body = LoginResponse),
         (status = 400, description = "VALIDATION_ERROR: a field is missing or malformed", body = ErrorBody),
         (status = 401, description = "INVALID_CREDENTIALS", body = ErrorBody),
+        (status = 503, description = "SERVICE_UNAVAILABLE: too many password checks at once; retry after Retry-After seconds", body = ErrorBody),
         (status = 429, description = "Rate limited (strict tier)", body = crate::error::RateLimitedBody),
     )
 )]
@@ -109,7 +109,10 @@ pub async fn login(
             .filter(|u| u.is_active),
         None => None,
     };
-    let ok = passwords::verify(password, user.as_ref().map(|u| u.password_hash.clone())).await?;
+    let ok = state
+        .passwords
+        .verify(password, user.as_ref().map(|u| u.password_hash.clone()))
+        .await?;
     let (Some(tenant), Some(user), true) = (tenant, user, ok) else {
         return Err(invalid_credentials());
     };

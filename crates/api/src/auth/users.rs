@@ -1,6 +1,5 @@
 //! Staff accounts: `/api/v1/admin/users` (owners only: `admin:users:manage`).
 
-use super::passwords;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can, nullable, path_id};
 use crate::state::AppState;
@@ -140,6 +139,7 @@ pub async fn list_users(
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
         (status = 409, description = "CONFLICT: username taken", body = ErrorBody),
+        (status = 503, description = "SERVICE_UNAVAILABLE: too many password checks at once; retry after Retry-After seconds", body = ErrorBody),
     )
 )]
 pub async fn create_user(
@@ -178,7 +178,10 @@ pub async fn create_user(
         Some(r) => parse_roles(&mut errors, r),
     };
     errors.finish().map_err(ApiError::validation)?;
-    let password_hash = passwords::hash(body.password.unwrap_or_default()).await?;
+    let password_hash = state
+        .passwords
+        .hash(body.password.unwrap_or_default())
+        .await?;
     let display_name = body
         .display_name
         .map(|n| n.trim().to_owned())
@@ -239,6 +242,7 @@ pub async fn get_user(
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
         (status = 409, description = "CONFLICT: the last owner cannot be demoted or deactivated", body = ErrorBody),
+        (status = 503, description = "SERVICE_UNAVAILABLE: too many password checks at once; retry after Retry-After seconds", body = ErrorBody),
     )
 )]
 pub async fn update_user(
@@ -267,7 +271,7 @@ pub async fn update_user(
     errors.finish().map_err(ApiError::validation)?;
 
     let password_hash = match body.password {
-        Some(p) => Some(passwords::hash(p).await?),
+        Some(p) => Some(state.passwords.hash(p).await?),
         None => None,
     };
     let patch = AdminUserPatch {

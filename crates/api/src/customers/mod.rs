@@ -2,7 +2,6 @@
 
 mod error;
 
-use crate::auth::passwords;
 use crate::auth::tokens::TokenKind;
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
 use crate::extract::{CustomerAuth, Json, Tenant, nullable};
@@ -156,6 +155,7 @@ fn token_for(state: &AppState, tenant: &Tenant, customer: &Customer) -> ApiResul
         (status = 400, description = "VALIDATION_ERROR: e.g. password shorter than 8 characters, terms not accepted", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown tenant", body = ErrorBody),
         (status = 409, description = "EMAIL_EXISTS", body = ErrorBody),
+        (status = 503, description = "SERVICE_UNAVAILABLE: too many password checks at once; retry after Retry-After seconds", body = ErrorBody),
         (status = 429, description = "Rate limited (strict tier)", body = crate::error::RateLimitedBody),
     )
 )]
@@ -176,7 +176,10 @@ pub async fn register(
         privacy_policy_accepted: body.privacy_policy_accepted,
     };
     let reg = parse_registration(&input).map_err(ApiError::validation)?;
-    let password_hash = passwords::hash(body.password.unwrap_or_default()).await?;
+    let password_hash = state
+        .passwords
+        .hash(body.password.unwrap_or_default())
+        .await?;
     let customer = state
         .store
         .create_customer(
@@ -222,6 +225,7 @@ pub async fn register(
         (status = 200, body = CustomerLoginResponse),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 401, description = "INVALID_CREDENTIALS (same answer whether or not the email exists)", body = ErrorBody),
+        (status = 503, description = "SERVICE_UNAVAILABLE: too many password checks at once; retry after Retry-After seconds", body = ErrorBody),
         (status = 429, description = "Rate limited (strict tier)", body = crate::error::RateLimitedBody),
     )
 )]
@@ -253,7 +257,7 @@ pub async fn login(
         Err(_) => None,
     };
     let stored = customer.as_ref().and_then(|c| c.password_hash.clone());
-    let ok = passwords::verify(password, stored).await?;
+    let ok = state.passwords.verify(password, stored).await?;
     let (Some(customer), true) = (customer, ok) else {
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,

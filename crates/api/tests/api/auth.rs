@@ -134,3 +134,59 @@ async fn deactivated_staff_lose_access_at_once() {
         .await
         .assert_error(401, "INVALID_CREDENTIALS");
 }
+
+/// A burst of sign-ins queues behind the password hashing permits, so memory stays
+/// bounded (19 MiB per running hash); those that cannot start within the wait get 503
+/// `SERVICE_UNAVAILABLE` with `Retry-After`, never a 500.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_burst_of_logins_hashes_a_few_at_a_time_and_turns_the_excess_away() {
+    let no_limits = kairos_api::rate_limit::Limits {
+        strict: 0,
+        standard: 0,
+        relaxed: 0,
+    };
+    async fn login(app: &TestApp) -> kairos_testkit::TestResponse {
+        app.post("/api/auth/login")
+            .json(json!({"username": "owner", "password": "wrong-password", "tenantId": "acme"}))
+            .send()
+            .await
+    }
+
+    // Two permits, a long wait: 20 at once all get their answer, two hashing at a time.
+    let app = TestApp::builder()
+        .limits(no_limits)
+        .password_hashing(2, std::time::Duration::from_secs(60))
+        .spawn()
+        .await;
+    app.tenant("acme").await;
+    let answers = futures::future::join_all((0..20).map(|_| login(&app))).await;
+    assert!(answers.iter().all(|r| r.status.as_u16() == 401));
+    assert!(app.state.passwords.peak() <= 2);
+
+    // One permit, no patience: the excess is a 503 with Retry-After.
+    let app = TestApp::builder()
+        .limits(no_limits)
+        .password_hashing(1, std::time::Duration::from_millis(1))
+        .spawn()
+        .await;
+    app.tenant("acme").await;
+    let answers = futures::future::join_all((0..12).map(|_| login(&app))).await;
+    let busy: Vec<_> = answers
+        .iter()
+        .filter(|r| r.status.as_u16() == 503)
+        .collect();
+    assert!(
+        !busy.is_empty(),
+        "some of 12 simultaneous logins were turned away"
+    );
+    for r in &busy {
+        r.assert_error(503, "SERVICE_UNAVAILABLE");
+        assert_eq!(r.header("retry-after"), Some("1"));
+    }
+    assert!(
+        answers
+            .iter()
+            .all(|r| matches!(r.status.as_u16(), 401 | 503))
+    );
+    assert_eq!(app.state.passwords.peak(), 1);
+}
