@@ -42,6 +42,17 @@ impl FieldErrors {
         }
     }
 
+    /// Whether a list of `len` items for `field` keeps within `max`; records the error
+    /// when it does not (its items are then not worth checking one by one).
+    pub fn at_most(&mut self, field: &str, len: usize, max: usize) -> bool {
+        if len > max {
+            self.add(field, format!("must have at most {max} items (has {len})"));
+            false
+        } else {
+            true
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

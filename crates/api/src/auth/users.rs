@@ -66,7 +66,7 @@ pub struct CreateStaffUser {
     pub display_name: Option<String>,
     pub email: Option<String>,
     /// One or more of owner, manager, front_desk, viewer.
-    #[schema(example = json!(["front_desk"]))]
+    #[schema(example = json!(["front_desk"]), max_items = 4)]
     pub roles: Option<Vec<String>>,
 }
 
@@ -80,6 +80,7 @@ pub struct UpdateStaffUser {
     #[schema(value_type = Option<String>)]
     pub email: Option<Option<String>>,
     pub password: Option<String>,
+    #[schema(max_items = 4)]
     pub roles: Option<Vec<String>>,
     pub is_active: Option<bool>,
 }
@@ -89,6 +90,9 @@ fn parse_roles(errors: &mut FieldErrors, roles: &[String]) -> Vec<Role> {
         errors.add("roles", "must name at least one role");
     }
     let mut parsed = Vec::new();
+    if !errors.at_most("roles", roles.len(), Role::ALL.len()) {
+        return parsed;
+    }
     for (i, name) in roles.iter().enumerate() {
         match Role::parse(name) {
             Some(r) => parsed.push(r),

@@ -30,7 +30,9 @@ pub struct AdminCreateRequest {
     pub party_size: Option<i64>,
     /// Name and email required; phone optional.
     pub customer_info: Option<CustomerInput>,
+    #[schema(max_items = 50)]
     pub addons: Option<Vec<AddonRequest>>,
+    #[schema(max_items = 1000)]
     pub participants: Option<Vec<Participant>>,
     /// Internal, not visible to the customer.
     pub admin_notes: Option<String>,

@@ -12,6 +12,12 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// An add-on chosen for a booking.
+
+/// Most add-on lines one booking may choose.
+pub const MAX_ADDONS: usize = 50;
+/// Most participants one booking may list (never more than its party).
+pub const MAX_PARTICIPANTS: usize = 1000;
+
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AddonRequest {
@@ -60,8 +66,10 @@ pub struct HoldRequest {
     #[schema(example = 2)]
     pub party_size: Option<i64>,
     pub variant_id: Option<String>,
+    #[schema(max_items = 50)]
     pub addons: Option<Vec<AddonRequest>>,
     pub customer: Option<CustomerInput>,
+    #[schema(max_items = 1000)]
     pub participants: Option<Vec<Participant>>,
 }
 
@@ -210,7 +218,12 @@ pub(super) fn draft(input: DraftInput<'_>, today: chrono::NaiveDate) -> ApiResul
         Some(n) => i32::try_from(n).unwrap_or(0),
     };
     let mut chosen = Vec::new();
-    for (i, a) in input.addons.iter().enumerate() {
+    let addons = if errors.at_most("addons", input.addons.len(), MAX_ADDONS) {
+        input.addons
+    } else {
+        &[]
+    };
+    for (i, a) in addons.iter().enumerate() {
         let id = match a.addon_id.as_deref() {
             None => {
                 errors.add(format!("addons[{i}].addonId"), "is required");
@@ -277,7 +290,13 @@ pub(super) fn draft(input: DraftInput<'_>, today: chrono::NaiveDate) -> ApiResul
     if party > 0 && input.participants.len() > usize::try_from(party).unwrap_or(0) {
         errors.add("participants", "must not list more people than partySize");
     }
-    for (i, p) in input.participants.iter().enumerate() {
+    let participants = if errors.at_most("participants", input.participants.len(), MAX_PARTICIPANTS)
+    {
+        input.participants
+    } else {
+        &[]
+    };
+    for (i, p) in participants.iter().enumerate() {
         check_participant(&mut errors, &format!("participants[{i}]"), p, today);
     }
     if !errors.is_empty() {

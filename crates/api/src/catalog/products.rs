@@ -21,6 +21,12 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// A product (an activity sold in slots).
+
+/// Most fixed start times a product may have (one every five minutes of a day).
+pub const MAX_FIXED_SLOT_TIMES: usize = 288;
+/// Most label codes a product may carry.
+pub const MAX_LABEL_CODES: usize = 50;
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProductDto {
@@ -101,11 +107,13 @@ pub struct ProductInput {
     pub slot_policy: Option<String>,
     /// Default 30.
     pub slot_interval_min: Option<i64>,
-    /// HH:MM times, for the fixed policy.
+    /// HH:MM times, for the fixed policy (at most 288: one every five minutes).
+    #[schema(max_items = 288)]
     pub fixed_slot_times: Option<Vec<String>>,
     pub setup_time: Option<i64>,
     pub cleanup_time: Option<i64>,
-    /// For example adults_only, toddler_friendly, beginner_friendly, advanced.
+    /// For example adults_only, toddler_friendly, beginner_friendly, advanced (at most 50).
+    #[schema(max_items = 50)]
     pub label_codes: Option<Vec<String>>,
     pub requires_waiver: Option<bool>,
     pub is_active: Option<bool>,
@@ -238,6 +246,11 @@ fn product_fields(
         None => base.fixed_slot_times.clone(),
         Some(times) => {
             let mut parsed = Vec::new();
+            let times = if errors.at_most("fixedSlotTimes", times.len(), MAX_FIXED_SLOT_TIMES) {
+                times
+            } else {
+                Vec::new()
+            };
             for (i, t) in times.iter().enumerate() {
                 match LocalTime::parse(t) {
                     Ok(lt) => parsed.push(lt),
@@ -269,6 +282,11 @@ fn product_fields(
     let label_codes = match input.label_codes {
         None => base.label_codes.clone(),
         Some(codes) => {
+            let codes = if errors.at_most("labelCodes", codes.len(), MAX_LABEL_CODES) {
+                codes
+            } else {
+                Vec::new()
+            };
             for (i, c) in codes.iter().enumerate() {
                 let ok = !c.is_empty()
                     && c.len() <= 40

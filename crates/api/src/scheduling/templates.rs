@@ -17,6 +17,10 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 /// A schedule template.
+
+/// Most exception dates one template may list.
+pub const MAX_EXDATES: usize = 1000;
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateDto {
@@ -93,7 +97,8 @@ pub struct TemplateInput {
     pub by_day: Option<i64>,
     pub by_month: Option<i64>,
     pub by_month_day: Option<i64>,
-    /// Dates (YYYY-MM-DD) without hours.
+    /// Dates (YYYY-MM-DD) without hours (at most 1000).
+    #[schema(max_items = 1000)]
     pub exdates: Option<Vec<String>>,
     pub valid_from: Option<String>,
     pub valid_to: Option<String>,
@@ -205,9 +210,13 @@ fn template_fields(input: TemplateInput) -> Result<(NewTemplate, Template), Fiel
         RecurrenceKind::parse,
         RecurrenceKind::choices(),
     );
-    let exdates: Vec<NaiveDate> = input
-        .exdates
-        .unwrap_or_default()
+    let exdates = input.exdates.unwrap_or_default();
+    let exdates = if errors.at_most("exdates", exdates.len(), MAX_EXDATES) {
+        exdates
+    } else {
+        Vec::new()
+    };
+    let exdates: Vec<NaiveDate> = exdates
         .iter()
         .enumerate()
         .filter_map(|(i, d)| parse_date(&mut errors, &format!("exdates[{i}]"), d))

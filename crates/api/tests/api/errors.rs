@@ -130,3 +130,162 @@ async fn odd_headers_never_cause_a_server_error() {
         .await
         .assert_error(401, "UNAUTHORIZED");
 }
+
+/// Every list in every request body has a bound: over it, a 400 names the list (and not
+/// each of its items), and the OpenAPI document states it as `maxItems`.
+#[tokio::test]
+async fn every_request_list_is_bounded_and_documented() {
+    let app = TestApp::builder()
+        .limits(Limits {
+            strict: 0,
+            standard: 0,
+            relaxed: 0,
+        })
+        .spawn()
+        .await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    let c = &fx.catalog;
+    let many = |n: usize, item: serde_json::Value| json!(vec![item; n]);
+    let addon = json!({"addonId": c.product_id, "quantity": 1});
+    let participant = json!({"name": "Ada"});
+    let cases = [
+        (
+            "POST",
+            "/api/v1/bookings/hold".to_owned(),
+            json!({"siteId": c.site_id, "productId": c.product_id, "slotId": fx.slots[0],
+                   "partySize": 2, "addons": many(51, addon.clone())}),
+            "addons",
+        ),
+        (
+            "POST",
+            "/api/v1/bookings/hold".to_owned(),
+            json!({"siteId": c.site_id, "productId": c.product_id, "slotId": fx.slots[0],
+                   "partySize": 2, "participants": many(1001, participant.clone())}),
+            "participants",
+        ),
+        (
+            "POST",
+            "/api/v1/admin/bookings".to_owned(),
+            json!({"productId": c.product_id, "startTime": "2026-11-22T08:00:00Z", "partySize": 2,
+                   "customerInfo": {"name": "Ada", "email": "ada@example.com"},
+                   "addons": many(51, addon)}),
+            "addons",
+        ),
+        (
+            "POST",
+            "/api/v1/admin/bookings".to_owned(),
+            json!({"productId": c.product_id, "startTime": "2026-11-22T08:00:00Z", "partySize": 2,
+                   "customerInfo": {"name": "Ada", "email": "ada@example.com"},
+                   "participants": many(1001, participant)}),
+            "participants",
+        ),
+        (
+            "POST",
+            "/api/v1/admin/products".to_owned(),
+            json!({"siteId": c.site_id, "name": "Many", "fixedSlotTimes": many(289, json!("10:00"))}),
+            "fixedSlotTimes",
+        ),
+        (
+            "PATCH",
+            format!("/api/v1/admin/products/{}", c.product_id),
+            json!({"labelCodes": many(51, json!("adults_only"))}),
+            "labelCodes",
+        ),
+        (
+            "POST",
+            "/api/v1/admin/schedules/templates".to_owned(),
+            json!({"scopeType": "site", "scopeId": c.site_id, "startTime": "10:00",
+                   "endTime": "12:00", "recurrenceKind": "daily",
+                   "exdates": many(1001, json!("2027-01-01"))}),
+            "exdates",
+        ),
+        (
+            "POST",
+            "/api/v1/admin/users".to_owned(),
+            json!({"username": "many", "password": "many-password",
+                   "roles": many(5, json!("viewer"))}),
+            "roles",
+        ),
+    ];
+    for (method, path, body, field) in cases {
+        let req = match method {
+            "POST" => app.post(&path),
+            _ => app.patch(&path),
+        };
+        let res = req
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(body)
+            .send()
+            .await;
+        res.assert_error(400, "VALIDATION_ERROR");
+        let fields = res.error_fields();
+        assert!(
+            fields.contains(&field.to_owned()),
+            "{method} {path}: {fields:?}"
+        );
+        assert!(
+            !fields.iter().any(|f| f.starts_with(&format!("{field}["))),
+            "{method} {path}: the items of an oversized {field} are not checked one by one"
+        );
+    }
+
+    // The document states every request list's bound.
+    let doc = app.get("/api/openapi.json").send().await.body;
+    let mut unbounded = Vec::new();
+    for (path, ops) in doc["paths"].as_object().into_iter().flatten() {
+        for (method, op) in ops.as_object().into_iter().flatten() {
+            let schema = &op["requestBody"]["content"]["application/json"]["schema"];
+            if !schema.is_null() {
+                lists_without_bound(&doc, schema, &format!("{method} {path}"), &mut unbounded, 0);
+            }
+        }
+    }
+    assert!(
+        unbounded.is_empty(),
+        "lists without maxItems: {unbounded:?}"
+    );
+}
+
+/// Collects the array schemas under `schema` that have no `maxItems`.
+fn lists_without_bound(
+    doc: &serde_json::Value,
+    schema: &serde_json::Value,
+    at: &str,
+    found: &mut Vec<String>,
+    depth: usize,
+) {
+    if depth > 8 {
+        return;
+    }
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.rsplit('/').next().unwrap_or_default();
+        lists_without_bound(
+            doc,
+            &doc["components"]["schemas"][name],
+            at,
+            found,
+            depth + 1,
+        );
+        return;
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        for s in schema[key].as_array().into_iter().flatten() {
+            lists_without_bound(doc, s, at, found, depth + 1);
+        }
+    }
+    let is_array = schema["type"] == "array"
+        || schema["type"]
+            .as_array()
+            .is_some_and(|t| t.contains(&json!("array")));
+    if is_array {
+        if schema["maxItems"].is_null() {
+            found.push(at.to_owned());
+        }
+        lists_without_bound(doc, &schema["items"], &format!("{at}[]"), found, depth + 1);
+    }
+    for (name, s) in schema["properties"].as_object().into_iter().flatten() {
+        lists_without_bound(doc, s, &format!("{at}.{name}"), found, depth + 1);
+    }
+}
