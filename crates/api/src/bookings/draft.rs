@@ -11,13 +11,12 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-/// An add-on chosen for a booking.
-
 /// Most add-on lines one booking may choose.
 pub const MAX_ADDONS: usize = 50;
 /// Most participants one booking may list (never more than its party).
 pub const MAX_PARTICIPANTS: usize = 1000;
 
+/// An add-on chosen for a booking.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AddonRequest {

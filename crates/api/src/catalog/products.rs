@@ -20,13 +20,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-/// A product (an activity sold in slots).
-
 /// Most fixed start times a product may have (one every five minutes of a day).
 pub const MAX_FIXED_SLOT_TIMES: usize = 288;
 /// Most label codes a product may carry.
 pub const MAX_LABEL_CODES: usize = 50;
 
+/// A product (an activity sold in slots).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProductDto {

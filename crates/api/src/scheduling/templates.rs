@@ -16,11 +16,10 @@ use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-/// A schedule template.
-
 /// Most exception dates one template may list.
 pub const MAX_EXDATES: usize = 1000;
 
+/// A schedule template.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateDto {
