@@ -70,6 +70,13 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// No limit on any tier (benchmarks, and tests about something else).
+    pub const UNLIMITED: Limits = Limits {
+        strict: 0,
+        standard: 0,
+        relaxed: 0,
+    };
+
     fn of(&self, tier: Tier) -> u32 {
         match tier {
             Tier::Strict => self.strict,

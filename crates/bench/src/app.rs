@@ -16,11 +16,7 @@ pub async fn start_server(store: Store, cache_ms: u64) -> anyhow::Result<SocketA
         store,
         Arc::new(SystemClock),
         TokenKeys::from_secret(b"kairos-bench-signing-key-0123456789"),
-        RateLimiter::in_memory(Limits {
-            strict: 0,
-            standard: 0,
-            relaxed: 0,
-        }),
+        RateLimiter::in_memory(Limits::UNLIMITED),
         kairos_api::operations::install_metrics(),
         ApiConfig {
             availability_cache_ttl: Duration::from_millis(cache_ms),

@@ -53,9 +53,11 @@ impl PasswordHashing {
         };
         let now = self.running.fetch_add(1, Ordering::Relaxed) + 1;
         self.peak.fetch_max(now, Ordering::Relaxed);
-        let result = tokio::task::spawn_blocking(work).await;
-        self.running.fetch_sub(1, Ordering::Relaxed);
-        result.map_err(ApiError::internal)
+        // Counted down however this ends, a dropped request included.
+        let _running = Running(&self.running);
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(ApiError::internal)
     }
 
     /// Hashes `password` into a PHC string.
@@ -81,6 +83,15 @@ impl PasswordHashing {
             ok && known
         })
         .await
+    }
+}
+
+/// One running hash, counted down when dropped.
+struct Running<'a>(&'a AtomicUsize);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

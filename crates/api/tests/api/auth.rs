@@ -140,11 +140,7 @@ async fn deactivated_staff_lose_access_at_once() {
 /// `SERVICE_UNAVAILABLE` with `Retry-After`, never a 500.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_burst_of_logins_hashes_a_few_at_a_time_and_turns_the_excess_away() {
-    let no_limits = kairos_api::rate_limit::Limits {
-        strict: 0,
-        standard: 0,
-        relaxed: 0,
-    };
+    let no_limits = kairos_api::rate_limit::Limits::UNLIMITED;
     async fn login(app: &TestApp) -> kairos_testkit::TestResponse {
         app.post("/api/auth/login")
             .json(json!({"username": "owner", "password": "wrong-password", "tenantId": "acme"}))

@@ -22,14 +22,7 @@ struct Served {
 
 /// A bookable tenant on a served app without rate limits.
 async fn served() -> Served {
-    let app = TestApp::builder()
-        .limits(Limits {
-            strict: 0,
-            standard: 0,
-            relaxed: 0,
-        })
-        .spawn()
-        .await;
+    let app = TestApp::builder().limits(Limits::UNLIMITED).spawn().await;
     let t = app.tenant("acme").await;
     let fx = app.bookable(&t).await;
     let addr = app.serve().await;
