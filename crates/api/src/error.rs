@@ -24,6 +24,7 @@ pub mod code {
     pub const TENANT_MISMATCH: &str = "TENANT_MISMATCH";
     pub const CONFLICT: &str = "CONFLICT";
     pub const PAYLOAD_TOO_LARGE: &str = "PAYLOAD_TOO_LARGE";
+    pub const REQUEST_TIMEOUT: &str = "REQUEST_TIMEOUT";
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "UNSUPPORTED_MEDIA_TYPE";
     pub const METHOD_NOT_ALLOWED: &str = "METHOD_NOT_ALLOWED";
     pub const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
@@ -34,6 +35,7 @@ pub mod code {
     pub const OUTSIDE_WINDOW: &str = "OUTSIDE_WINDOW";
     pub const INVALID_TRANSITION: &str = "INVALID_TRANSITION";
     pub const HOLD_EXPIRED: &str = "HOLD_EXPIRED";
+    pub const HOLD_LIMIT_REACHED: &str = "HOLD_LIMIT_REACHED";
     pub const AMOUNT_EXCEEDS_BALANCE: &str = "AMOUNT_EXCEEDS_BALANCE";
     pub const IDEMPOTENCY_KEY_REUSED: &str = "IDEMPOTENCY_KEY_REUSED";
     pub const IDEMPOTENCY_KEY_IN_FLIGHT: &str = "IDEMPOTENCY_KEY_IN_FLIGHT";

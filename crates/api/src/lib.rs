@@ -14,10 +14,13 @@ pub mod idempotency;
 pub mod openapi;
 pub mod operations;
 pub mod rate_limit;
+pub mod request_body;
 pub mod router;
 pub mod scheduling;
+pub mod serve;
 pub mod state;
 
 pub use error::{ApiError, ApiResult};
 pub use router::{openapi, openapi_json, router};
+pub use serve::{ConnectionLimits, serve};
 pub use state::{ApiConfig, AppState};

@@ -5,12 +5,11 @@
 use crate::error::rate_limited;
 use crate::extract::{TENANT_HEADER, bearer_token};
 use crate::state::AppState;
-use axum::extract::{ConnectInfo, Request};
-use axum::http::{HeaderMap, HeaderValue};
+use axum::extract::Request;
+use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::Response;
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::sync::Mutex;
 
 /// Length of a rate limit window.
@@ -195,21 +194,10 @@ fn client_key(state: &AppState, req: &Request) -> String {
             return format!("sub:{}", claims.sub);
         }
     }
-    if state.config.trust_forwarded_for {
-        if let Some(ip) = forwarded_for(req.headers()) {
-            return format!("ip:{ip}");
-        }
-    }
-    match req.extensions().get::<ConnectInfo<SocketAddr>>() {
-        Some(ConnectInfo(addr)) => format!("ip:{}", addr.ip()),
+    match crate::extract::ClientAddress::of(state, req.headers(), req.extensions()).0 {
+        Some(ip) => format!("ip:{ip}"),
         None => "ip:unknown".to_owned(),
     }
-}
-
-fn forwarded_for(headers: &HeaderMap) -> Option<String> {
-    let value = headers.get("x-forwarded-for")?.to_str().ok()?;
-    let first = value.split(',').next()?.trim();
-    (!first.is_empty()).then(|| first.to_owned())
 }
 
 pub async fn enforce(tier: Tier, state: AppState, req: Request, next: Next) -> Response {

@@ -58,6 +58,10 @@ pub fn openapi_json() -> serde_json::Value {
 pub fn router(state: AppState) -> Router {
     let (api, _) = api_routes().split_for_parts();
     let body_limit = state.config.body_limit_bytes;
+    let body_limits = crate::request_body::BodyLimits {
+        max_bytes: body_limit,
+        read_timeout: state.config.body_read_timeout,
+    };
     let docs: Router<AppState> = SwaggerUi::new("/docs")
         .config(Config::from("/api/openapi.json"))
         .into();
@@ -70,6 +74,11 @@ pub fn router(state: AppState) -> Router {
         .layer(TimeoutLayer::with_status_code(
             StatusCode::SERVICE_UNAVAILABLE,
             Duration::from_secs(30),
+        ))
+        // Outside the handler timeout: a slow upload is the body timeout's (408).
+        .layer(middleware::from_fn_with_state(
+            body_limits,
+            crate::request_body::read_body,
         ))
         .layer(Extension(state.clone()))
         .layer(CatchPanicLayer::custom(panic_response))

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 pub struct ApiConfig {
     /// Largest accepted request body, in bytes.
     pub body_limit_bytes: usize,
+    /// Time a request body has to arrive in full (408 past it).
+    pub body_read_timeout: Duration,
     /// Lifetime of issued access tokens (spec: 3600 s).
     pub token_ttl_secs: i64,
     /// Take the client address from `X-Forwarded-For` (only behind a trusted proxy).
@@ -30,12 +32,17 @@ pub struct ApiConfig {
     pub password_hash_concurrency: usize,
     /// How long a sign-in waits for its turn to hash before a 503 with `Retry-After`.
     pub password_hash_wait: Duration,
+    /// Live holds one customer (account or email) may have in a tenant; 0 = no cap.
+    pub holds_per_customer: u32,
+    /// Live holds one client address may have in a tenant; 0 = no cap.
+    pub holds_per_address: u32,
 }
 
 impl Default for ApiConfig {
     fn default() -> Self {
         Self {
             body_limit_bytes: 1024 * 1024,
+            body_read_timeout: Duration::from_secs(10),
             token_ttl_secs: 3600,
             trust_forwarded_for: false,
             tenant_cache_ttl: Duration::from_secs(30),
@@ -45,6 +52,8 @@ impl Default for ApiConfig {
                 .map(std::num::NonZeroUsize::get)
                 .unwrap_or(2),
             password_hash_wait: Duration::from_secs(5),
+            holds_per_customer: 5,
+            holds_per_address: 20,
         }
     }
 }

@@ -20,19 +20,21 @@ pub async fn start_server(store: Store, cache_ms: u64) -> anyhow::Result<SocketA
         kairos_api::operations::install_metrics(),
         ApiConfig {
             availability_cache_ttl: Duration::from_millis(cache_ms),
+            // Every benchmark client is on this machine's address.
+            holds_per_customer: 0,
+            holds_per_address: 0,
             ..ApiConfig::default()
         },
     );
     let app = kairos_api::router(state);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
-    tokio::spawn(async move {
-        let _ = axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await;
-    });
+    tokio::spawn(kairos_api::serve(
+        listener,
+        app,
+        kairos_api::ConnectionLimits::default(),
+        std::future::pending(),
+    ));
     Ok(addr)
 }
 

@@ -289,6 +289,7 @@ async fn book(
         send_confirmation: true,
         seats: SeatPolicy::Checked,
         allow_closed_slot: false,
+        hold_caps: None,
     };
     let actor = Actor {
         kind: if hold {

@@ -17,6 +17,7 @@ pub mod payments;
 pub mod pricing;
 pub mod scheduling;
 pub mod tenancy;
+pub mod text;
 pub mod validation;
 
 pub use clock::{Clock, ManualClock, SystemClock};

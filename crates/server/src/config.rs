@@ -48,6 +48,13 @@ pub struct Config {
     pub body_limit_bytes: usize,
     /// Database pool size.
     pub max_connections: u32,
+    /// Client connections open at once; past it a new connection gets a 503 at once.
+    pub http_max_connections: usize,
+    /// Milliseconds a connection has to send a complete request head, from its opening or
+    /// from its previous response (the header-read and idle keep-alive timeout).
+    pub http_header_timeout_ms: u64,
+    /// Milliseconds a request body has to arrive in full (408 past it).
+    pub http_body_timeout_ms: u64,
     /// Milliseconds a public availability answer may be served from memory (0 = off).
     pub availability_cache_ms: u64,
     /// Origins whose browsers may call the API: comma-separated `scheme://host[:port]`,
@@ -57,6 +64,10 @@ pub struct Config {
     pub password_hash_concurrency: usize,
     /// Milliseconds a sign-in waits for its turn to hash before a 503 with `Retry-After`.
     pub password_hash_wait_ms: u64,
+    /// Live holds one customer (account or email) may have in a tenant; 0 = no cap.
+    pub holds_per_customer: u32,
+    /// Live holds one client address may have in a tenant; 0 = no cap.
+    pub holds_per_address: u32,
 }
 
 impl Default for Config {
@@ -75,10 +86,15 @@ impl Default for Config {
             trust_forwarded_for: false,
             body_limit_bytes: 1024 * 1024,
             max_connections: 16,
+            http_max_connections: 1024,
+            http_header_timeout_ms: 10_000,
+            http_body_timeout_ms: 10_000,
             availability_cache_ms: 1000,
             cors_origins: String::new(),
             password_hash_concurrency: 0,
             password_hash_wait_ms: 5000,
+            holds_per_customer: 5,
+            holds_per_address: 20,
         }
     }
 }

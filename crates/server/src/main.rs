@@ -21,7 +21,6 @@ use kairos_domain::{Clock, SystemClock, TenantId};
 use kairos_store::{
     Actor, ConnectOptions, NewAdminUser, NewTenant, StaffError, Store, TenancyError,
 };
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -185,7 +184,15 @@ fn init_logging(config: &Config) {
     };
 }
 
-async fn open_store(config: &Config) -> anyhow::Result<(Store, String, bool)> {
+/// How long a command waits for the database while a running server writes to it.
+const COMMAND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+/// How long a request of the server waits for a write of another process.
+const SERVER_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+async fn open_store(
+    config: &Config,
+    lock_wait: std::time::Duration,
+) -> anyhow::Result<(Store, String, bool)> {
     let (url, embedded) = config.database();
     if embedded {
         std::fs::create_dir_all(&config.data_dir)
@@ -193,6 +200,10 @@ async fn open_store(config: &Config) -> anyhow::Result<(Store, String, bool)> {
     }
     let mut opts = ConnectOptions::new(url.clone());
     opts.max_connections = config.max_connections;
+    // Commands run beside a live server on the same SQLite file: they wait their turn to
+    // write instead of failing with "database is locked". The server's requests wait
+    // less, since a request should not queue for minutes.
+    opts.busy_timeout = lock_wait;
     // The message of a `ConnectError` already ends with its cause: as an error chain the
     // cause would be printed twice.
     let store = Store::open(&opts)
@@ -211,13 +222,13 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Migrate => {
-            let (store, url, _) = open_store(&config).await?;
+            let (store, url, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
             store.close().await;
             println!("migrations applied to {}", redact(&url));
             Ok(())
         }
         Command::Demo => {
-            let (store, _, _) = open_store(&config).await?;
+            let (store, _, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
             match demo::ensure(&store, SystemClock.now()).await? {
                 Some(created) => println!("{}", demo::describe(&created)),
                 None => println!("demo tenant '{}' already exists", demo::TENANT_ID),
@@ -241,7 +252,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             if name.trim().is_empty() {
                 bail!("--name must not be empty");
             }
-            let (store, _, _) = open_store(&config).await?;
+            let (store, _, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
             let tenant = NewTenant {
                 id: id.clone(),
                 name: name.trim().to_owned(),
@@ -286,7 +297,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
                     "--role '{role}' is not a role (owner, manager, front_desk, viewer)"
                 )
             })?;
-            let (store, _, _) = open_store(&config).await?;
+            let (store, _, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
             if store.get_tenant(&tenant).await?.is_none() {
                 store.close().await;
                 bail!("tenant '{tenant}' does not exist (create it with `kairos tenant create`)");
@@ -323,7 +334,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             }
         }
         Command::Worker => {
-            let (store, _, _) = open_store(&config).await?;
+            let (store, _, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
             let (tx, rx) = watch::channel(false);
             let handle = tokio::spawn(workers::run(store.clone(), Arc::new(SystemClock), rx));
             tracing::info!("kairos workers running; press Ctrl-C to stop");
@@ -344,7 +355,22 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     let cors = config
         .cors()
         .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
-    let (store, url, embedded) = open_store(&config).await?;
+    for (name, value) in [
+        (
+            "KAIROS_HTTP_MAX_CONNECTIONS",
+            config.http_max_connections as u64,
+        ),
+        (
+            "KAIROS_HTTP_HEADER_TIMEOUT_MS",
+            config.http_header_timeout_ms,
+        ),
+        ("KAIROS_HTTP_BODY_TIMEOUT_MS", config.http_body_timeout_ms),
+    ] {
+        if value == 0 {
+            bail!("invalid configuration: {name} must be at least 1");
+        }
+    }
+    let (store, url, embedded) = open_store(&config, SERVER_LOCK_WAIT).await?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
 
     let secret = match &config.jwt_secret {
@@ -388,6 +414,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
         ApiConfig {
             cors,
             body_limit_bytes: config.body_limit_bytes,
+            body_read_timeout: std::time::Duration::from_millis(config.http_body_timeout_ms),
             trust_forwarded_for: config.trust_forwarded_for,
             availability_cache_ttl: std::time::Duration::from_millis(config.availability_cache_ms),
             password_hash_wait: std::time::Duration::from_millis(config.password_hash_wait_ms),
@@ -395,6 +422,8 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
                 0 => ApiConfig::default().password_hash_concurrency,
                 n => n,
             },
+            holds_per_customer: config.holds_per_customer,
+            holds_per_address: config.holds_per_address,
             ..ApiConfig::default()
         },
     );
@@ -433,12 +462,12 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     let (stop_tx, stop_rx) = watch::channel(false);
     let worker = (!args.no_workers)
         .then(|| tokio::spawn(workers::run(store.clone(), clock.clone(), stop_rx)));
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown_signal())
-    .await?;
+    let limits = kairos_api::ConnectionLimits {
+        max_connections: config.http_max_connections,
+        header_timeout: std::time::Duration::from_millis(config.http_header_timeout_ms),
+        ..kairos_api::ConnectionLimits::default()
+    };
+    kairos_api::serve(listener, app, limits, shutdown_signal()).await;
     let _ = stop_tx.send(true);
     if let Some(w) = worker {
         let _ = w.await;

@@ -15,8 +15,11 @@ const GENERATION_EVERY: Duration = Duration::from_secs(3600);
 /// slot, so capacity never waits for this worker.
 const EXPIRY_EVERY: Duration = Duration::from_secs(5);
 
-/// Holds expired per transaction.
-const EXPIRY_BATCH: i64 = 500;
+/// Holds expired per transaction. Each batch is one write transaction: on SQLite it holds
+/// the one writer connection and requests queue behind it; on PostgreSQL it locks the
+/// slots of its holds. Small batches keep a request's wait to one batch (milliseconds),
+/// however many holds expire at once.
+const EXPIRY_BATCH: i64 = 50;
 
 /// Runs the periodic jobs until `shutdown` turns true.
 pub async fn run(store: Store, clock: Arc<dyn Clock>, mut shutdown: watch::Receiver<bool>) {
@@ -46,14 +49,18 @@ pub async fn run(store: Store, clock: Arc<dyn Clock>, mut shutdown: watch::Recei
 
 /// Moves overdue holds to `expired` and releases their seats, batch by batch.
 pub async fn expire_holds(store: &Store, clock: &dyn Clock) -> u64 {
+    let batch = EXPIRY_BATCH;
     let mut total = 0;
     loop {
-        match store.expire_overdue_holds(clock.now(), EXPIRY_BATCH).await {
+        match store.expire_overdue_holds(clock.now(), batch).await {
             Ok(n) => {
                 total += n;
-                if n < u64::try_from(EXPIRY_BATCH).unwrap_or(0) {
+                if n < u64::try_from(batch).unwrap_or(0) {
                     break;
                 }
+                // Requests waiting for the database go first (the write pool queues
+                // fairly); the next batch waits its turn behind them.
+                tokio::task::yield_now().await;
             }
             Err(e) => {
                 tracing::warn!(error = %e, "hold expiry failed");
@@ -184,5 +191,67 @@ mod tests {
             .availability(&t.id, &fx.catalog, "2026-11-22", "2026-11-22", 10)
             .await;
         assert_eq!(open.body["slots"].as_array().map(Vec::len), Some(4));
+    }
+
+    #[tokio::test]
+    async fn a_request_waits_for_one_expiry_batch_not_the_whole_sweep() {
+        let app = TestApp::spawn().await;
+        let t = app.tenant("acme").await;
+        let fx = app.bookable(&t).await;
+        let open = app
+            .availability(&t.id, &fx.catalog, "2026-11-22", "2026-11-25", 1)
+            .await;
+        let slots: Vec<String> = open.body["slots"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s["slotId"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(slots.len(), 16, "four days of four slots: {}", open.text);
+        let hold = |slot: String, n: usize| {
+            let app = &app;
+            let fx = &fx;
+            let tenant = t.id.clone();
+            async move {
+                app.post("/api/v1/bookings/hold")
+                    .tenant(&tenant)
+                    .json(serde_json::json!({
+                        "siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
+                        "slotId": slot, "partySize": 1,
+                        "customer": {"name": "Guest", "email": format!("guest{n}@example.com")}
+                    }))
+                    .send()
+                    .await
+            }
+        };
+        // 160 one-seat holds, more than three batches; the first slot's expire first.
+        let mut n = 0;
+        for (i, slot) in slots.iter().enumerate() {
+            if i == 1 {
+                app.clock.advance(chrono::Duration::minutes(1));
+            }
+            for _ in 0..10 {
+                n += 1;
+                hold(slot.clone(), n).await.assert_status(201);
+            }
+        }
+        app.clock.advance(chrono::Duration::minutes(20));
+
+        let store = app.store.clone();
+        let clock = app.clock.clone();
+        let sweep = tokio::spawn(async move { expire_holds(&store, &clock).await });
+        // Let the sweep start its first batch, then ask for a seat its first batch frees.
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        hold(slots[0].clone(), 0).await.assert_status(201);
+        assert!(
+            !sweep.is_finished(),
+            "the hold was served between two batches of the sweep, not after all of them"
+        );
+        let expired = sweep.await.unwrap_or_else(|e| panic!("{e}"));
+        assert!(expired >= 150, "the sweep expired the rest: {expired}");
+        assert_eq!(expire_holds(&app.store, &app.clock).await, 0);
+        app.assert_capacity_invariant(&t.id).await;
     }
 }

@@ -834,3 +834,70 @@ fn cors_origins_come_from_the_environment_and_are_checked_at_start() {
     );
     assert!(head.contains("x-tenant-id"), "{head}");
 }
+
+/// Commands run beside a live server: a write another process has under way makes
+/// `kairos tenant create` wait for it, not fail with "database is locked".
+#[tokio::test]
+async fn a_command_waits_for_a_write_in_progress_elsewhere() {
+    use sqlx::Connection;
+    let db = TestDb::create().await;
+    let out = kairos(&db, &["migrate"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Another process's write transaction, held longer than a request would wait (5 s).
+    let held = Duration::from_secs(7);
+    let url = db.url().to_owned();
+    let writer = tokio::spawn(async move {
+        if url.starts_with("postgres") {
+            let mut c = sqlx::PgConnection::connect(&url)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            let mut tx = c.begin().await.unwrap_or_else(|e| panic!("{e}"));
+            sqlx::query("LOCK TABLE tenants IN EXCLUSIVE MODE")
+                .execute(&mut *tx)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            tokio::time::sleep(held).await;
+            tx.commit().await.unwrap_or_else(|e| panic!("{e}"));
+        } else {
+            let mut c = sqlx::SqliteConnection::connect(&url)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut c)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            tokio::time::sleep(held).await;
+            sqlx::query("COMMIT")
+                .execute(&mut c)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let started = Instant::now();
+    let out = tokio::task::spawn_blocking({
+        let url = db.url().to_owned();
+        move || {
+            Command::new(env!("CARGO_BIN_EXE_kairos"))
+                .args(["tenant", "create", "--id", "live", "--name", "Live"])
+                .env("DATABASE_URL", url)
+                .env_remove("KAIROS_DATA_DIR")
+                .output()
+                .unwrap_or_else(|e| panic!("cannot run kairos: {e}"))
+        }
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    writer.await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("tenant 'live' created"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(5),
+        "it waited for the other write: {:?}",
+        started.elapsed()
+    );
+}

@@ -90,6 +90,9 @@ pub struct ConnectOptions {
     pub url: String,
     /// Maximum pool size (PostgreSQL, and SQLite readers).
     pub max_connections: u32,
+    /// How long a SQLite write waits for another process's write to finish before it
+    /// fails with "database is locked".
+    pub busy_timeout: Duration,
 }
 
 impl ConnectOptions {
@@ -97,6 +100,7 @@ impl ConnectOptions {
         Self {
             url: url.into(),
             max_connections: 16,
+            busy_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -137,7 +141,7 @@ impl Store {
                     .create_if_missing(true)
                     .journal_mode(SqliteJournalMode::Wal)
                     .synchronous(SqliteSynchronous::Normal)
-                    .busy_timeout(Duration::from_secs(5))
+                    .busy_timeout(opts.busy_timeout)
                     .foreign_keys(true)
                     .pragma("temp_store", "memory");
                 // One writer connection: writes queue in the pool (fairly, without busy

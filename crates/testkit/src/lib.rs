@@ -37,6 +37,9 @@ pub struct TestAppBuilder {
     availability_cache: std::time::Duration,
     cors: kairos_api::cors::CorsOrigins,
     password_hashing: Option<(usize, std::time::Duration)>,
+    connections: kairos_api::ConnectionLimits,
+    body_read_timeout: Option<std::time::Duration>,
+    hold_caps: (u32, u32),
 }
 
 impl TestAppBuilder {
@@ -68,6 +71,25 @@ impl TestAppBuilder {
     /// At most `concurrency` password hashes at once, each waiting at most `wait`.
     pub fn password_hashing(mut self, concurrency: usize, wait: std::time::Duration) -> Self {
         self.password_hashing = Some((concurrency, wait));
+        self
+    }
+
+    /// The connection bounds of [`TestApp::serve`] (default: those of `kairos serve`).
+    pub fn connections(mut self, limits: kairos_api::ConnectionLimits) -> Self {
+        self.connections = limits;
+        self
+    }
+
+    /// Caps on live holds per customer and per client address (default: none, so that
+    /// tests may hold freely; `kairos serve` caps them).
+    pub fn hold_caps(mut self, per_customer: u32, per_address: u32) -> Self {
+        self.hold_caps = (per_customer, per_address);
+        self
+    }
+
+    /// Time a request body has to arrive in (default: that of `kairos serve`).
+    pub fn body_read_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.body_read_timeout = Some(timeout);
         self
     }
 
@@ -109,6 +131,9 @@ impl TestAppBuilder {
                     cors: self.cors,
                     password_hash_concurrency: concurrency,
                     password_hash_wait: wait,
+                    body_read_timeout: self.body_read_timeout.unwrap_or(defaults.body_read_timeout),
+                    holds_per_customer: self.hold_caps.0,
+                    holds_per_address: self.hold_caps.1,
                     ..defaults
                 }
             },
@@ -120,6 +145,7 @@ impl TestAppBuilder {
             clock,
             store,
             db,
+            connections: self.connections,
         }
     }
 }
@@ -131,6 +157,7 @@ pub struct TestApp {
     pub clock: ManualClock,
     pub store: Store,
     db: Arc<TestDb>,
+    connections: kairos_api::ConnectionLimits,
 }
 
 /// A tenant made by [`TestApp::tenant`], with its owner signed in.
@@ -151,6 +178,9 @@ impl TestApp {
             availability_cache: std::time::Duration::ZERO,
             cors: kairos_api::cors::CorsOrigins::None,
             password_hashing: None,
+            connections: kairos_api::ConnectionLimits::default(),
+            body_read_timeout: None,
+            hold_caps: (0, 0),
         }
     }
 
@@ -444,15 +474,12 @@ impl TestApp {
         let addr = listener
             .local_addr()
             .unwrap_or_else(|e| panic!("test listener address: {e}"));
-        let app = self
-            .router
-            .clone()
-            .into_make_service_with_connect_info::<std::net::SocketAddr>();
-        tokio::spawn(async move {
-            if let Err(e) = axum::serve(listener, app).await {
-                panic!("test server stopped: {e}");
-            }
-        });
+        tokio::spawn(kairos_api::serve(
+            listener,
+            self.router.clone(),
+            self.connections,
+            std::future::pending(),
+        ));
         addr
     }
 }

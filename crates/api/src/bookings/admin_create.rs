@@ -165,6 +165,7 @@ pub async fn create(
                         SeatPolicy::Checked
                     },
                     allow_closed_slot: skip,
+                    hold_caps: None,
                     ..draft.into_booking(
                         SlotChoice::StartingAt(start),
                         token_hash,

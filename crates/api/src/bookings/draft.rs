@@ -124,6 +124,7 @@ impl Draft {
             send_confirmation: true,
             seats: SeatPolicy::Checked,
             allow_closed_slot: false,
+            hold_caps: None,
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::PriceDto;
 use super::access::booking_not_found;
 use crate::error::{ApiError, code};
-use kairos_store::{BookingError, BookingRefusal};
+use kairos_store::{BookingError, BookingRefusal, HoldCapScope};
 use serde_json::json;
 
 impl From<BookingError> for ApiError {
@@ -89,6 +89,20 @@ impl From<BookingRefusal> for ApiError {
                 "The product, its variant or an add-on of this hold is no longer offered; make a new hold",
             )
             .with_details(json!({"reason": "item_withdrawn"})),
+            BookingRefusal::TooManyHolds { scope, limit } => ApiError::conflict(
+                code::HOLD_LIMIT_REACHED,
+                match scope {
+                    HoldCapScope::Customer => format!(
+                        "This customer already has {limit} bookings on hold, the most allowed \
+                         at once; confirm or cancel one, or wait for one to expire"
+                    ),
+                    HoldCapScope::Address => format!(
+                        "{limit} bookings are already on hold from this network, the most \
+                         allowed at once; confirm or cancel one, or wait for one to expire"
+                    ),
+                },
+            )
+            .with_details(json!({"scope": scope.as_str(), "limit": limit})),
         }
     }
 }

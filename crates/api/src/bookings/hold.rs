@@ -3,7 +3,7 @@
 use super::draft::{DraftInput, HoldRequest, draft};
 use super::{BookingAccess, BookingResponse};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Json, decode_json};
+use crate::extract::{ClientAddress, Json, decode_json};
 use crate::idempotency::{self, Rendered, RequestKey};
 use crate::state::AppState;
 use axum::extract::State;
@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use kairos_domain::auth::ActorKind;
 use kairos_domain::bookings::BookingSource;
 use kairos_domain::ids::{new_secret, parse_id};
-use kairos_store::{Actor, Booking, CreatedBooking, SlotChoice};
+use kairos_store::{Actor, Booking, CreatedBooking, HoldCaps, NewBooking, SlotChoice};
 use serde_json::Value;
 
 fn created(b: &Booking, token: &str) -> Rendered {
@@ -44,12 +44,13 @@ pub(super) fn ok_body(b: &Booking) -> Rendered {
         (status = 201, body = BookingResponse),
         (status = 400, description = "VALIDATION_ERROR naming every bad field", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown or inactive site, product, slot, variant", body = ErrorBody),
-        (status = 409, description = "SLOT_UNAVAILABLE: full, started or closed slot; IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
+        (status = 409, description = "SLOT_UNAVAILABLE: full, started or closed slot; HOLD_LIMIT_REACHED: the customer or the client address already has as many live holds as allowed (details.scope `customer` or `address`, details.limit); IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
         (status = 422, description = "IDEMPOTENCY_KEY_REUSED with another body", body = ErrorBody),
     ))]
 pub async fn hold(
     State(state): State<AppState>,
     access: BookingAccess,
+    client: ClientAddress,
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
@@ -82,6 +83,12 @@ pub async fn hold(
             },
             state.now().date_naive(),
         )?;
+        let caps = HoldCaps {
+            per_customer: state.config.holds_per_customer,
+            per_address: state.config.holds_per_address,
+            address: client.0,
+        };
+        let mut caps = Some(caps);
         let actor = match &access.caller {
             super::Caller::Customer(c) => {
                 let me = &c.customer;
@@ -97,7 +104,11 @@ pub async fn hold(
                 }
                 Actor::customer(me.id, Some(&me.display_name()))
             }
-            super::Caller::Admin(a) => a.actor(),
+            super::Caller::Admin(a) => {
+                // Staff book for others: no cap.
+                caps = None;
+                a.actor()
+            }
             super::Caller::Anonymous => Actor {
                 kind: ActorKind::Customer,
                 id: None,
@@ -108,7 +119,10 @@ pub async fn hold(
             .store
             .create_booking(
                 access.tenant.id(),
-                draft.into_booking(SlotChoice::Id(slot_id), token_hash, BookingSource::Public),
+                NewBooking {
+                    hold_caps: caps,
+                    ..draft.into_booking(SlotChoice::Id(slot_id), token_hash, BookingSource::Public)
+                },
                 &actor,
                 state.now(),
                 key.as_ref().map(|k| k.for_store(&render)),

@@ -5,6 +5,7 @@ use axum::extract::{FromRequest, Request};
 use axum::http::{StatusCode, header};
 use bytes::Bytes;
 use kairos_domain::FieldErrors;
+use kairos_domain::text::{TextKind, check_text};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -76,6 +77,10 @@ pub fn decode_json<T: DeserializeOwned>(mut value: Value) -> Result<T, ApiError>
         return Err(ApiError::invalid_field("body", "must be a JSON object"));
     }
     let mut errors = FieldErrors::new();
+    check_strings(&value, &mut String::new(), "", &mut errors);
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
     // Bounded: every round removes one value, and bodies are size-limited.
     for _ in 0..64 {
         match serde_path_to_error::deserialize::<_, T>(&value) {
@@ -137,6 +142,50 @@ impl From<&serde_path_to_error::Segment> for Segment {
             serde_path_to_error::Segment::Seq { index } => Segment::Index(*index),
             _ => Segment::Other,
         }
+    }
+}
+
+/// Holds every string of a body, and every field name, to the text rule of
+/// [`kairos_domain::text`]: the kind comes from the name of the field the string is in.
+fn check_strings(value: &Value, path: &mut String, name: &str, errors: &mut FieldErrors) {
+    match value {
+        Value::String(text) => {
+            if let Err(message) = check_text(text, TextKind::of_field(name)) {
+                errors.add(if path.is_empty() { "body" } else { path }, message);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                check_strings(item, path, name, errors);
+                path.truncate(len);
+            }
+        }
+        Value::Object(fields) => {
+            for (key, item) in fields {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                if check_text(key, TextKind::Line).is_err() {
+                    let shown: String = key
+                        .chars()
+                        .map(|c| if c.is_control() { '?' } else { c })
+                        .collect();
+                    path.push_str(&shown);
+                    errors.add(
+                        path.as_str(),
+                        "field names must not contain control characters",
+                    );
+                } else {
+                    path.push_str(key);
+                    check_strings(item, path, key, errors);
+                }
+                path.truncate(len);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -3,12 +3,14 @@
 //! Each one turns bad input into a spec-shaped 4xx instead of axum's plain-text rejections.
 
 mod auth;
+mod client;
 mod json;
 mod permission;
 mod query;
 mod tenant;
 
 pub use auth::{AdminAuth, CustomerAuth, bearer_token};
+pub use client::ClientAddress;
 pub use json::{Json, decode_json};
 pub use permission::{Permission, Staff, can};
 pub use query::{Query, bool_param, page_param};

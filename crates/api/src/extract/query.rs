@@ -4,6 +4,7 @@ use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use kairos_domain::FieldErrors;
+use kairos_domain::text::{TextKind, check_text};
 use serde::de::DeserializeOwned;
 
 /// Like `axum::extract::Query` (repeated parameters fill `Vec` fields), with a 400 `VALIDATION_ERROR` naming the parameter.
@@ -19,6 +20,23 @@ where
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         let query = parts.uri.query().unwrap_or_default();
+        // Every parameter is one line of text (kairos_domain::text).
+        let pairs: Vec<(String, String)> = serde_html_form::from_str(query).unwrap_or_default();
+        let mut errors = FieldErrors::new();
+        for (name, value) in &pairs {
+            if let Err(message) = check_text(value, TextKind::Line) {
+                errors.add(name.replace(|c: char| c.is_control(), "?"), message);
+            }
+            if check_text(name, TextKind::Line).is_err() {
+                errors.add(
+                    name.replace(|c: char| c.is_control(), "?"),
+                    "parameter names must not contain control characters",
+                );
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ApiError::validation(errors));
+        }
         // serde_html_form reads a repeated parameter (`status=a&status=b`) into a Vec.
         let de = serde_html_form::Deserializer::from_bytes(query.as_bytes());
         serde_path_to_error::deserialize(de)

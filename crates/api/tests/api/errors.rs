@@ -282,3 +282,181 @@ fn lists_without_bound(
         lists_without_bound(doc, s, &format!("{at}.{name}"), found, depth + 1);
     }
 }
+
+/// One step from a request body down to one of its strings.
+#[derive(Debug, Clone)]
+enum Step {
+    Field(String),
+    Item,
+}
+
+/// The paths to every string of `schema` (through `$ref`, `oneOf`/`anyOf`/`allOf`,
+/// properties and array items).
+fn string_paths(
+    doc: &serde_json::Value,
+    schema: &serde_json::Value,
+    at: &mut Vec<Step>,
+    found: &mut Vec<Vec<Step>>,
+    depth: usize,
+) {
+    if depth > 8 {
+        return;
+    }
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.rsplit('/').next().unwrap_or_default();
+        string_paths(
+            doc,
+            &doc["components"]["schemas"][name],
+            at,
+            found,
+            depth + 1,
+        );
+        return;
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        for s in schema[key].as_array().into_iter().flatten() {
+            string_paths(doc, s, at, found, depth + 1);
+        }
+    }
+    let has = |t: &str| {
+        schema["type"] == t
+            || schema["type"]
+                .as_array()
+                .is_some_and(|types| types.contains(&json!(t)))
+    };
+    if has("string") && !at.is_empty() {
+        found.push(at.clone());
+    }
+    if has("array") {
+        at.push(Step::Item);
+        string_paths(doc, &schema["items"], at, found, depth + 1);
+        at.pop();
+    }
+    for (name, s) in schema["properties"].as_object().into_iter().flatten() {
+        at.push(Step::Field(name.clone()));
+        string_paths(doc, s, at, found, depth + 1);
+        at.pop();
+    }
+}
+
+/// A body holding `value` at `path` and nothing else, and the field name errors use.
+fn body_with(path: &[Step], value: serde_json::Value) -> (serde_json::Value, String) {
+    let mut body = value;
+    for step in path.iter().rev() {
+        body = match step {
+            Step::Field(name) => json!({ name: body }),
+            Step::Item => json!([body]),
+        };
+    }
+    let mut field = String::new();
+    for step in path {
+        match step {
+            Step::Field(name) if field.is_empty() => field.push_str(name),
+            Step::Field(name) => field.push_str(&format!(".{name}")),
+            Step::Item => field.push_str("[0]"),
+        }
+    }
+    (body, field)
+}
+
+/// A NUL character (which PostgreSQL cannot store) or another control character in any
+/// string field of any request body is a 400 naming the field, on every endpoint, before
+/// anything is read or written.
+#[tokio::test]
+async fn every_string_field_of_every_request_refuses_control_characters() {
+    let app = TestApp::builder().limits(Limits::UNLIMITED).spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    let booking = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
+    booking.assert_status(201);
+    let booking_id = booking.body["id"].as_str().unwrap_or_default().to_owned();
+    let customer = app.customer_token(&t.id, "member@example.com").await;
+    let doc = app.get("/api/openapi.json").send().await.body;
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for (path, ops) in doc["paths"].as_object().into_iter().flatten() {
+        // Path parameters name things that exist, so that no answer depends on a 404.
+        let id = if path.contains("bookings") {
+            booking_id.clone()
+        } else if path.contains("products") {
+            fx.catalog.product_id.clone()
+        } else if path.contains("sites") {
+            fx.catalog.site_id.clone()
+        } else {
+            uuid::Uuid::new_v4().to_string()
+        };
+        let mut concrete = String::new();
+        let mut rest = path.as_str();
+        while let Some(open) = rest.find('{') {
+            concrete.push_str(&rest[..open]);
+            let close = rest[open..].find('}').map_or(rest.len(), |c| open + c + 1);
+            concrete.push_str(&id);
+            rest = &rest[close..];
+        }
+        concrete.push_str(rest);
+        for (method, op) in ops.as_object().into_iter().flatten() {
+            let schema = &op["requestBody"]["content"]["application/json"]["schema"];
+            if schema.is_null() {
+                continue;
+            }
+            let mut paths = Vec::new();
+            string_paths(&doc, schema, &mut Vec::new(), &mut paths, 0);
+            for string in paths {
+                for bad in ["nul\u{0}here", "escape\u{1b}[2J"] {
+                    let (body, field) = body_with(&string, json!(bad));
+                    let mut res = None;
+                    for token in [t.owner_token.as_str(), customer.as_str()] {
+                        let req = match method.as_str() {
+                            "post" => app.post(&concrete),
+                            "put" => app.put(&concrete),
+                            "patch" => app.patch(&concrete),
+                            _ => app.delete(&concrete),
+                        };
+                        let answer = req
+                            .tenant(&t.id)
+                            .token(token)
+                            .json(body.clone())
+                            .send()
+                            .await;
+                        // Customer endpoints refuse the staff token before the body.
+                        let refused = matches!(answer.status.as_u16(), 401 | 403);
+                        res = Some(answer);
+                        if !refused {
+                            break;
+                        }
+                    }
+                    let Some(res) = res else { continue };
+                    checked += 1;
+                    if res.status != 400 || !res.error_fields().contains(&field) {
+                        wrong.push(format!(
+                            "{method} {path} {field}: {} {}",
+                            res.status, res.text
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 100,
+        "string fields found in the document: {checked}"
+    );
+    assert!(
+        wrong.is_empty(),
+        "not refused with a 400 naming the field: {wrong:#?}"
+    );
+
+    // Query parameters are text too.
+    let res = app
+        .get("/api/v1/admin/bookings?search=a%00b")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert!(
+        res.error_fields().contains(&"search".to_owned()),
+        "{}",
+        res.text
+    );
+}

@@ -117,6 +117,37 @@ pub struct NewBooking {
     pub seats: SeatPolicy,
     /// Staff book a slot that has started or left the schedule (`skipAvailabilityCheck`).
     pub allow_closed_slot: bool,
+    /// Caps on the live holds of the customer and of the client address (public holds;
+    /// staff are not capped).
+    pub hold_caps: Option<HoldCaps>,
+}
+
+/// Caps on concurrent holds in one tenant, so that one client cannot hold the slots of
+/// a whole week (counted inside the hold's transaction).
+#[derive(Debug, Clone, Default)]
+pub struct HoldCaps {
+    /// Live holds of one customer (account or email) at once; 0 = no cap.
+    pub per_customer: u32,
+    /// Live holds from one client address at once; 0 = no cap.
+    pub per_address: u32,
+    /// The client address the hold comes from, when known.
+    pub address: Option<String>,
+}
+
+/// Who a hold cap counts holds of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldCapScope {
+    Customer,
+    Address,
+}
+
+impl HoldCapScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HoldCapScope::Customer => "customer",
+            HoldCapScope::Address => "address",
+        }
+    }
 }
 
 /// A booking just made, with what staff overrode to make it: `slot_started`,
@@ -244,6 +275,9 @@ pub enum BookingRefusal {
     /// The product, variant or an add-on of the hold is no longer offered.
     #[error("an item of the booking was withdrawn")]
     ItemWithdrawn,
+    /// The customer or the client address already holds as many bookings as allowed.
+    #[error("too many holds at once")]
+    TooManyHolds { scope: HoldCapScope, limit: u32 },
 }
 
 /// Why a booking operation failed.

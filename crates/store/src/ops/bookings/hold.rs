@@ -4,11 +4,11 @@ use super::offer::{Offer, load_addons, load_offer, load_variant};
 use super::search::phone_key;
 use super::seats::take_seats_reclaiming;
 use super::transition::booking_message;
-use super::{Change, Repo, Write};
+use super::{Change, Repo, Write, dialect};
 use crate::pricing::{check_addons, price_booking};
 use crate::{
-    Actor, Booking, BookingCustomer, BookingError, BookingRefusal, CreatedBooking, Idempotency,
-    NewBooking, SeatPolicy, SlotChoice, Timestamp, Written,
+    Actor, Booking, BookingCustomer, BookingError, BookingRefusal, CreatedBooking, HoldCapScope,
+    HoldCaps, Idempotency, NewBooking, SeatPolicy, SlotChoice, Timestamp, Written,
 };
 use kairos_domain::FieldErrors;
 use kairos_domain::bookings::{BookingSource, BookingStatus};
@@ -151,6 +151,9 @@ async fn create(
         }
         None => None,
     };
+    if let Some(caps) = &new.hold_caps {
+        check_hold_caps(w, caps, &new.customer.email, customer_id).await?;
+    }
     let id = new_id();
     let confirmed_at = (new.status != BookingStatus::Hold).then_some(now);
     let mut reference = new_reference();
@@ -161,10 +164,10 @@ async fn create(
                  customer_phone, customer_phone_key, party_size, status, hold_expires_at,
                  addons, participants, price, total, currency, pricing_hash, token_hash,
                  source, payment_method, admin_notes, send_confirmation, created_by,
-                 created_at, updated_at, confirmed_at)
+                 created_at, updated_at, confirmed_at, client_address)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                  $17, $18, $19, $20, $21, $22, $23, $24, $25, NULL, $26, $27, $28, $29, $29,
-                 $30)
+                 $30, $31)
              ON CONFLICT (tenant_id, reference) DO NOTHING",
         )
         .bind(w.tenant.as_str())
@@ -197,6 +200,7 @@ async fn create(
         .bind(actor.id.as_deref())
         .bind(now)
         .bind(confirmed_at)
+        .bind(new.hold_caps.as_ref().and_then(|c| c.address.as_deref()))
         .execute(&mut *w.tx)
         .await?;
         if inserted.rows_affected() == 1 {
@@ -263,4 +267,69 @@ async fn create(
         warnings.push("capacity_exceeded");
     }
     Ok(CreatedBooking { booking, warnings })
+}
+
+/// Refuses a hold past the caps on the live holds of its customer (account or email) or
+/// its client address in this tenant. The count is taken inside the hold's transaction,
+/// after a lock on the customer's and the address's keys (PostgreSQL; SQLite has one
+/// writer), so parallel holds of one client cannot slip past the cap together.
+async fn check_hold_caps(
+    w: &mut Write,
+    caps: &HoldCaps,
+    email: &str,
+    customer_id: Option<uuid::Uuid>,
+) -> Result<(), BookingError> {
+    let tenant = w.tenant.as_str().to_owned();
+    let customer = (caps.per_customer > 0 && (!email.is_empty() || customer_id.is_some()))
+        .then_some(caps.per_customer);
+    let address = match (caps.per_address, caps.address.as_deref()) {
+        (0, _) | (_, None) => None,
+        (limit, Some(address)) => Some((limit, address)),
+    };
+    if let Some(limit) = customer {
+        let key = match customer_id {
+            Some(id) => format!("holds:{tenant}:customer:{id}"),
+            None => format!("holds:{tenant}:email:{email}"),
+        };
+        dialect::lock_key(&mut w.tx, &key).await?;
+        let live: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM bookings
+             WHERE tenant_id = $1 AND status = 'hold' AND hold_expires_at > $2
+               AND ((customer_email = $3 AND $3 <> '') OR customer_id = $4)",
+        )
+        .bind(&tenant)
+        .bind(w.now)
+        .bind(email)
+        .bind(customer_id)
+        .fetch_one(&mut *w.tx)
+        .await?;
+        if live >= i64::from(limit) {
+            return Err(BookingRefusal::TooManyHolds {
+                scope: HoldCapScope::Customer,
+                limit,
+            }
+            .into());
+        }
+    }
+    if let Some((limit, address)) = address {
+        dialect::lock_key(&mut w.tx, &format!("holds:{tenant}:address:{address}")).await?;
+        let live: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM bookings
+             WHERE tenant_id = $1 AND status = 'hold' AND hold_expires_at > $2
+               AND client_address = $3",
+        )
+        .bind(&tenant)
+        .bind(w.now)
+        .bind(address)
+        .fetch_one(&mut *w.tx)
+        .await?;
+        if live >= i64::from(limit) {
+            return Err(BookingRefusal::TooManyHolds {
+                scope: HoldCapScope::Address,
+                limit,
+            }
+            .into());
+        }
+    }
+    Ok(())
 }
