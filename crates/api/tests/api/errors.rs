@@ -437,6 +437,7 @@ async fn every_string_field_of_every_request_refuses_control_characters() {
             }
         }
     }
+    eprintln!("measured: {checked} requests (string field × control character), all refused");
     assert!(
         checked > 100,
         "string fields found in the document: {checked}"
