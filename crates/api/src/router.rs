@@ -57,9 +57,8 @@ pub fn openapi_json() -> serde_json::Value {
 /// The whole HTTP application.
 pub fn router(state: AppState) -> Router {
     let (api, _) = api_routes().split_for_parts();
-    let body_limit = state.config.body_limit_bytes;
     let body_limits = crate::request_body::BodyLimits {
-        max_bytes: body_limit,
+        max_bytes: state.config.body_limit_bytes,
         read_timeout: state.config.body_read_timeout,
     };
     let docs: Router<AppState> = SwaggerUi::new("/docs")
@@ -70,7 +69,8 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(availability::invalidate_on_write))
         .layer(middleware::from_fn(operations::track))
-        .layer(axum::extract::DefaultBodyLimit::max(body_limit))
+        // `read_body` (below) has read the body within the limit already.
+        .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(TimeoutLayer::with_status_code(
             StatusCode::SERVICE_UNAVAILABLE,
             Duration::from_secs(30),

@@ -204,38 +204,23 @@ mod tests {
         let open = app
             .availability(&t.id, &fx.catalog, "2026-11-22", "2026-11-26", 1)
             .await;
-        let slots: Vec<String> = open.body["slots"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s["slotId"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let slots = kairos_testkit::slot_ids(&open.body);
         assert_eq!(slots.len(), 20, "five days of four slots: {}", open.text);
         let (held, free) = slots.split_at(16);
-        let hold = |slot: String, n: usize| {
-            let app = &app;
-            let fx = &fx;
-            let tenant = t.id.clone();
-            async move {
-                app.post("/api/v1/bookings/hold")
-                    .tenant(&tenant)
-                    .json(serde_json::json!({
-                        "siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
-                        "slotId": slot, "partySize": 1,
-                        "customer": {"name": "Guest", "email": format!("guest{n}@example.com")}
-                    }))
-                    .send()
-                    .await
-            }
-        };
         // 160 one-seat holds, more than three batches.
         let mut n = 0;
         for slot in held {
             for _ in 0..10 {
                 n += 1;
-                hold(slot.clone(), n).await.assert_status(201);
+                app.hold_for(
+                    &t.id,
+                    &fx.catalog,
+                    slot,
+                    1,
+                    &format!("guest{n}@example.com"),
+                )
+                .await
+                .assert_status(201);
             }
         }
         app.clock.advance(chrono::Duration::minutes(20));
@@ -246,7 +231,9 @@ mod tests {
         // Let the sweep start its first batch, then hold a seat elsewhere: on SQLite the
         // hold needs the one writer connection, which the sweep gives up between batches.
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
-        hold(free[0].clone(), 0).await.assert_status(201);
+        app.hold_for(&t.id, &fx.catalog, &free[0], 1, "late@example.com")
+            .await
+            .assert_status(201);
         assert!(
             !sweep.is_finished(),
             "the hold was served between two batches of the sweep, not after all of them"

@@ -400,14 +400,7 @@ impl TestApp {
             .availability(&tenant.id, &catalog, "2026-11-22", "2026-11-22", 1)
             .await;
         res.assert_status(200);
-        let slots: Vec<String> = res.body["slots"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s["slotId"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let slots = slot_ids(&res.body);
         assert_eq!(slots.len(), 4, "four slots tomorrow: {}", res.text);
         BookingFixture { catalog, slots }
     }
@@ -431,12 +424,26 @@ impl TestApp {
         slot: &str,
         party: u32,
     ) -> TestResponse {
+        self.hold_for(tenant, catalog, slot, party, "ada@example.com")
+            .await
+    }
+
+    /// `POST /bookings/hold` for `party` people on `slot`, anonymous, for the customer
+    /// with `email`.
+    pub async fn hold_for(
+        &self,
+        tenant: &str,
+        catalog: &CatalogFixture,
+        slot: &str,
+        party: u32,
+        email: &str,
+    ) -> TestResponse {
         self.post("/api/v1/bookings/hold")
             .tenant(tenant)
             .json(json!({
                 "siteId": catalog.site_id, "productId": catalog.product_id,
                 "slotId": slot, "partySize": party,
-                "customer": {"name": "Ada Lovelace", "email": "ada@example.com", "phone": "+358 40 123 4567"}
+                "customer": {"name": "Ada Lovelace", "email": email, "phone": "+358 40 123 4567"}
             }))
             .send()
             .await
@@ -456,6 +463,18 @@ impl TestApp {
             "slots whose booked count differs from their bookings (slot, booked, held): {mismatches:?}"
         );
     }
+}
+
+/// The slot ids of an availability answer, in its order.
+pub fn slot_ids(availability: &serde_json::Value) -> Vec<String> {
+    availability["slots"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s["slotId"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether the suite runs against PostgreSQL (`TEST_DATABASE_URL=postgres://…`).

@@ -33,20 +33,14 @@ where
                 ));
             }
         }
+        // The router's `request_body::read_body` has read the body within the size and
+        // time limits already.
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    code::PAYLOAD_TOO_LARGE,
-                    "Request body is too large",
-                )
-            } else {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    code::VALIDATION_ERROR,
-                    format!("Cannot read request body: {rejection}"),
-                )
-            }
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                code::VALIDATION_ERROR,
+                format!("Cannot read request body: {rejection}"),
+            )
         })?;
         if bytes.is_empty() {
             return Err(ApiError::new(

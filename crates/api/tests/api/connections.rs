@@ -202,10 +202,8 @@ async fn connections_past_the_cap_are_refused_at_once_and_served_again_once_free
         .await
         .unwrap_or_else(|| panic!("the refused connection gets an answer"));
     let refused_in = asked.elapsed();
-    assert_eq!(res.status, 503, "{}", res.body);
-    assert!(res.headers.contains("connection: close"), "{}", res.headers);
+    assert_closing_error(&res, 503, "SERVICE_UNAVAILABLE");
     assert!(res.headers.contains("retry-after: 1"), "{}", res.headers);
-    assert!(res.body.contains("SERVICE_UNAVAILABLE"), "{}", res.body);
     assert!(
         refused_in < Duration::from_secs(1),
         "refused at once, not after a wait: {refused_in:?}"
@@ -222,6 +220,17 @@ async fn connections_past_the_cap_are_refused_at_once_and_served_again_once_free
         CAP + 1,
         refused_in.as_secs_f64() * 1000.0
     );
+}
+
+/// An answer in shape A with `status` and `code` that closes its connection.
+fn assert_closing_error(res: &RawResponse, status: u16, code: &str) {
+    assert_eq!(res.status, status, "{}", res.body);
+    assert!(
+        res.body.contains(&format!("\"error\":\"{code}\"")),
+        "{}",
+        res.body
+    );
+    assert!(res.headers.contains("connection: close"), "{}", res.headers);
 }
 
 /// Sends `head` (a request head without its blank line) announcing a body, then nothing.
@@ -255,9 +264,7 @@ async fn a_body_that_never_arrives_is_answered_408_and_the_connection_closed() {
          Content-Type: application/json\r\nContent-Length: 100",
     )
     .await;
-    assert_eq!(res.status, 408, "{}", res.body);
-    assert!(res.body.contains("REQUEST_TIMEOUT"), "{}", res.body);
-    assert!(res.headers.contains("connection: close"), "{}", res.headers);
+    assert_closing_error(&res, 408, "REQUEST_TIMEOUT");
     assert!(
         took >= Duration::from_millis(900) && took < Duration::from_secs(5),
         "{took:?}"
@@ -275,9 +282,7 @@ async fn an_announced_body_over_the_limit_is_refused_before_it_is_sent() {
          Content-Type: application/json\r\nContent-Length: 10000000000",
     )
     .await;
-    assert_eq!(res.status, 413, "{}", res.body);
-    assert!(res.body.contains("PAYLOAD_TOO_LARGE"), "{}", res.body);
-    assert!(res.headers.contains("connection: close"), "{}", res.headers);
+    assert_closing_error(&res, 413, "PAYLOAD_TOO_LARGE");
     assert!(took < Duration::from_secs(1), "at once: {took:?}");
     assert!(closed_by(&mut stream, Instant::now() + Duration::from_secs(2)).await);
 }
@@ -304,8 +309,7 @@ async fn a_chunked_body_growing_past_the_limit_is_refused() {
     let res = read_response(&mut stream, &mut Vec::new())
         .await
         .unwrap_or_else(|| panic!("closed without an answer"));
-    assert_eq!(res.status, 413, "{}", res.body);
-    assert!(res.headers.contains("connection: close"), "{}", res.headers);
+    assert_closing_error(&res, 413, "PAYLOAD_TOO_LARGE");
 }
 
 #[tokio::test]

@@ -230,9 +230,11 @@ async fn every_request_list_is_bounded_and_documented() {
     for (path, ops) in doc["paths"].as_object().into_iter().flatten() {
         for (method, op) in ops.as_object().into_iter().flatten() {
             let schema = &op["requestBody"]["content"]["application/json"]["schema"];
-            if !schema.is_null() {
-                lists_without_bound(&doc, schema, &format!("{method} {path}"), &mut unbounded, 0);
-            }
+            walk_schema(&doc, schema, &mut Vec::new(), 0, &mut |s, at| {
+                if has_type(s, "array") && s["maxItems"].is_null() {
+                    unbounded.push(format!("{method} {path} {}", field_name(at)));
+                }
+            });
         }
     }
     assert!(
@@ -241,113 +243,64 @@ async fn every_request_list_is_bounded_and_documented() {
     );
 }
 
-/// Collects the array schemas under `schema` that have no `maxItems`.
-fn lists_without_bound(
-    doc: &serde_json::Value,
-    schema: &serde_json::Value,
-    at: &str,
-    found: &mut Vec<String>,
-    depth: usize,
-) {
-    if depth > 8 {
-        return;
-    }
-    if let Some(reference) = schema["$ref"].as_str() {
-        let name = reference.rsplit('/').next().unwrap_or_default();
-        lists_without_bound(
-            doc,
-            &doc["components"]["schemas"][name],
-            at,
-            found,
-            depth + 1,
-        );
-        return;
-    }
-    for key in ["oneOf", "anyOf", "allOf"] {
-        for s in schema[key].as_array().into_iter().flatten() {
-            lists_without_bound(doc, s, at, found, depth + 1);
-        }
-    }
-    let is_array = schema["type"] == "array"
-        || schema["type"]
-            .as_array()
-            .is_some_and(|t| t.contains(&json!("array")));
-    if is_array {
-        if schema["maxItems"].is_null() {
-            found.push(at.to_owned());
-        }
-        lists_without_bound(doc, &schema["items"], &format!("{at}[]"), found, depth + 1);
-    }
-    for (name, s) in schema["properties"].as_object().into_iter().flatten() {
-        lists_without_bound(doc, s, &format!("{at}.{name}"), found, depth + 1);
-    }
-}
-
-/// One step from a request body down to one of its strings.
+/// One step from a request body down to one of its values.
 #[derive(Debug, Clone)]
 enum Step {
     Field(String),
     Item,
 }
 
-/// The paths to every string of `schema` (through `$ref`, `oneOf`/`anyOf`/`allOf`,
-/// properties and array items).
-fn string_paths(
+/// Calls `visit` with every schema under `schema` (through `$ref`, `oneOf`/`anyOf`/`allOf`,
+/// properties and array items) and the path from the body down to it.
+fn walk_schema(
     doc: &serde_json::Value,
     schema: &serde_json::Value,
     at: &mut Vec<Step>,
-    found: &mut Vec<Vec<Step>>,
     depth: usize,
+    visit: &mut dyn FnMut(&serde_json::Value, &[Step]),
 ) {
-    if depth > 8 {
+    if depth > 8 || schema.is_null() {
         return;
     }
     if let Some(reference) = schema["$ref"].as_str() {
         let name = reference.rsplit('/').next().unwrap_or_default();
-        string_paths(
+        walk_schema(
             doc,
             &doc["components"]["schemas"][name],
             at,
-            found,
             depth + 1,
+            visit,
         );
         return;
     }
+    visit(schema, at);
     for key in ["oneOf", "anyOf", "allOf"] {
         for s in schema[key].as_array().into_iter().flatten() {
-            string_paths(doc, s, at, found, depth + 1);
+            walk_schema(doc, s, at, depth + 1, visit);
         }
     }
-    let has = |t: &str| {
-        schema["type"] == t
-            || schema["type"]
-                .as_array()
-                .is_some_and(|types| types.contains(&json!(t)))
-    };
-    if has("string") && !at.is_empty() {
-        found.push(at.clone());
-    }
-    if has("array") {
+    if !schema["items"].is_null() {
         at.push(Step::Item);
-        string_paths(doc, &schema["items"], at, found, depth + 1);
+        walk_schema(doc, &schema["items"], at, depth + 1, visit);
         at.pop();
     }
     for (name, s) in schema["properties"].as_object().into_iter().flatten() {
         at.push(Step::Field(name.clone()));
-        string_paths(doc, s, at, found, depth + 1);
+        walk_schema(doc, s, at, depth + 1, visit);
         at.pop();
     }
 }
 
-/// A body holding `value` at `path` and nothing else, and the field name errors use.
-fn body_with(path: &[Step], value: serde_json::Value) -> (serde_json::Value, String) {
-    let mut body = value;
-    for step in path.iter().rev() {
-        body = match step {
-            Step::Field(name) => json!({ name: body }),
-            Step::Item => json!([body]),
-        };
-    }
+/// Whether `schema` admits values of JSON type `t` (`"type": t` or a list holding it).
+fn has_type(schema: &serde_json::Value, t: &str) -> bool {
+    schema["type"] == t
+        || schema["type"]
+            .as_array()
+            .is_some_and(|types| types.iter().any(|x| x == t))
+}
+
+/// The name errors give the field at `path` (`customer.name`, `participants[0].email`).
+fn field_name(path: &[Step]) -> String {
     let mut field = String::new();
     for step in path {
         match step {
@@ -356,7 +309,19 @@ fn body_with(path: &[Step], value: serde_json::Value) -> (serde_json::Value, Str
             Step::Item => field.push_str("[0]"),
         }
     }
-    (body, field)
+    field
+}
+
+/// A body holding `value` at `path` and nothing else.
+fn body_with(path: &[Step], value: serde_json::Value) -> serde_json::Value {
+    let mut body = value;
+    for step in path.iter().rev() {
+        body = match step {
+            Step::Field(name) => json!({ name: body }),
+            Step::Item => json!([body]),
+        };
+    }
+    body
 }
 
 /// A NUL character (which PostgreSQL cannot store) or another control character in any
@@ -396,14 +361,16 @@ async fn every_string_field_of_every_request_refuses_control_characters() {
         concrete.push_str(rest);
         for (method, op) in ops.as_object().into_iter().flatten() {
             let schema = &op["requestBody"]["content"]["application/json"]["schema"];
-            if schema.is_null() {
-                continue;
-            }
             let mut paths = Vec::new();
-            string_paths(&doc, schema, &mut Vec::new(), &mut paths, 0);
+            walk_schema(&doc, schema, &mut Vec::new(), 0, &mut |s, at| {
+                if has_type(s, "string") && !at.is_empty() {
+                    paths.push(at.to_vec());
+                }
+            });
             for string in paths {
+                let field = field_name(&string);
                 for bad in ["nul\u{0}here", "escape\u{1b}[2J"] {
-                    let (body, field) = body_with(&string, json!(bad));
+                    let body = body_with(&string, json!(bad));
                     let mut res = None;
                     for token in [t.owner_token.as_str(), customer.as_str()] {
                         let req = match method.as_str() {

@@ -20,10 +20,7 @@ async fn hold(
     slot: usize,
     email: &str,
 ) -> TestResponse {
-    app.post("/api/v1/bookings/hold")
-        .tenant(&t.id)
-        .json(hold_body(fx, &fx.slots[slot], email))
-        .send()
+    app.hold_for(&t.id, &fx.catalog, &fx.slots[slot], 1, email)
         .await
 }
 
@@ -105,6 +102,37 @@ async fn a_signed_in_customer_is_capped_by_account_whatever_email_they_give() {
         .tenant(&t.id)
         .token(&token)
         .json(hold_body(&fx, &fx.slots[2], "three@example.com"))
+        .send()
+        .await;
+    assert_capped(&res, "customer", 2);
+}
+
+#[tokio::test]
+async fn an_account_and_anonymous_holds_under_its_email_count_together() {
+    let app = TestApp::builder().hold_caps(2, 0).spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    let token = app.customer_token(&t.id, "member@example.com").await;
+    app.post("/api/v1/bookings/hold")
+        .tenant(&t.id)
+        .token(&token)
+        .json(hold_body(&fx, &fx.slots[0], "member@example.com"))
+        .send()
+        .await
+        .assert_status(201);
+    hold(&app, &t, &fx, 1, "member@example.com")
+        .await
+        .assert_status(201);
+    assert_capped(
+        &hold(&app, &t, &fx, 2, "member@example.com").await,
+        "customer",
+        2,
+    );
+    let res = app
+        .post("/api/v1/bookings/hold")
+        .tenant(&t.id)
+        .token(&token)
+        .json(hold_body(&fx, &fx.slots[2], "member@example.com"))
         .send()
         .await;
     assert_capped(&res, "customer", 2);

@@ -270,66 +270,77 @@ async fn create(
 }
 
 /// Refuses a hold past the caps on the live holds of its customer (account or email) or
-/// its client address in this tenant. The count is taken inside the hold's transaction,
-/// after a lock on the customer's and the address's keys (PostgreSQL; SQLite has one
-/// writer), so parallel holds of one client cannot slip past the cap together.
+/// its client address in this tenant. Each count is taken inside the hold's transaction,
+/// after a lock on the keys it counts (PostgreSQL; SQLite has one writer), so parallel
+/// holds of one client cannot slip past the cap together.
 async fn check_hold_caps(
     w: &mut Write,
     caps: &HoldCaps,
     email: &str,
     customer_id: Option<uuid::Uuid>,
 ) -> Result<(), BookingError> {
-    let tenant = w.tenant.as_str().to_owned();
-    let customer = (caps.per_customer > 0 && (!email.is_empty() || customer_id.is_some()))
-        .then_some(caps.per_customer);
-    let address = match (caps.per_address, caps.address.as_deref()) {
-        (0, _) | (_, None) => None,
-        (limit, Some(address)) => Some((limit, address)),
-    };
-    if let Some(limit) = customer {
-        let key = match customer_id {
-            Some(id) => format!("holds:{tenant}:customer:{id}"),
-            None => format!("holds:{tenant}:email:{email}"),
-        };
-        dialect::lock_key(&mut w.tx, &key).await?;
-        let live: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM bookings
-             WHERE tenant_id = $1 AND status = 'hold' AND hold_expires_at > $2
-               AND ((customer_email = $3 AND $3 <> '') OR customer_id = $4)",
-        )
-        .bind(&tenant)
-        .bind(w.now)
-        .bind(email)
-        .bind(customer_id)
-        .fetch_one(&mut *w.tx)
-        .await?;
-        if live >= i64::from(limit) {
-            return Err(BookingRefusal::TooManyHolds {
-                scope: HoldCapScope::Customer,
-                limit,
-            }
-            .into());
-        }
+    if caps.per_customer > 0 && (!email.is_empty() || customer_id.is_some()) {
+        let live = live_holds(w, HoldsOf::Customer { email, customer_id }).await?;
+        refuse_past(live, caps.per_customer, HoldCapScope::Customer)?;
     }
-    if let Some((limit, address)) = address {
-        dialect::lock_key(&mut w.tx, &format!("holds:{tenant}:address:{address}")).await?;
-        let live: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM bookings
-             WHERE tenant_id = $1 AND status = 'hold' AND hold_expires_at > $2
-               AND client_address = $3",
-        )
-        .bind(&tenant)
-        .bind(w.now)
-        .bind(address)
-        .fetch_one(&mut *w.tx)
-        .await?;
-        if live >= i64::from(limit) {
-            return Err(BookingRefusal::TooManyHolds {
-                scope: HoldCapScope::Address,
-                limit,
+    if let (limit @ 1.., Some(address)) = (caps.per_address, caps.address.as_deref()) {
+        let live = live_holds(w, HoldsOf::Address(address)).await?;
+        refuse_past(live, limit, HoldCapScope::Address)?;
+    }
+    Ok(())
+}
+
+/// Whose live holds a cap counts.
+enum HoldsOf<'a> {
+    /// A customer's: by account, and by email (an anonymous hold under the account's
+    /// email counts too).
+    Customer {
+        email: &'a str,
+        customer_id: Option<uuid::Uuid>,
+    },
+    Address(&'a str),
+}
+
+/// Locks the keys of `whose` holds, then counts them (the tenant's live holds).
+async fn live_holds(w: &mut Write, whose: HoldsOf<'_>) -> Result<i64, BookingError> {
+    let tenant = w.tenant.as_str().to_owned();
+    const LIVE: &str = "SELECT COUNT(*) FROM bookings
+         WHERE tenant_id = $1 AND status = 'hold' AND hold_expires_at > $2 AND ";
+    let live = match whose {
+        HoldsOf::Customer { email, customer_id } => {
+            // Both keys, always in this order, so that the two serialise together.
+            if !email.is_empty() {
+                dialect::lock_key(&mut w.tx, &format!("holds:{tenant}:email:{email}")).await?;
             }
-            .into());
+            if let Some(id) = customer_id {
+                dialect::lock_key(&mut w.tx, &format!("holds:{tenant}:customer:{id}")).await?;
+            }
+            sqlx::query_scalar(&format!(
+                "{LIVE}((customer_email = $3 AND $3 <> '') OR customer_id = $4)"
+            ))
+            .bind(&tenant)
+            .bind(w.now)
+            .bind(email)
+            .bind(customer_id)
+            .fetch_one(&mut *w.tx)
+            .await?
         }
+        HoldsOf::Address(address) => {
+            dialect::lock_key(&mut w.tx, &format!("holds:{tenant}:address:{address}")).await?;
+            sqlx::query_scalar(&format!("{LIVE}client_address = $3"))
+                .bind(&tenant)
+                .bind(w.now)
+                .bind(address)
+                .fetch_one(&mut *w.tx)
+                .await?
+        }
+    };
+    Ok(live)
+}
+
+fn refuse_past(live: i64, limit: u32, scope: HoldCapScope) -> Result<(), BookingError> {
+    if live >= i64::from(limit) {
+        return Err(BookingRefusal::TooManyHolds { scope, limit }.into());
     }
     Ok(())
 }
