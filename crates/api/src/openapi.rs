@@ -7,6 +7,7 @@
 //! `components` and refers to them.
 
 use crate::error::RateLimitedBody;
+use kairos_domain::text::TextKind;
 use serde_json::{Map, Value, json};
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn};
@@ -26,6 +27,55 @@ pub const BOOKING_TOKEN: &str = "bookingToken";
 const RATE_LIMITED: &str = "RateLimited";
 /// The parameter component of the tenant header.
 const TENANT_PARAM: &str = "TenantId";
+/// The schema component of a field a request schema does not name (see [`refine_requests`]).
+const IGNORED_VALUE: &str = "IgnoredValue";
+
+/// Error answers every operation of a kind can give, declared once under
+/// `components.responses` (status, component name, description) and added by [`to_json`]
+/// to each operation that can give them and does not describe them itself.
+const SHARED_ERRORS: [(&str, &str, &str); 8] = [
+    (
+        "400",
+        "BadRequest",
+        "VALIDATION_ERROR: a header, parameter or body field is missing or invalid; `details.errors` names each one ({field, message}).",
+    ),
+    (
+        "401",
+        "Unauthorized",
+        "UNAUTHORIZED: no token, or one that is invalid, expired or revoked.",
+    ),
+    (
+        "403",
+        "Forbidden",
+        "FORBIDDEN: the token is valid but lacks the permission this operation needs.",
+    ),
+    (
+        "404",
+        "NotFound",
+        "NOT_FOUND: the tenant, or a resource the path names, does not exist (or is another tenant's).",
+    ),
+    (
+        "408",
+        "RequestTimeout",
+        "REQUEST_TIMEOUT: the body did not arrive in full within the body timeout; the connection is closed.",
+    ),
+    (
+        "413",
+        "PayloadTooLarge",
+        "PAYLOAD_TOO_LARGE: the body is larger than the body limit; the connection is closed.",
+    ),
+    (
+        "415",
+        "UnsupportedMediaType",
+        "UNSUPPORTED_MEDIA_TYPE: the body is not `application/json`.",
+    ),
+    (
+        "503",
+        "ServiceUnavailable",
+        "SERVICE_UNAVAILABLE: the server is at a limit (open connections, a request that took too long, sign-ins at once); retry after `Retry-After` seconds.",
+    ),
+];
+
 /// Operation extension naming the rate limit tier (set per router, see `crate::router`).
 pub const TIER_EXTENSION: &str = "x-rate-limit-tier";
 
@@ -302,6 +352,8 @@ fn drop_null(schema: &mut Schema) {
 /// under `components` and referred to everywhere else.
 pub fn to_json(doc: &utoipa::openapi::OpenApi) -> Value {
     let mut doc = serde_json::to_value(doc).unwrap_or(Value::Null);
+    refine_requests(&mut doc);
+    add_shared_errors(&mut doc);
     let tenant = serde_json::to_value(tenant_parameter(true)).unwrap_or(Value::Null);
     let headers: Vec<(&str, Value)> = RATE_LIMIT_HEADERS
         .iter()
@@ -361,6 +413,259 @@ pub fn to_json(doc: &utoipa::openapi::OpenApi) -> Value {
     doc
 }
 
+/// Which of [`SHARED_ERRORS`] an operation can answer.
+fn shared_errors_of(path: &str, op: &Value) -> Vec<&'static str> {
+    let has_body = op.get("requestBody").is_some();
+    let has_input = has_body
+        || op["parameters"].as_array().is_some_and(|p| !p.is_empty())
+        || tenant_scoped(path);
+    let secured = op["security"].as_array().is_some_and(|s| !s.is_empty());
+    let names_something = path.contains('{') || tenant_scoped(path);
+    let mut statuses = Vec::new();
+    if has_input {
+        statuses.push("400");
+    }
+    if secured {
+        statuses.extend(["401", "403"]);
+    }
+    if names_something {
+        statuses.push("404");
+    }
+    if has_body {
+        statuses.extend(["408", "413", "415"]);
+    }
+    statuses.push("503");
+    statuses
+}
+
+/// Declares [`SHARED_ERRORS`] under `components.responses` and refers to them from every
+/// operation that can answer them but does not describe them itself.
+fn add_shared_errors(doc: &mut Value) {
+    let error_body =
+        json!({"$ref": format!("#/components/schemas/{}", crate::error::ErrorBody::name())});
+    let mut headers = Map::new();
+    for (name, _) in RATE_LIMIT_HEADERS {
+        headers.insert(
+            name.to_owned(),
+            json!({"$ref": format!("#/components/headers/{name}")}),
+        );
+    }
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        for (path, item) in paths.iter_mut() {
+            let Some(item) = item.as_object_mut() else {
+                continue;
+            };
+            for op in item.values_mut() {
+                let statuses = shared_errors_of(path, op);
+                let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+                    continue;
+                };
+                for (status, component, _) in SHARED_ERRORS {
+                    if statuses.contains(&status) && !responses.contains_key(status) {
+                        responses.insert(
+                            status.to_owned(),
+                            json!({"$ref": format!("#/components/responses/{component}")}),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if let Some(responses) = doc
+        .pointer_mut("/components/responses")
+        .and_then(Value::as_object_mut)
+    {
+        for (_, component, description) in SHARED_ERRORS {
+            responses.insert(
+                component.to_owned(),
+                json!({
+                    "description": description,
+                    "headers": headers,
+                    "content": {"application/json": {"schema": error_body}},
+                }),
+            );
+        }
+    }
+}
+
+/// Makes request schemas say what the server enforces on every request:
+/// - a body that may be left out is optional (`required: false`), never JSON `null`;
+/// - every free string (no enum, format or pattern of its own) of a body, a query or a path
+///   follows the text rule of its field ([`kairos_domain::text`]) as a `pattern`;
+/// - field names follow the one-line rule, and fields a schema does not name are ignored
+///   but their text follows the rule too ([`IGNORED_VALUE`]).
+fn refine_requests(doc: &mut Value) {
+    let mut pending = Vec::new();
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        for item in paths.values_mut().filter_map(Value::as_object_mut) {
+            for op in item.values_mut() {
+                if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
+                    for param in params.iter_mut() {
+                        if matches!(param["in"].as_str(), Some("query" | "path")) {
+                            // The query extractor reads an empty value as a parameter left out.
+                            if param["in"] == "query" && param["required"] != true {
+                                param["allowEmptyValue"] = json!(true);
+                            }
+                            let name = param["name"].as_str().unwrap_or_default().to_owned();
+                            if let Some(schema) = param.get_mut("schema") {
+                                refine_schema(schema, Some(&name));
+                            }
+                        }
+                    }
+                }
+                let Some(body) = op.get_mut("requestBody") else {
+                    continue;
+                };
+                let mut optional = false;
+                if let Some(content) = body.get_mut("content").and_then(Value::as_object_mut) {
+                    for media in content.values_mut() {
+                        if let Some(schema) = media.get_mut("schema") {
+                            optional |= drop_null_alternative(schema);
+                            refine_schema(schema, None);
+                            collect_refs(schema, &mut pending);
+                        }
+                    }
+                }
+                if optional {
+                    body["required"] = json!(false);
+                }
+            }
+        }
+    }
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if let Some(schema) = schemas.get_mut(&name) {
+            refine_schema(schema, None);
+            collect_refs(schema, &mut pending);
+        }
+    }
+    let line = kairos_domain::text::LINE_PATTERN;
+    schemas.insert(
+        IGNORED_VALUE.to_owned(),
+        json!({
+            "description": "A field the operation does not name: ignored, but refused like any other field if its text breaks the text rule (no control characters).",
+            "anyOf": [
+                {"type": ["null", "boolean", "number"]},
+                {"type": "string", "pattern": line},
+                {"type": "array", "items": {"$ref": format!("#/components/schemas/{IGNORED_VALUE}")}},
+                {
+                    "type": "object",
+                    "propertyNames": {"pattern": line},
+                    "additionalProperties": {"$ref": format!("#/components/schemas/{IGNORED_VALUE}")},
+                },
+            ],
+        }),
+    );
+}
+
+/// `oneOf: [null, X]` (an `Option<T>` body) becomes `X`; true if it was so.
+fn drop_null_alternative(schema: &mut Value) -> bool {
+    let Some(items) = schema.get("oneOf").and_then(Value::as_array) else {
+        return false;
+    };
+    let others: Vec<&Value> = items.iter().filter(|s| s["type"] != "null").collect();
+    match others.as_slice() {
+        [only] if items.len() == 2 => {
+            *schema = (*only).clone();
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The component names `schema` refers to.
+fn collect_refs(schema: &Value, out: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(name) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                out.push(name.to_owned());
+            }
+            map.values().for_each(|v| collect_refs(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
+}
+
+/// Adds the text rule of `field` to the free strings of `schema` (see [`refine_requests`]).
+fn refine_schema(schema: &mut Value, field: Option<&str>) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    let is_string = match map.get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+        _ => false,
+    };
+    let free = !["enum", "format", "pattern", "const", "$ref"]
+        .iter()
+        .any(|k| map.contains_key(*k));
+    if is_string && free {
+        let kind = field.map_or(TextKind::Line, TextKind::of_field);
+        // Text that must not be empty is trimmed first: it needs one visible character.
+        let non_blank = map.get("minLength").and_then(Value::as_u64).unwrap_or(0) > 0;
+        let pattern = if non_blank {
+            kind.non_blank_pattern()
+        } else {
+            kind.pattern()
+        };
+        map.insert("pattern".to_owned(), json!(pattern));
+    }
+    let required: Vec<String> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(properties) = map.get_mut("properties").and_then(Value::as_object_mut) {
+        for (name, property) in properties.iter_mut() {
+            // A required field is never null (validation treats null as absent).
+            if required.contains(name) {
+                drop_null_alternative(property);
+                if let Some(Value::Array(types)) = property.get_mut("type") {
+                    types.retain(|t| t != "null");
+                    if let [only] = types.as_slice() {
+                        let only = only.clone();
+                        property["type"] = only;
+                    }
+                }
+            }
+            refine_schema(property, Some(name));
+        }
+        map.entry("propertyNames")
+            .or_insert_with(|| json!({"pattern": kairos_domain::text::LINE_PATTERN}));
+        map.entry("additionalProperties")
+            .or_insert_with(|| json!({"$ref": format!("#/components/schemas/{IGNORED_VALUE}")}));
+    }
+    if let Some(items) = map.get_mut("items") {
+        refine_schema(items, field);
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        if let Some(Value::Array(alternatives)) = map.get_mut(key) {
+            for alternative in alternatives {
+                refine_schema(alternative, field);
+            }
+        }
+    }
+}
+
 /// Documentation-only schemas for values the code keeps as text (so that one 400 can name
 /// every bad field) but that only take known values.
 pub mod schemas {
@@ -392,6 +697,71 @@ pub mod schemas {
                 }
             }
         };
+    }
+
+    /// Declares `$form`, named `$name`: the create form of the request body `$input`, whose
+    /// update form leaves every field optional. The fields listed are required, and never
+    /// `null`. Use as `request_body = $form` on the create operation.
+    macro_rules! create_form {
+        ($(#[$meta:meta])* $form:ident = $input:ty, $name:literal, [$($field:literal),+ $(,)?]) => {
+            $(#[$meta])*
+            pub struct $form;
+
+            impl utoipa::PartialSchema for $form {
+                fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+                    $crate::openapi::schemas::with_required(
+                        <$input as utoipa::PartialSchema>::schema(),
+                        &[$($field),+],
+                    )
+                }
+            }
+
+            impl utoipa::ToSchema for $form {
+                fn name() -> std::borrow::Cow<'static, str> {
+                    std::borrow::Cow::Borrowed($name)
+                }
+
+                fn schemas(
+                    schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::Schema>)>,
+                ) {
+                    <$input as utoipa::ToSchema>::schemas(schemas);
+                }
+            }
+        };
+    }
+    pub(crate) use create_form;
+
+    /// `schema` (an object) with `fields` required and not nullable.
+    pub fn with_required(schema: RefOr<Schema>, fields: &[&str]) -> RefOr<Schema> {
+        let RefOr::T(Schema::Object(mut object)) = schema else {
+            return schema;
+        };
+        for field in fields {
+            if let Some(property) = object.properties.get_mut(*field) {
+                match property {
+                    RefOr::T(Schema::OneOf(one_of)) => {
+                        let others: Vec<_> = one_of
+                            .items
+                            .iter()
+                            .filter(|item| {
+                                !matches!(item, RefOr::T(Schema::Object(o))
+                                    if o.schema_type == utoipa::openapi::schema::SchemaType::Type(Type::Null))
+                            })
+                            .cloned()
+                            .collect();
+                        if let [only] = others.as_slice() {
+                            *property = only.clone();
+                        }
+                    }
+                    RefOr::T(schema) => super::drop_null(schema),
+                    RefOr::Ref(_) => {}
+                }
+            }
+            if !object.required.iter().any(|r| r == field) {
+                object.required.push((*field).to_owned());
+            }
+        }
+        RefOr::T(Schema::Object(object))
     }
 
     closed_set!(
@@ -480,6 +850,80 @@ pub mod schemas {
         "How urgent a booking note is."
     );
     closed_set!(
+        RoleSchema = kairos_domain::auth::Role,
+        "Role",
+        "A staff role: owner, manager, front_desk or viewer (see the document's description for their permissions)."
+    );
+
+    /// An email address, or the empty string (which clears it, like `null`).
+    pub struct EmailOrEmptySchema;
+
+    impl PartialSchema for EmailOrEmptySchema {
+        fn schema() -> RefOr<Schema> {
+            utoipa::openapi::schema::AnyOfBuilder::new()
+                .item(
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                            utoipa::openapi::KnownFormat::Email,
+                        )))
+                        .max_length(Some(254)),
+                )
+                .item(
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .max_length(Some(0)),
+                )
+                .description(Some("An email address, or empty to clear it (like null)."))
+                .into()
+        }
+    }
+
+    impl ToSchema for EmailOrEmptySchema {
+        fn name() -> Cow<'static, str> {
+            Cow::Borrowed("EmailOrEmpty")
+        }
+    }
+
+    /// A consent that must be given: `true`.
+    pub struct AcceptedSchema;
+
+    impl PartialSchema for AcceptedSchema {
+        fn schema() -> RefOr<Schema> {
+            ObjectBuilder::new()
+                .schema_type(Type::Boolean)
+                .enum_values(Some([true]))
+                .description(Some("Must be true."))
+                .into()
+        }
+    }
+
+    impl ToSchema for AcceptedSchema {
+        fn name() -> Cow<'static, str> {
+            Cow::Borrowed("Accepted")
+        }
+    }
+
+    /// A product label code: lower_snake_case, 1 to 40 characters.
+    pub struct LabelCodeSchema;
+
+    impl PartialSchema for LabelCodeSchema {
+        fn schema() -> RefOr<Schema> {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some("^[a-z0-9_]{1,40}$"))
+                .examples([serde_json::json!("beginner_friendly")])
+                .into()
+        }
+    }
+
+    impl ToSchema for LabelCodeSchema {
+        fn name() -> Cow<'static, str> {
+            Cow::Borrowed("LabelCode")
+        }
+    }
+
+    closed_set!(
         ActorKindSchema = kairos_domain::auth::ActorKind,
         "ActorKind",
         "Who performed a change: admin (a staff member), customer or system."
@@ -542,6 +986,12 @@ mod tests {
                     if status == "429" {
                         continue;
                     }
+                    let response = match response["$ref"].as_str() {
+                        Some(r) => json
+                            .pointer(&r.replacen('#', "", 1))
+                            .unwrap_or_else(|| panic!("{method} {path} {status}: {r} missing")),
+                        None => response,
+                    };
                     for (name, _) in RATE_LIMIT_HEADERS {
                         assert_eq!(
                             response["headers"][name]["$ref"],
@@ -576,5 +1026,115 @@ mod tests {
                 assert_eq!(refs, usize::from(tenant_scoped(path)), "{method} {path}");
             }
         }
+    }
+
+    #[test]
+    fn every_operation_declares_the_errors_it_can_answer() {
+        let json = to_json(&doc());
+        for (path, item) in json["paths"].as_object().into_iter().flatten() {
+            for (method, op) in item.as_object().into_iter().flatten() {
+                let responses = &op["responses"];
+                assert!(responses.get("503").is_some(), "{method} {path}: 503");
+                if op.get("requestBody").is_some() {
+                    for status in ["400", "408", "413", "415"] {
+                        assert!(responses.get(status).is_some(), "{method} {path}: {status}");
+                    }
+                }
+                if op["security"].as_array().is_some_and(|s| !s.is_empty()) {
+                    for status in ["401", "403"] {
+                        assert!(responses.get(status).is_some(), "{method} {path}: {status}");
+                    }
+                }
+                if tenant_scoped(path) {
+                    for status in ["400", "404"] {
+                        assert!(responses.get(status).is_some(), "{method} {path}: {status}");
+                    }
+                }
+            }
+        }
+        for (_, component, _) in SHARED_ERRORS {
+            assert_eq!(
+                json["components"]["responses"][component]["content"]["application/json"]["schema"]
+                    ["$ref"],
+                "#/components/schemas/ErrorBody",
+                "{component}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_body_that_may_be_left_out_is_optional_and_never_null() {
+        let json = to_json(&doc());
+        let body = &json["paths"]["/api/v1/bookings/{id}/cancel"]["post"]["requestBody"];
+        assert_eq!(body["required"], false);
+        assert_eq!(
+            body["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/CancelRequest"
+        );
+    }
+
+    #[test]
+    fn create_forms_require_their_fields_and_updates_do_not() {
+        let json = to_json(&doc());
+        let schemas = &json["components"]["schemas"];
+        let create = &json["paths"]["/api/v1/admin/sites"]["post"]["requestBody"]["content"]["application/json"]
+            ["schema"]["$ref"];
+        assert_eq!(create, "#/components/schemas/SiteCreate");
+        assert_eq!(
+            schemas["SiteCreate"]["required"],
+            json!(["name", "timezone"])
+        );
+        // Required: never null.
+        assert_eq!(
+            schemas["SiteCreate"]["properties"]["name"]["type"],
+            "string"
+        );
+        assert!(schemas["SiteInput"].get("required").is_none());
+        assert_eq!(
+            schemas["SiteInput"]["properties"]["name"]["type"],
+            json!(["string", "null"])
+        );
+    }
+
+    #[test]
+    fn request_text_carries_the_text_rule_and_responses_do_not() {
+        use kairos_domain::text::{LINE_PATTERN, MULTI_LINE_PATTERN};
+        let json = to_json(&doc());
+        let schemas = &json["components"]["schemas"];
+        let product = &schemas["ProductInput"]["properties"];
+        assert_eq!(product["description"]["pattern"], MULTI_LINE_PATTERN);
+        assert_eq!(
+            product["name"]["pattern"],
+            TextKind::Line.non_blank_pattern(),
+            "name has minLength 1: not blank"
+        );
+        assert_eq!(
+            schemas["ProductInput"]["propertyNames"]["pattern"],
+            LINE_PATTERN
+        );
+        assert_eq!(
+            schemas["ProductInput"]["additionalProperties"]["$ref"],
+            format!("#/components/schemas/{IGNORED_VALUE}")
+        );
+        // A formatted string keeps its format alone.
+        assert!(product["siteId"].get("pattern").is_none());
+        // Query parameters too; an empty optional one reads as left out.
+        let params = json["paths"]["/api/v1/admin/bookings"]["get"]["parameters"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let name = params
+            .iter()
+            .find(|p| p["name"] == "customerName")
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(name["schema"]["pattern"], LINE_PATTERN);
+        assert_eq!(name["allowEmptyValue"], true);
+        // Responses are not requests.
+        assert!(
+            schemas["SiteDto"]["properties"]["name"]
+                .get("pattern")
+                .is_none()
+        );
     }
 }

@@ -39,6 +39,37 @@ impl TextKind {
     }
 }
 
+/// The rule of [`TextKind::Line`] as a regular expression (ECMA-262 and Python syntax), for
+/// the OpenAPI document: no character of Unicode category Cc.
+pub const LINE_PATTERN: &str = "^[^\\u0000-\\u001F\\u007F-\\u009F]*$";
+/// The rule of [`TextKind::MultiLine`] as a regular expression: no Cc character other than
+/// tab, line feed and carriage return.
+pub const MULTI_LINE_PATTERN: &str =
+    "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]*$";
+
+impl TextKind {
+    /// The rule of this kind as a regular expression.
+    pub fn pattern(self) -> &'static str {
+        match self {
+            TextKind::Line => LINE_PATTERN,
+            TextKind::MultiLine => MULTI_LINE_PATTERN,
+        }
+    }
+
+    /// The rule of this kind for text that must not be blank (after trimming white space)
+    /// as a regular expression.
+    pub fn non_blank_pattern(self) -> &'static str {
+        match self {
+            TextKind::Line => {
+                "^[^\\u0000-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u001F\\u007F-\\u009F]*$"
+            }
+            TextKind::MultiLine => {
+                "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]*$"
+            }
+        }
+    }
+}
+
 /// Checks `text` against the rule of its kind; the error says what is wrong.
 pub fn check_text(text: &str, kind: TextKind) -> Result<(), &'static str> {
     let allowed = |c: char| kind == TextKind::MultiLine && matches!(c, '\n' | '\r' | '\t');
@@ -77,5 +108,44 @@ mod tests {
         }
         assert_eq!(TextKind::of_field("description"), TextKind::MultiLine);
         assert_eq!(TextKind::of_field("name"), TextKind::Line);
+    }
+
+    /// The excluded ranges of a `^[^…]*$` pattern made of `\\uXXXX` and `\\uXXXX-\\uXXXX`.
+    fn excluded(pattern: &str) -> Vec<(u32, u32)> {
+        let inner = pattern
+            .strip_prefix("^[^")
+            .and_then(|p| p.strip_suffix("]*$"))
+            .unwrap_or_else(|| panic!("{pattern} is not one negated class"));
+        let code =
+            |s: &str| u32::from_str_radix(s, 16).unwrap_or_else(|e| panic!("{s} is not hex: {e}"));
+        inner.split("\\u").filter(|t| !t.is_empty()).fold(
+            Vec::new(),
+            |mut ranges: Vec<(u32, u32)>, token| {
+                match token.strip_suffix('-') {
+                    Some(start) => ranges.push((code(start), u32::MAX)),
+                    None => match ranges.last_mut() {
+                        Some(last) if last.1 == u32::MAX => last.1 = code(token),
+                        _ => ranges.push((code(token), code(token))),
+                    },
+                }
+                ranges
+            },
+        )
+    }
+
+    #[test]
+    fn the_patterns_state_the_rule_exactly() {
+        for kind in [TextKind::Line, TextKind::MultiLine] {
+            let ranges = excluded(kind.pattern());
+            for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+                let refused = ranges.iter().any(|&(a, b)| (a..=b).contains(&(c as u32)));
+                assert_eq!(
+                    refused,
+                    check_text(&c.to_string(), kind).is_err(),
+                    "{kind:?} {:#06x}",
+                    c as u32
+                );
+            }
+        }
     }
 }

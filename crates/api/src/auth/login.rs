@@ -15,9 +15,9 @@ use utoipa::ToSchema;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LoginRequest {
-    #[schema(example = "admin")]
+    #[schema(example = "admin", min_length = 1, required = true)]
     pub username: Option<String>,
-    #[schema(example = "kairos-admin-demo")]
+    #[schema(example = "kairos-admin-demo", min_length = 1, required = true)]
     pub password: Option<String>,
     #[schema(example = "demo")]
     pub tenant_id: Option<String>,

@@ -59,14 +59,22 @@ pub struct StaffUserList {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateStaffUser {
-    #[schema(example = "frontdesk2")]
+    #[schema(
+        example = "frontdesk2",
+        min_length = 1,
+        max_length = 100,
+        required = true
+    )]
     pub username: Option<String>,
     /// At least 8 characters.
+    #[schema(min_length = 8, max_length = 128, required = true)]
     pub password: Option<String>,
+    #[schema(min_length = 1, max_length = 100)]
     pub display_name: Option<String>,
+    #[schema(format = Email, max_length = 254)]
     pub email: Option<String>,
     /// One or more of owner, manager, front_desk, viewer.
-    #[schema(example = json!(["front_desk"]), max_items = 4)]
+    #[schema(value_type = Vec<crate::openapi::schemas::RoleSchema>, example = json!(["front_desk"]), max_items = 4, min_items = 1, required = true)]
     pub roles: Option<Vec<String>>,
 }
 
@@ -74,13 +82,15 @@ pub struct CreateStaffUser {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateStaffUser {
+    #[schema(min_length = 1, max_length = 100)]
     pub display_name: Option<String>,
     /// `null` clears the email.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, format = Email, max_length = 254)]
     pub email: Option<Option<String>>,
+    #[schema(min_length = 8, max_length = 128)]
     pub password: Option<String>,
-    #[schema(max_items = 4)]
+    #[schema(value_type = Option<Vec<crate::openapi::schemas::RoleSchema>>, max_items = 4, min_items = 1)]
     pub roles: Option<Vec<String>>,
     pub is_active: Option<bool>,
 }
@@ -106,7 +116,14 @@ fn parse_roles(errors: &mut FieldErrors, roles: &[String]) -> Vec<Role> {
 }
 
 fn parse_email(errors: &mut FieldErrors, email: Option<&str>) -> Option<String> {
-    let email = email.map(str::trim).filter(|e| !e.is_empty())?;
+    let email = email.map(str::trim)?;
+    if email.is_empty() {
+        errors.add(
+            "email",
+            "is not a valid email address (leave it out for none; null clears it on update)",
+        );
+        return None;
+    }
     errors
         .check("email", Email::parse(email))
         .map(Email::into_string)

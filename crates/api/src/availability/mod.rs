@@ -22,17 +22,21 @@ pub const MAX_PARTY_SIZE: i64 = 500;
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AvailabilityQuery {
-    /// Required.
+    #[param(required = true, value_type = uuid::Uuid)]
     pub product_id: Option<String>,
-    /// Required.
+    #[param(required = true, value_type = uuid::Uuid)]
     pub site_id: Option<String>,
-    /// Required, YYYY-MM-DD (site local date).
+    /// YYYY-MM-DD (site local date).
+    #[param(required = true, value_type = chrono::NaiveDate)]
     pub date_from: Option<String>,
     /// YYYY-MM-DD, default date_from; at most 31 days after date_from.
+    #[param(value_type = Option<chrono::NaiveDate>)]
     pub date_to: Option<String>,
     /// Default 1.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500)]
     pub party_size: Option<String>,
     /// Default true.
+    #[param(value_type = Option<bool>)]
     pub include_labels: Option<String>,
 }
 

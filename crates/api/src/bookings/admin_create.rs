@@ -22,19 +22,26 @@ use utoipa::ToSchema;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminCreateRequest {
+    #[schema(format = Uuid, required = true)]
     pub site_id: Option<String>,
+    #[schema(format = Uuid, required = true)]
     pub product_id: Option<String>,
+    #[schema(format = Uuid)]
     pub variant_id: Option<String>,
     /// The start of an existing slot of the product.
+    #[schema(required = true)]
     pub start_time: Option<DateTime<Utc>>,
+    #[schema(minimum = 1, maximum = 10000)]
     pub party_size: Option<i64>,
     /// Name and email required; phone optional.
+    #[schema(required = true)]
     pub customer_info: Option<CustomerInput>,
     #[schema(max_items = 50)]
     pub addons: Option<Vec<AddonRequest>>,
     #[schema(max_items = 1000)]
     pub participants: Option<Vec<Participant>>,
     /// Internal, not visible to the customer.
+    #[schema(max_length = 5000)]
     pub admin_notes: Option<String>,
     /// Book a slot that has started or no longer matches the schedule.
     pub skip_availability_check: Option<bool>,

@@ -17,8 +17,11 @@ use utoipa::ToSchema;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomerPatchRequest {
+    #[schema(min_length = 1, max_length = 200)]
     pub customer_name: Option<String>,
+    #[schema(format = Email, max_length = 254)]
     pub customer_email: Option<String>,
+    #[schema(pattern = "^(|\\+?[ ().-]*([0-9][ ().-]*){6,20})$")]
     pub customer_phone: Option<String>,
 }
 

@@ -34,19 +34,26 @@ pub struct SearchQuery {
     pub customer_name: Option<String>,
     /// Repeat for several values: `bookingStatus=paid&bookingStatus=confirmed`.
     #[serde(default)]
+    #[param(value_type = Vec<BookingStatusSchema>)]
     pub booking_status: Vec<String>,
+    #[param(value_type = Option<uuid::Uuid>)]
     pub site_id: Option<String>,
+    #[param(value_type = Option<uuid::Uuid>)]
     pub product_id: Option<String>,
     /// On the slot's start: a timestamp, or a date (start of that UTC day).
     pub date_from: Option<String>,
     /// On the slot's start, inclusive: a timestamp, or a date (the whole UTC day).
     pub date_to: Option<String>,
     /// On the grand total, in major units.
+    #[param(value_type = Option<f64>, minimum = 0, maximum = 10000000000000.0)]
     pub min_amount: Option<String>,
+    #[param(value_type = Option<f64>, minimum = 0, maximum = 10000000000000.0)]
     pub max_amount: Option<String>,
     /// Default 1.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 1000000)]
     pub page: Option<String>,
     /// Default 50, at most 100.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
     /// createdAt (default), startTime, grandTotal, customerName, status, bookingReference.
     pub sort_by: Option<String>,

@@ -18,7 +18,7 @@ use utoipa::ToSchema;
 #[serde(rename_all = "camelCase")]
 pub struct StatusRequest {
     /// The status to move to; the status machine decides whether it may.
-    #[schema(value_type = Option<BookingStatusSchema>)]
+    #[schema(value_type = Option<BookingStatusSchema>, required = true)]
     pub status: Option<String>,
     pub reason: Option<String>,
     /// Replaces the booking's internal notes when given.

@@ -25,13 +25,15 @@ use utoipa::ToSchema;
 #[serde(rename_all = "camelCase")]
 pub struct ConfirmRequest {
     /// Optional; must name the booking of the path when sent.
+    #[schema(format = Uuid)]
     pub booking_id: Option<String>,
     /// The `pricingHash` of the hold (or of the latest PRICING_CHANGED answer).
+    #[schema(required = true)]
     pub pricing_hash: Option<String>,
     /// `poa` (pay on arrival → tentative), `cardpay` or `bankpay` (online → confirmed, with
     /// `paymentMethodId`); staff may also use `comp` and `invoice` (confirmed, nothing to
     /// collect online).
-    #[schema(value_type = Option<PaymentMethodSchema>)]
+    #[schema(value_type = Option<PaymentMethodSchema>, required = true)]
     pub payment_method: Option<String>,
     /// The payment provider's method reference; implies `cardpay` when no method is named.
     pub payment_method_id: Option<String>,
@@ -45,7 +47,7 @@ pub struct ConfirmRequest {
 /// `confirmed` with a pending payment for the amount due. Honours `Idempotency-Key`.
 #[utoipa::path(post, path = "/api/v1/bookings/{id}/confirm", tag = "bookings", security(("bookingToken" = []), ("bearer" = [])),
     params(
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe: one effect per key and caller for 24 h; use an unguessable value such as a UUID"),
+        ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "Makes retries safe: one effect per key and caller for 24 h; use an unguessable value such as a UUID"),
         ("id" = uuid::Uuid, Path, description = "Booking id"),
     ),
     request_body = ConfirmRequest,

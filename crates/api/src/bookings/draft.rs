@@ -20,15 +20,20 @@ pub const MAX_PARTICIPANTS: usize = 1000;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AddonRequest {
+    #[schema(format = Uuid, required = true)]
     pub addon_id: Option<String>,
+    #[schema(minimum = 1, maximum = 100)]
     pub quantity: Option<i64>,
 }
 
 /// Who the booking is for.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CustomerInput {
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
+    #[schema(format = Email, max_length = 254)]
     pub email: Option<String>,
+    #[schema(pattern = "^(|\\+?[ ().-]*([0-9][ ().-]*){6,20})$")]
     pub phone: Option<String>,
 }
 
@@ -59,11 +64,15 @@ pub struct Participant {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HoldRequest {
+    #[schema(format = Uuid, required = true)]
     pub site_id: Option<String>,
+    #[schema(format = Uuid, required = true)]
     pub product_id: Option<String>,
+    #[schema(format = Uuid, required = true)]
     pub slot_id: Option<String>,
-    #[schema(example = 2)]
+    #[schema(example = 2, minimum = 1, maximum = 10000, required = true)]
     pub party_size: Option<i64>,
+    #[schema(format = Uuid)]
     pub variant_id: Option<String>,
     #[schema(max_items = 50)]
     pub addons: Option<Vec<AddonRequest>>,

@@ -365,12 +365,13 @@ pub struct MyBookingsQuery {
     /// Only these statuses; repeat the parameter for several (`status=paid&status=confirmed`)
     /// or separate them with commas. Default: every status.
     #[serde(default)]
+    #[param(value_type = Vec<BookingStatusSchema>)]
     pub status: Vec<String>,
     /// YYYY-MM-DD: bookings starting on or after this UTC day.
-    #[param(example = "2026-11-01")]
+    #[param(example = "2026-11-01", value_type = Option<chrono::NaiveDate>)]
     pub from: Option<String>,
     /// YYYY-MM-DD: bookings starting on or before this UTC day (inclusive).
-    #[param(example = "2026-11-30")]
+    #[param(example = "2026-11-30", value_type = Option<chrono::NaiveDate>)]
     pub to: Option<String>,
     /// Page number, from 1 (default 1).
     #[param(value_type = Option<u32>, minimum = 1)]

@@ -37,7 +37,7 @@ pub(super) fn ok_body(b: &Booking) -> Rendered {
 /// same key with another body is 422 and a repeat while the first runs is 409.
 #[utoipa::path(post, path = "/api/v1/bookings/hold", tag = "bookings", security((), ("bearer" = [])),
     params(
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe: one effect per key and caller for 24 h; use an unguessable value such as a UUID"),
+        ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "Makes retries safe: one effect per key and caller for 24 h; use an unguessable value such as a UUID"),
     ),
     request_body = HoldRequest,
     responses(

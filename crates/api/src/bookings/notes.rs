@@ -77,6 +77,7 @@ pub struct NoteList {
 #[serde(rename_all = "camelCase")]
 pub struct NoteInput {
     /// 1 to 5000 characters (surrounding whitespace is trimmed).
+    #[schema(min_length = 1, max_length = 5000)]
     pub content: Option<String>,
     /// Default general.
     #[schema(value_type = Option<NoteCategorySchema>, example = "general")]
@@ -87,6 +88,13 @@ pub struct NoteInput {
     /// Default true.
     pub is_internal: Option<bool>,
 }
+
+crate::openapi::schemas::create_form!(
+    /// The create form of [`NoteInput`].
+    NoteCreate = NoteInput,
+    "NoteCreate",
+    ["content"]
+);
 
 /// Applies the fields of `input` that were sent onto `base`, recording every bad one.
 fn merge(errors: &mut FieldErrors, base: NewNote, input: NoteInput) -> NewNote {
@@ -165,7 +173,7 @@ async fn note_of(
     params(
         ("bookingId" = uuid::Uuid, Path, description = "Booking id"),
     ),
-    request_body = NoteInput,
+    request_body = NoteCreate,
     responses(
         (status = 201, description = "The note", body = NoteDto),
         (status = 400, description = "VALIDATION_ERROR naming content, category, priority or isInternal", body = ErrorBody),

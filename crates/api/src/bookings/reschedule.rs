@@ -18,6 +18,7 @@ use uuid::Uuid;
 #[serde(rename_all = "camelCase")]
 pub struct RescheduleRequest {
     /// A slot of the same product.
+    #[schema(format = Uuid, required = true)]
     pub slot_id: Option<String>,
 }
 

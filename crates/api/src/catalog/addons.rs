@@ -70,7 +70,9 @@ pub fn addon_dto(a: Addon, currency: Currency) -> AddonDto {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AddonInput {
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
+    #[schema(max_length = 5000)]
     pub description: Option<String>,
     #[schema(value_type = Option<AddonTypeSchema>)]
     pub addon_type: Option<String>,
@@ -79,15 +81,25 @@ pub struct AddonInput {
     #[schema(value_type = Option<AddonPriceTypeSchema>)]
     pub price_type: Option<String>,
     /// Major units; for priceType percentage, the percent.
+    #[schema(minimum = 0, maximum = 10000000000000.0, multiple_of = 0.01)]
     pub price: Option<f64>,
     /// Major units per unit (free_qty, per_participant).
+    #[schema(minimum = 0, maximum = 10000000000000.0, multiple_of = 0.01)]
     pub unit_price: Option<f64>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<i32>)]
+    #[schema(value_type = Option<i32>, minimum = 1, maximum = 1000)]
     pub max_quantity: Option<Option<i64>>,
+    #[schema(minimum = -10000, maximum = 10000)]
     pub display_order: Option<i64>,
     pub is_active: Option<bool>,
 }
+
+crate::openapi::schemas::create_form!(
+    /// The create form of [`AddonInput`].
+    AddonCreate = AddonInput,
+    "AddonCreate",
+    ["name", "addonType", "mode", "priceType"]
+);
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct AddonList {
@@ -133,18 +145,13 @@ fn addon_fields(
         AddonPriceType::choices(),
     );
     let unit_mode = matches!(mode, AddonMode::FreeQty | AddonMode::PerParticipant);
-    let (field, given) = if unit_mode {
-        ("unitPrice", input.unit_price)
+    let ((field, given), (other, ignored)) = if unit_mode {
+        (("unitPrice", input.unit_price), ("price", input.price))
     } else {
-        ("price", input.price)
+        (("price", input.price), ("unitPrice", input.unit_price))
     };
-    let amount = match given {
-        None if creating => {
-            errors.add(field, format!("is required for mode {mode}"));
-            0
-        }
-        None => base.amount,
-        Some(v) if price_type == AddonPriceType::Percentage => {
+    let mut amount_of = |field: &str, v: f64| {
+        if price_type == AddonPriceType::Percentage {
             percent_to_bp(v).map(i64::from).unwrap_or_else(|| {
                 errors.add(
                     field,
@@ -152,8 +159,21 @@ fn addon_fields(
                 );
                 0
             })
+        } else {
+            errors.check(field, from_major(v, currency)).unwrap_or(0)
         }
-        Some(v) => errors.check(field, from_major(v, currency)).unwrap_or(0),
+    };
+    // The field the mode does not use is ignored, but must still be a valid amount.
+    if let Some(v) = ignored {
+        amount_of(other, v);
+    }
+    let amount = match given {
+        None if creating => {
+            errors.add(field, format!("is required for mode {mode}"));
+            0
+        }
+        None => base.amount,
+        Some(v) => amount_of(field, v),
     };
     let max_quantity = match input.max_quantity {
         None => base.max_quantity,
@@ -207,7 +227,7 @@ fn addon_base(a: &Addon) -> NewAddon {
 /// Add an add-on to a product.
 #[utoipa::path(post, path = "/api/v1/admin/products/{id}/addons", tag = "catalog", security(("bearer" = [])),
     params(("id" = uuid::Uuid, Path, description = "Product id")),
-    request_body = AddonInput,
+    request_body = AddonCreate,
     responses((status = 201, body = AddonDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn create_addon(
     State(state): State<AppState>,

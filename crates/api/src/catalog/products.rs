@@ -87,17 +87,24 @@ pub(crate) fn product_dto(p: Product, currency: Currency) -> ProductDto {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProductInput {
+    #[schema(format = Uuid)]
     pub site_id: Option<String>,
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
+    #[schema(max_length = 5000)]
     pub description: Option<String>,
+    #[schema(minimum = 1, maximum = 1440)]
     pub duration_mins: Option<i64>,
+    #[schema(minimum = 1, maximum = 100000)]
     pub capacity: Option<i64>,
     /// Major units in the site's currency.
+    #[schema(minimum = 0, maximum = 10000000000000.0, multiple_of = 0.01)]
     pub base_price: Option<f64>,
     /// Default per_person.
     #[schema(value_type = Option<PriceTypeSchema>)]
     pub price_type: Option<String>,
     /// Percent, 0 to 100 with at most two decimals.
+    #[schema(minimum = 0, maximum = 100, multiple_of = 0.01)]
     pub tax_rate: Option<f64>,
     /// Default true.
     pub prices_include_tax: Option<bool>,
@@ -105,18 +112,28 @@ pub struct ProductInput {
     #[schema(value_type = Option<SlotPolicySchema>)]
     pub slot_policy: Option<String>,
     /// Default 30.
+    #[schema(minimum = 5, maximum = 1440)]
     pub slot_interval_min: Option<i64>,
     /// HH:MM times, for the fixed policy (at most 288: one every five minutes).
     #[schema(max_items = 288)]
     pub fixed_slot_times: Option<Vec<String>>,
+    #[schema(minimum = 0, maximum = 720)]
     pub setup_time: Option<i64>,
+    #[schema(minimum = 0, maximum = 720)]
     pub cleanup_time: Option<i64>,
     /// For example adults_only, toddler_friendly, beginner_friendly, advanced (at most 50).
-    #[schema(max_items = 50)]
+    #[schema(value_type = Option<Vec<crate::openapi::schemas::LabelCodeSchema>>, max_items = 50)]
     pub label_codes: Option<Vec<String>>,
     pub requires_waiver: Option<bool>,
     pub is_active: Option<bool>,
 }
+
+crate::openapi::schemas::create_form!(
+    /// The create form of [`ProductInput`].
+    ProductCreate = ProductInput,
+    "ProductCreate",
+    ["siteId", "name", "durationMins", "capacity", "basePrice"]
+);
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProductList {
@@ -376,7 +393,7 @@ pub(super) async fn product_of(
 
 /// Create a product.
 #[utoipa::path(post, path = "/api/v1/admin/products", tag = "catalog", security(("bearer" = [])),
-    request_body = ProductInput,
+    request_body = ProductCreate,
     responses((status = 201, body = ProductDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: site", body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn create_product(

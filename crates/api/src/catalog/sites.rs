@@ -67,28 +67,39 @@ impl From<Site> for SiteDto {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SiteInput {
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
+    #[schema(min_length = 1, example = "Europe/Helsinki")]
     pub timezone: Option<String>,
     /// Default: the tenant's currency.
+    #[schema(pattern = "^[A-Z]{3}$", example = "EUR")]
     pub currency: Option<String>,
     /// Default `en`.
+    #[schema(pattern = "^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})*$", example = "en")]
     pub locale: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 500)]
     pub address: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<crate::openapi::schemas::EmailOrEmptySchema>)]
     pub contact_email: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "^(|\\+?[ ().-]*([0-9][ ().-]*){6,20})$")]
     pub contact_phone: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<i32>)]
+    #[schema(value_type = Option<i32>, minimum = 1, maximum = 1440)]
     pub hold_ttl_minutes: Option<Option<i32>>,
     #[schema(value_type = Option<CancellationPolicySchema>)]
     pub cancellation_policy: Option<String>,
     pub is_active: Option<bool>,
 }
+
+crate::openapi::schemas::create_form!(
+    /// The create form of [`SiteInput`].
+    SiteCreate = SiteInput,
+    "SiteCreate",
+    ["name", "timezone"]
+);
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SiteList {
@@ -206,7 +217,7 @@ fn site_base(s: &Site) -> NewSite {
 
 /// Create a site.
 #[utoipa::path(post, path = "/api/v1/admin/sites", tag = "catalog", security(("bearer" = [])),
-    request_body = SiteInput,
+    request_body = SiteCreate,
     responses((status = 201, body = SiteDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody)))]
 pub async fn create_site(

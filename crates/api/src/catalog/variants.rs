@@ -60,17 +60,27 @@ fn variant_dto(v: Variant, currency: Currency) -> VariantDto {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VariantInput {
+    #[schema(min_length = 1, max_length = 200)]
     pub name: Option<String>,
+    #[schema(max_length = 5000)]
     pub description: Option<String>,
     #[schema(value_type = Option<VariantPriceModeSchema>)]
     pub price_mode: Option<String>,
     pub price_amount: Option<f64>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<i32>)]
+    #[schema(value_type = Option<i32>, minimum = 1, maximum = 100)]
     pub capacity_share: Option<Option<i64>>,
+    #[schema(minimum = -10000, maximum = 10000)]
     pub display_order: Option<i64>,
     pub is_active: Option<bool>,
 }
+
+crate::openapi::schemas::create_form!(
+    /// The create form of [`VariantInput`].
+    VariantCreate = VariantInput,
+    "VariantCreate",
+    ["name"]
+);
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct VariantList {
@@ -145,7 +155,7 @@ fn variant_fields(
 /// Add a variant to a product.
 #[utoipa::path(post, path = "/api/v1/admin/products/{id}/variants", tag = "catalog", security(("bearer" = [])),
     params(("id" = uuid::Uuid, Path, description = "Product id")),
-    request_body = VariantInput,
+    request_body = VariantCreate,
     responses((status = 201, body = VariantDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn create_variant(

@@ -21,27 +21,35 @@ use utoipa::ToSchema;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RegisterRequest {
-    #[schema(example = "ada@example.com")]
+    #[schema(example = "ada@example.com", format = Email, max_length = 254, required = true)]
     pub email: Option<String>,
     /// At least 8 characters.
+    #[schema(min_length = 8, max_length = 128, required = true)]
     pub password: Option<String>,
     pub first_name: Option<String>,
     pub last_name: Option<String>,
-    #[schema(example = "+358401234567")]
+    #[schema(
+        example = "+358401234567",
+        pattern = "^(|\\+?[ ().-]*([0-9][ ().-]*){6,20})$"
+    )]
     pub phone: Option<String>,
     /// Default false.
     pub marketing_opt_in: Option<bool>,
     /// Default false.
     pub sms_opt_in: Option<bool>,
     /// Must be true.
+    #[schema(required = true, value_type = crate::openapi::schemas::AcceptedSchema)]
     pub terms_accepted: Option<bool>,
     /// Must be true.
+    #[schema(required = true, value_type = crate::openapi::schemas::AcceptedSchema)]
     pub privacy_policy_accepted: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CustomerLoginRequest {
+    #[schema(min_length = 1, required = true)]
     pub email: Option<String>,
+    #[schema(min_length = 1, required = true)]
     pub password: Option<String>,
 }
 
@@ -129,7 +137,7 @@ pub struct UpdateProfileRequest {
     #[schema(value_type = Option<String>)]
     pub last_name: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "^(|\\+?[ ().-]*([0-9][ ().-]*){6,20})$")]
     pub phone: Option<Option<String>>,
     pub marketing_opt_in: Option<bool>,
     pub sms_opt_in: Option<bool>,

@@ -72,6 +72,7 @@ pub fn decode_json<T: DeserializeOwned>(mut value: Value) -> Result<T, ApiError>
     }
     let mut errors = FieldErrors::new();
     check_strings(&value, &mut String::new(), "", &mut errors);
+    whole_numbers_as_integers(&mut value);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
@@ -141,6 +142,25 @@ impl From<&serde_path_to_error::Segment> for Segment {
 
 /// Holds every string of a body, and every field name, to the text rule of
 /// [`kairos_domain::text`]: the kind comes from the name of the field the string is in.
+/// JSON (and the OpenAPI document's JSON Schema) knows one number type: `3.0` is the integer
+/// 3. serde would refuse it for an integer field, so whole numbers written with a fraction
+/// are made integers before typing (exactly representable ones: below 2^53).
+fn whole_numbers_as_integers(value: &mut Value) {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    match value {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < EXACT) {
+                // In range and whole: the conversion is exact.
+                let whole = f as i64;
+                *value = Value::from(whole);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
+}
+
 fn check_strings(value: &Value, path: &mut String, name: &str, errors: &mut FieldErrors) {
     match value {
         Value::String(text) => {
@@ -314,5 +334,15 @@ mod tests {
     fn refuses_non_objects_and_accepts_valid_bodies() {
         assert!(decode_json::<Body>(json!([1, 2])).is_err());
         assert!(decode_json::<Body>(json!({"partySize": 3, "unknown": true})).is_ok());
+    }
+
+    #[test]
+    fn whole_numbers_with_a_fraction_are_integers() {
+        let body = decode_json::<Body>(json!({"partySize": 3.0, "items": [{"quantity": 2.0}]}));
+        assert!(body.is_ok(), "{body:?}");
+        let err = decode_json::<Body>(json!({"partySize": 2.5}))
+            .err()
+            .unwrap_or_else(|| panic!("expected an error"));
+        assert_eq!(fields(err), ["partySize"]);
     }
 }

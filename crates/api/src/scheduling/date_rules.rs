@@ -86,19 +86,37 @@ pub struct DateRuleList {
 pub struct DateRuleInput {
     #[schema(value_type = Option<ScopeTypeSchema>)]
     pub scope_type: Option<String>,
+    #[schema(format = Uuid)]
     pub scope_id: Option<String>,
     /// Blackouts only: maintenance, holiday, closure or event.
     #[schema(value_type = Option<BlackoutKindSchema>)]
     pub kind: Option<String>,
+    #[schema(format = Date)]
     pub date_from: Option<String>,
+    #[schema(format = Date)]
     pub date_to: Option<String>,
+    #[schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub start_time: Option<String>,
+    #[schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub end_time: Option<String>,
     /// none (default) or annual.
     #[schema(value_type = Option<DateRecurrenceSchema>)]
     pub recurrence: Option<String>,
     pub reason: Option<String>,
 }
+
+crate::openapi::schemas::create_form!(
+    /// The create form of [`DateRuleInput`] for an override.
+    OverrideCreate = DateRuleInput,
+    "OverrideCreate",
+    ["scopeType", "scopeId", "dateFrom", "startTime", "endTime"]
+);
+crate::openapi::schemas::create_form!(
+    /// The create form of [`DateRuleInput`] for a blackout.
+    BlackoutCreate = DateRuleInput,
+    "BlackoutCreate",
+    ["scopeType", "scopeId", "dateFrom", "kind"]
+);
 
 fn date_rule_fields(input: DateRuleInput, kind: DateRuleKind) -> Result<NewDateRule, FieldErrors> {
     let mut errors = FieldErrors::new();
@@ -388,7 +406,7 @@ async fn delete_rule(
 
 /// Create a schedule override; regenerates its dates.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/overrides", tag = "schedules", security(("bearer" = [])),
-    request_body = DateRuleInput,
+    request_body = OverrideCreate,
     responses((status = 201, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn create_override(
     State(state): State<AppState>,
@@ -436,7 +454,7 @@ pub async fn delete_override(
 
 /// Create a blackout; regenerates its dates. Booked slots under it are reported.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/blackouts", tag = "schedules", security(("bearer" = [])),
-    request_body = DateRuleInput,
+    request_body = BlackoutCreate,
     responses((status = 201, description = "Created; warnings list bookings under the blackout", body = DateRuleChange),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn create_blackout(

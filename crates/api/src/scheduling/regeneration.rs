@@ -15,12 +15,15 @@ use utoipa::ToSchema;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RegenerateRequest {
-    #[schema(value_type = Option<ScopeTypeSchema>)]
+    #[schema(value_type = Option<ScopeTypeSchema>, required = true)]
     pub scope_type: Option<String>,
+    #[schema(format = Uuid, required = true)]
     pub scope_id: Option<String>,
     /// Default today (site time); never before today.
+    #[schema(format = Date)]
     pub date_from: Option<String>,
     /// Default today + 60 days; never beyond.
+    #[schema(format = Date)]
     pub date_to: Option<String>,
 }
 

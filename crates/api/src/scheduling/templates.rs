@@ -85,23 +85,39 @@ pub struct TemplateInput {
     /// site or product.
     #[schema(value_type = Option<ScopeTypeSchema>)]
     pub scope_type: Option<String>,
+    #[schema(format = Uuid)]
     pub scope_id: Option<String>,
     /// 0 (Sunday) to 6 (Saturday), for weekly templates without byDay.
+    #[schema(minimum = 0, maximum = 6)]
     pub day_of_week: Option<i64>,
+    #[schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub start_time: Option<String>,
+    #[schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub end_time: Option<String>,
     /// none, daily, weekly (default), monthly or annual.
     #[schema(value_type = Option<RecurrenceKindSchema>)]
     pub recurrence_kind: Option<String>,
+    #[schema(minimum = 1, maximum = 127)]
     pub by_day: Option<i64>,
+    #[schema(minimum = 1, maximum = 12)]
     pub by_month: Option<i64>,
+    #[schema(minimum = 1, maximum = 31)]
     pub by_month_day: Option<i64>,
     /// Dates (YYYY-MM-DD) without hours (at most 1000).
     #[schema(max_items = 1000)]
     pub exdates: Option<Vec<String>>,
+    #[schema(format = Date)]
     pub valid_from: Option<String>,
+    #[schema(format = Date)]
     pub valid_to: Option<String>,
 }
+
+crate::openapi::schemas::create_form!(
+    /// The create form of [`TemplateInput`].
+    TemplateCreate = TemplateInput,
+    "TemplateCreate",
+    ["scopeType", "scopeId", "startTime", "endTime"]
+);
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TemplateList {
@@ -116,6 +132,8 @@ pub struct ScopeFilter {
     /// site or product.
     #[param(value_type = Option<ScopeTypeSchema>)]
     pub scope_type: Option<String>,
+    /// Required with scopeType.
+    #[param(value_type = Option<uuid::Uuid>)]
     pub scope_id: Option<String>,
 }
 
@@ -357,7 +375,7 @@ pub(super) fn scope_filter(filter: ScopeFilter) -> ApiResult<Option<(ScopeType, 
 
 /// Create a schedule template; regenerates today to the 60-day horizon.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/templates", tag = "schedules", security(("bearer" = [])),
-    request_body = TemplateInput,
+    request_body = TemplateCreate,
     responses((status = 201, body = TemplateChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: scope", body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn create_template(

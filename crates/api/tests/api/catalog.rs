@@ -270,6 +270,16 @@ async fn variants_and_addons_are_managed_per_product() {
         .await;
     bad.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(bad.error_fields(), ["addonType", "unitPrice"]);
+    // The price field the mode does not use is ignored, but must still be an amount.
+    let ignored = app
+        .post(&format!("{base}/addons"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"name": "Towel", "addonType": "item", "mode": "yesno", "priceType": "fixed", "price": 2, "unitPrice": -1}))
+        .send()
+        .await;
+    ignored.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(ignored.error_fields(), ["unitPrice"]);
 
     let off = app
         .delete(&format!("{base}/addons/{}", photo.str("id")))

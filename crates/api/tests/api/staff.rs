@@ -153,6 +153,17 @@ async fn staff_input_is_validated_field_by_field() {
         .await;
     res.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(res.error_fields(), ["username", "password", "roles"]);
+
+    // An empty email is not "no email": leave it out (or send null on update).
+    let res = app
+        .post("/api/v1/admin/users")
+        .tenant("acme")
+        .token(&acme.owner_token)
+        .json(json!({"username": "desk", "password": "long enough", "email": "", "roles": ["viewer"]}))
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), ["email"]);
 }
 
 #[tokio::test]
