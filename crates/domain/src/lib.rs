@@ -15,6 +15,7 @@ pub mod ids;
 pub mod money;
 pub mod payments;
 pub mod pricing;
+pub mod promotions;
 pub mod scheduling;
 pub mod tenancy;
 pub mod text;

@@ -21,7 +21,7 @@ pub struct Totals {
 }
 
 /// `value × numerator / denominator`, rounded half away from zero, in i128.
-fn mul_div_round(value: i64, numerator: i64, denominator: i64) -> i64 {
+pub(crate) fn mul_div_round(value: i64, numerator: i64, denominator: i64) -> i64 {
     if denominator == 0 {
         return 0;
     }
