@@ -13,6 +13,7 @@ pub mod extract;
 pub mod idempotency;
 pub mod openapi;
 pub mod operations;
+pub mod promotions;
 pub mod rate_limit;
 pub mod request_body;
 pub mod router;

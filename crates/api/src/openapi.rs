@@ -121,6 +121,7 @@ viewer (admin:bookings:read, admin:customers:read, admin:read).",
         (name = "schedules", description = "Schedule templates, overrides, blackouts and slot regeneration"),
         (name = "availability", description = "Public availability, add-ons and site configuration"),
         (name = "bookings", description = "Public booking flow: hold, confirm, cancel, reschedule (booking token, customer or staff); staff actions"),
+        (name = "promotions", description = "Promotions: administration (admin:write)"),
         (name = "admin-bookings", description = "Booking administration: search, creation, details, notes, status and customer changes, customer history"),
         (name = "operations", description = "Health, readiness, metrics, this document"),
     )
@@ -852,6 +853,16 @@ pub mod schemas {
         NotePrioritySchema = kairos_domain::bookings::NotePriority,
         "NotePriority",
         "How urgent a booking note is."
+    );
+    closed_set!(
+        PromotionTypeSchema = kairos_domain::promotions::PromotionType,
+        "PromotionType",
+        "percentage (percent off), fixed_amount (an amount off), buy_x_get_y (of every buy_quantity + discount_value people, discount_value go free) or bundle (every bundle_size people pay discount_value together)."
+    );
+    closed_set!(
+        PromotionStatusSchema = kairos_domain::promotions::PromotionStatus,
+        "PromotionStatus",
+        "active (switched on and inside its validity window), expired (ended), upcoming (starts later) or all."
     );
     closed_set!(
         RoleSchema = kairos_domain::auth::Role,

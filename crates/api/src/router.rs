@@ -6,7 +6,7 @@
 
 use crate::error::{ApiError, code};
 use crate::state::AppState;
-use crate::{auth, availability, bookings, catalog, customers, operations, scheduling};
+use crate::{auth, availability, bookings, catalog, customers, operations, promotions, scheduling};
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
 use axum::middleware::{self};
@@ -33,6 +33,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(scheduling::router())
         .merge(availability::router())
         .merge(bookings::router())
+        .merge(promotions::router())
         .merge(operations::router())
 }
 

@@ -18,6 +18,18 @@
 use crate::pricing::mul_div_round;
 
 crate::text_enum! {
+    /// The status filter of the admin promotion list (spec Part A 3.3), computed from the
+    /// clock: `active` is switched on and inside its validity window, `upcoming` starts
+    /// later, `expired` has ended.
+    pub enum PromotionStatus {
+        Active = "active",
+        Expired = "expired",
+        Upcoming = "upcoming",
+        All = "all",
+    }
+}
+
+crate::text_enum! {
     /// What a promotion does (spec Part A 2.5; `buy_x_get_y` and `bundle` from export and
     /// import).
     pub enum PromotionType {
@@ -46,7 +58,8 @@ impl PromotionType {
 }
 
 /// What a promotion takes off, by type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Discount {
     /// Basis points of the subtotal left (1000 = 10 %), capped at `cap` minor units.
     Percentage { basis_points: i32, cap: Option<i64> },

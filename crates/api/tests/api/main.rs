@@ -16,6 +16,7 @@ mod errors;
 mod hold_caps;
 mod operations;
 mod permissions;
+mod promotions;
 mod rate_limits;
 mod schedules;
 mod staff;

@@ -280,6 +280,32 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "ok ok ok 403 403 401 mis",
     ),
     // booking administration
+    // promotions: admin:write (spec Part A 4.8)
+    (
+        "GET",
+        "/api/v1/admin/promotions",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/promotions",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/promotions/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/promotions/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/promotions/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
     ("GET", "/api/v1/admin/bookings", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/bookings", "ok ok ok 403 403 401 mis"),
     (

@@ -17,6 +17,7 @@ mod availability;
 mod bookings;
 mod catalog;
 mod customers;
+mod promotions;
 mod scheduling;
 mod system;
 mod tenancy;

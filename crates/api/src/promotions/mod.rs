@@ -1,0 +1,25 @@
+//! Promotions (snake_case, spec Part A 2.5, 4.8): administration under
+//! `/api/v1/admin/promotions`, `admin:write`.
+//!
+//! One file per resource; [`router`] lists the routes.
+
+mod admin;
+mod error;
+
+use crate::rate_limit::Tier;
+use crate::state::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Promotion administration.
+pub fn router() -> OpenApiRouter<AppState> {
+    Tier::Standard.apply(
+        OpenApiRouter::new()
+            .routes(routes!(admin::list_promotions, admin::create_promotion))
+            .routes(routes!(
+                admin::get_promotion,
+                admin::update_promotion,
+                admin::delete_promotion
+            )),
+    )
+}

@@ -1,0 +1,77 @@
+//! Promotions.
+
+use super::Timestamp;
+use kairos_domain::promotions::{Discount, PromotionStatus, PromotionType};
+use serde::Serialize;
+use uuid::Uuid;
+
+/// A promotion's settings, as created or replaced by an update.
+#[derive(Debug, Clone, Serialize)]
+pub struct NewPromotion {
+    pub code: String,
+    pub name: String,
+    pub description: String,
+    /// The type and its amounts (minor units of the tenant's currency, basis points).
+    pub discount: Discount,
+    /// Minor units; the subtotal a booking must reach.
+    pub min_spend: Option<i64>,
+    pub starts_at: Timestamp,
+    pub expires_at: Option<Timestamp>,
+    pub is_stackable: bool,
+    pub usage_limit: Option<i32>,
+    pub per_customer_limit: Option<i32>,
+    /// Empty: every site.
+    pub applicable_sites: Vec<Uuid>,
+    /// Empty: every product.
+    pub applicable_products: Vec<Uuid>,
+    pub is_active: bool,
+    /// Listed by `GET /promotions`; a code that is not public still applies when typed.
+    pub is_public: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Promotion {
+    pub id: Uuid,
+    #[serde(flatten)]
+    pub settings: NewPromotion,
+    /// Uses taken by holds and confirmed bookings.
+    pub usage_count: i32,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl Promotion {
+    pub fn promotion_type(&self) -> PromotionType {
+        self.settings.discount.promotion_type()
+    }
+}
+
+/// What the admin list shows.
+#[derive(Debug, Clone)]
+pub struct PromotionFilter {
+    pub status: PromotionStatus,
+    pub promotion_type: Option<PromotionType>,
+    /// Part of the code or the name, any case.
+    pub search: Option<String>,
+    /// From 1.
+    pub page: u32,
+    pub per_page: u32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PromotionError {
+    #[error("no such promotion")]
+    NotFound,
+    #[error("a promotion with code {0} already exists")]
+    CodeTaken(String),
+    #[error("no such site: {0}")]
+    SiteNotFound(Uuid),
+    #[error("no such product: {0}")]
+    ProductNotFound(Uuid),
+    #[error("usage_limit cannot be below the {0} uses already taken")]
+    LimitBelowUses(i32),
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
+}
+
+crate::store_error_from_sqlx!(PromotionError);
