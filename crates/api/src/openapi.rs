@@ -106,7 +106,12 @@ the body instead). Administrator endpoints need a bearer token from `POST /api/a
 customer endpoints a token from customer register or login; a booking made without an \
 account is reached with the `x-booking-token` returned by its hold. Errors use shape A \
 `{error, message, code, details?}`; 429 uses shape B `{statusCode, message, retryAfter}`. \
-Every response carries the `X-RateLimit-*` headers of its tier.\n\nAdministrator roles: owner \
+Every response carries the `X-RateLimit-*` headers of its tier.\n\nPrices: amounts are major units \
+of the currency named beside them. The *subtotal* is what the items cost as priced, before \
+any discount (tax included when the product's prices include tax, without it otherwise); \
+*tax* is the tax contained in it or added on top; the *total* (grand total) is what the \
+customer pays. The words mean the same in the availability preview, the hold and every \
+booking.\n\nAdministrator roles: owner \
 (every permission, including admin:users:manage), manager (bookings, capacity and \
 cancellation overrides, customers, catalog read/write, manage_bookings), front_desk \
 (admin:bookings:read/write/create, admin:customers:read, admin:read, manage_bookings), \

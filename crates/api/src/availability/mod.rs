@@ -40,12 +40,17 @@ pub struct AvailabilityQuery {
     pub include_labels: Option<String>,
 }
 
-/// Estimated price of the requested party in a slot.
+/// Estimated price of the requested party in a slot (the words as everywhere: see the
+/// document's description).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PricingPreview {
+    /// What the party's places cost as priced, before any discount: tax included when
+    /// the product's prices include it.
     pub subtotal: f64,
+    /// The tax in the subtotal (prices including tax) or on top of it (prices without).
     pub tax_total: f64,
+    /// What the customer pays.
     pub grand_total: f64,
     pub currency: String,
 }

@@ -24,13 +24,8 @@ pub fn pricing_preview(product: &Product, party_size: u32, currency: Currency) -
     let price_type = product.price_type;
     let amount = base_price(product.base_price, price_type, party_size);
     let totals = tax_of(amount, product.tax_rate_bp, product.prices_include_tax);
-    let subtotal = if product.prices_include_tax {
-        totals.total - totals.tax
-    } else {
-        totals.subtotal
-    };
     PricingPreview {
-        subtotal: to_major(subtotal, currency),
+        subtotal: to_major(totals.subtotal, currency),
         tax_total: to_major(totals.tax, currency),
         grand_total: to_major(totals.total, currency),
         currency: currency.code().to_owned(),

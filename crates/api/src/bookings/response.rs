@@ -14,8 +14,12 @@ use utoipa::ToSchema;
 pub struct PriceDto {
     pub base_price: f64,
     pub addons: Vec<AddonLineDto>,
+    /// What the items cost as priced, before any discount: tax included when the
+    /// product's prices include it.
     pub subtotal: f64,
+    /// The tax in the subtotal (prices including tax) or on top of it (prices without).
     pub tax: f64,
+    /// What the customer pays.
     pub total: f64,
     #[schema(example = "EUR")]
     pub currency: String,

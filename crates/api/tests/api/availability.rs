@@ -28,10 +28,11 @@ async fn availability_lists_open_slots_with_a_price_preview() {
     assert_eq!(first["availableCapacity"], 10);
     assert_eq!(first["totalCapacity"], 10);
     assert_eq!(first["labelCodes"], json!(["beginner_friendly"]));
-    // 3 × 20.00 including 24 % tax: 48.39 net + 11.61 tax = 60.00.
+    // 3 × 20.00 including 24 % tax: subtotal 60.00 as priced, of which 11.61 is tax; 60.00
+    // to pay (the same words as the hold's).
     assert_eq!(
         first["pricingPreview"],
-        json!({"subtotal": 48.39, "taxTotal": 11.61, "grandTotal": 60.0, "currency": "EUR"})
+        json!({"subtotal": 60.0, "taxTotal": 11.61, "grandTotal": 60.0, "currency": "EUR"})
     );
 }
 

@@ -280,7 +280,9 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "ok ok ok 403 403 401 mis",
     ),
     // booking administration
-    // promotions: admin:write (spec Part A 4.8)
+    // promotions: public listings, then administration with admin:write (spec Part A 4.8)
+    ("GET", "/api/v1/promotions", "ok ok ok ok ok ok ok"),
+    ("GET", "/api/v1/promotions/active", "ok ok ok ok ok ok ok"),
     (
         "GET",
         "/api/v1/admin/promotions",

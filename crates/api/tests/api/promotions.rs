@@ -450,3 +450,103 @@ async fn promotion_administration_needs_admin_write() {
         .await
         .assert_status(201);
 }
+
+#[tokio::test]
+async fn customers_see_the_promotions_that_apply() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let catalog = app.catalog(&t).await;
+    let other_product = uuid::Uuid::from_u128(7).to_string();
+    // The clock is at 2026-11-21T09:00Z.
+    let promotions = [
+        json!({"code": "OPEN", "is_public": true}),
+        json!({"code": "HIDDEN", "is_public": false}),
+        json!({"code": "OFF", "is_active": false}),
+        json!({"code": "LATER", "starts_at": "2026-12-24T00:00:00Z"}),
+        json!({"code": "OVER", "starts_at": "2026-10-01T00:00:00Z", "expires_at": "2026-11-01T00:00:00Z"}),
+        json!({"code": "HERE", "applicable_sites": [catalog.site_id], "applicable_products": [catalog.product_id]}),
+    ];
+    for extra in promotions {
+        let mut body = json!({
+            "name": "Deal", "type": "percentage", "discount_value": 10,
+            "starts_at": "2026-11-01T00:00:00Z", "usage_limit": 5
+        });
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            body[k] = v.clone();
+        }
+        app.post("/api/v1/admin/promotions")
+            .tenant("acme")
+            .token(&t.owner_token)
+            .json(body)
+            .send()
+            .await
+            .assert_status(201);
+    }
+    let codes = |res: &kairos_testkit::TestResponse| -> Vec<String> {
+        res.body["promotions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["code"].as_str().map(str::to_owned))
+            .collect()
+    };
+    // No token needed.
+    let listed = app.get("/api/v1/promotions").tenant("acme").send().await;
+    listed.assert_status(200);
+    assert_eq!(codes(&listed), ["HERE", "LATER", "OPEN"]);
+    assert_eq!(listed.body["total"], 3);
+    let open = &listed.body["promotions"][2];
+    assert_eq!(open["usage_remaining"], 5);
+    assert_eq!(open["usage_limit"], 5);
+    assert_eq!(open["type"], "percentage");
+    assert!(open.get("usage_count").is_none(), "admin views only");
+
+    let active = app
+        .get("/api/v1/promotions/active")
+        .tenant("acme")
+        .send()
+        .await;
+    assert_eq!(codes(&active), ["HERE", "OPEN"]);
+    let here = app
+        .get(&format!(
+            "/api/v1/promotions/active?site_id={}&product_id={}",
+            catalog.site_id, catalog.product_id
+        ))
+        .tenant("acme")
+        .send()
+        .await;
+    assert_eq!(codes(&here), ["HERE", "OPEN"]);
+    let elsewhere = app
+        .get(&format!(
+            "/api/v1/promotions/active?product_id={other_product}"
+        ))
+        .tenant("acme")
+        .send()
+        .await;
+    assert_eq!(codes(&elsewhere), ["OPEN"]);
+    // A code that is not public is found when typed, in any case; one that does not
+    // apply is not.
+    let hidden = app
+        .get("/api/v1/promotions/active?code=hidden")
+        .tenant("acme")
+        .send()
+        .await;
+    assert_eq!(codes(&hidden), ["HIDDEN"]);
+    for code in ["OFF", "LATER", "OVER", "NOPE"] {
+        let res = app
+            .get(&format!("/api/v1/promotions/active?code={code}"))
+            .tenant("acme")
+            .send()
+            .await;
+        assert_eq!(codes(&res), Vec::<String>::new(), "{code}");
+    }
+    app.get("/api/v1/promotions/active?site_id=nope")
+        .tenant("acme")
+        .send()
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    // Another tenant sees none of them.
+    app.tenant("other").await;
+    let theirs = app.get("/api/v1/promotions").tenant("other").send().await;
+    assert_eq!(theirs.body["total"], 0);
+}

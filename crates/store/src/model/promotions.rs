@@ -1,7 +1,7 @@
 //! Promotions.
 
 use super::Timestamp;
-use kairos_domain::promotions::{Discount, PromotionStatus, PromotionType};
+use kairos_domain::promotions::{Discount, PromotionStatus, PromotionType, Rules};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -43,6 +43,29 @@ pub struct Promotion {
 impl Promotion {
     pub fn promotion_type(&self) -> PromotionType {
         self.settings.discount.promotion_type()
+    }
+
+    /// What decides whether it applies (`kairos_domain::promotions::eligibility`).
+    pub fn rules(&self) -> Rules {
+        let s = &self.settings;
+        Rules {
+            is_active: s.is_active,
+            starts_at: s.starts_at,
+            expires_at: s.expires_at,
+            usage_limit: s.usage_limit.map(i64::from),
+            usage_count: i64::from(self.usage_count),
+            per_customer_limit: s.per_customer_limit.map(i64::from),
+            min_spend: s.min_spend,
+            sites: s.applicable_sites.clone(),
+            products: s.applicable_products.clone(),
+        }
+    }
+
+    /// Uses left; None: unlimited.
+    pub fn usage_remaining(&self) -> Option<i32> {
+        self.settings
+            .usage_limit
+            .map(|limit| (limit - self.usage_count).max(0))
     }
 }
 

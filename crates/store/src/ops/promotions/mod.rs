@@ -434,4 +434,41 @@ impl Repo {
         w.commit(None).await?;
         Ok(())
     }
+
+    /// The promotions a customer may see: public, switched on, not deleted and not
+    /// expired at `now` (started or upcoming), ordered by code.
+    pub async fn public_promotions(
+        &self,
+        tenant: &TenantId,
+        now: Timestamp,
+    ) -> StoreResult<Vec<Promotion>> {
+        let rows: Vec<PromotionRow> = sqlx::query_as(&format!(
+            "SELECT {PROMOTION_COLUMNS} FROM promotions
+             WHERE tenant_id = $1 AND deleted_at IS NULL AND is_active AND is_public
+               AND (expires_at IS NULL OR expires_at > $2)
+             ORDER BY code_key, id"
+        ))
+        .bind(tenant.as_str())
+        .bind(now)
+        .fetch_all(&self.read)
+        .await?;
+        rows.into_iter().map(Promotion::try_from).collect()
+    }
+
+    /// The promotion with `code` (any case), public or not, unless deleted.
+    pub async fn promotion_by_code(
+        &self,
+        tenant: &TenantId,
+        code: &str,
+    ) -> StoreResult<Option<Promotion>> {
+        let row: Option<PromotionRow> = sqlx::query_as(&format!(
+            "SELECT {PROMOTION_COLUMNS} FROM promotions
+             WHERE tenant_id = $1 AND code_key = $2 AND deleted_at IS NULL"
+        ))
+        .bind(tenant.as_str())
+        .bind(code_key(code))
+        .fetch_optional(&self.read)
+        .await?;
+        row.map(Promotion::try_from).transpose()
+    }
 }
