@@ -1157,4 +1157,32 @@ mod tests {
                 .is_none()
         );
     }
+
+    #[test]
+    fn every_reference_resolves() {
+        fn refs(value: &Value, out: &mut Vec<String>) {
+            match value {
+                Value::Object(map) => {
+                    if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+                        out.push(r.to_owned());
+                    }
+                    map.values().for_each(|v| refs(v, out));
+                }
+                Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+                _ => {}
+            }
+        }
+        let json = to_json(&doc());
+        let mut found = Vec::new();
+        refs(&json, &mut found);
+        assert!(!found.is_empty());
+        let unresolved: BTreeSet<&String> = found
+            .iter()
+            .filter(|r| {
+                r.strip_prefix('#')
+                    .is_none_or(|pointer| json.pointer(pointer).is_none())
+            })
+            .collect();
+        assert!(unresolved.is_empty(), "unresolved: {unresolved:?}");
+    }
 }

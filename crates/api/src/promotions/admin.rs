@@ -590,7 +590,7 @@ pub async fn create_promotion(
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// Default all.
-    #[param(value_type = Option<PromotionStatusSchema>)]
+    #[param(value_type = Option<PromotionStatusSchema>, inline)]
     pub status: Option<String>,
     #[serde(rename = "type")]
     #[param(rename = "type", value_type = Option<PromotionTypeSchema>)]

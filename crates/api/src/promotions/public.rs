@@ -112,6 +112,9 @@ pub async fn active_promotions(
     };
     let site = id_of("site_id", q.site_id);
     let product = id_of("product_id", q.product_id);
+    if q.code.as_ref().is_some_and(|c| c.chars().count() > 50) {
+        errors.add("code", "must be at most 50 characters");
+    }
     errors.finish().map_err(ApiError::validation)?;
     let now = state.now();
     let candidates = match q.code.as_deref().map(str::trim).filter(|c| !c.is_empty()) {

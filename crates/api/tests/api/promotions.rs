@@ -540,11 +540,16 @@ async fn customers_see_the_promotions_that_apply() {
             .await;
         assert_eq!(codes(&res), Vec::<String>::new(), "{code}");
     }
-    app.get("/api/v1/promotions/active?site_id=nope")
+    let bad = app
+        .get(&format!(
+            "/api/v1/promotions/active?site_id=nope&code={}",
+            "X".repeat(51)
+        ))
         .tenant("acme")
         .send()
-        .await
-        .assert_error(400, "VALIDATION_ERROR");
+        .await;
+    bad.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(bad.error_fields(), ["site_id", "code"]);
     // Another tenant sees none of them.
     app.tenant("other").await;
     let theirs = app.get("/api/v1/promotions").tenant("other").send().await;
