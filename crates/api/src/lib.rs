@@ -20,6 +20,7 @@ pub mod router;
 pub mod scheduling;
 pub mod serve;
 pub mod state;
+pub mod vouchers;
 
 pub use error::{ApiError, ApiResult};
 pub use router::{openapi, openapi_json, router};

@@ -126,7 +126,8 @@ viewer (admin:bookings:read, admin:customers:read, admin:read).",
         (name = "schedules", description = "Schedule templates, overrides, blackouts and slot regeneration"),
         (name = "availability", description = "Public availability, add-ons and site configuration"),
         (name = "bookings", description = "Public booking flow: hold, confirm, cancel, reschedule (booking token, customer or staff); staff actions"),
-        (name = "promotions", description = "Promotions: administration (admin:write)"),
+        (name = "promotions", description = "Promotions: administration (admin:write) and public listings"),
+        (name = "vouchers", description = "Vouchers: administration (admin:write) and the public balance"),
         (name = "admin-bookings", description = "Booking administration: search, creation, details, notes, status and customer changes, customer history"),
         (name = "operations", description = "Health, readiness, metrics, this document"),
     )
@@ -868,6 +869,11 @@ pub mod schemas {
         PromotionStatusSchema = kairos_domain::promotions::PromotionStatus,
         "PromotionStatus",
         "active (switched on and inside its validity window), expired (ended), upcoming (starts later) or all."
+    );
+    closed_set!(
+        VoucherTypeSchema = kairos_domain::vouchers::VoucherType,
+        "VoucherType",
+        "single_use (its first use redeems it), multi_use (spent over several bookings), gift_card (bought as a gift; GIFT-XXXX-XXXX) or loyalty_credit (given by the venue)."
     );
     closed_set!(
         RoleSchema = kairos_domain::auth::Role,

@@ -6,7 +6,9 @@
 
 use crate::error::{ApiError, code};
 use crate::state::AppState;
-use crate::{auth, availability, bookings, catalog, customers, operations, promotions, scheduling};
+use crate::{
+    auth, availability, bookings, catalog, customers, operations, promotions, scheduling, vouchers,
+};
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
 use axum::middleware::{self};
@@ -34,6 +36,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(availability::router())
         .merge(bookings::router())
         .merge(promotions::router())
+        .merge(vouchers::router())
         .merge(operations::router())
 }
 

@@ -20,6 +20,7 @@ pub mod scheduling;
 pub mod tenancy;
 pub mod text;
 pub mod validation;
+pub mod vouchers;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use ids::{TenantId, new_id};

@@ -21,3 +21,4 @@ mod rate_limits;
 mod schedules;
 mod staff;
 mod tenancy;
+mod vouchers;

@@ -308,6 +308,28 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/promotions/{id}",
         "ok ok 403 403 403 401 mis",
     ),
+    // vouchers: administration with admin:write, the public balance
+    ("GET", "/api/v1/admin/vouchers", "ok ok 403 403 403 401 mis"),
+    (
+        "POST",
+        "/api/v1/admin/vouchers",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/vouchers/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/vouchers/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/vouchers/{code}/balance",
+        "ok ok ok ok ok ok ok",
+    ),
     ("GET", "/api/v1/admin/bookings", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/bookings", "ok ok ok 403 403 401 mis"),
     (

@@ -8,6 +8,7 @@ mod promotions;
 mod scheduling;
 mod staff;
 mod tenancy;
+mod vouchers;
 
 pub use bookings::*;
 pub use catalog::*;
@@ -17,6 +18,7 @@ pub use promotions::*;
 pub use scheduling::*;
 pub use staff::*;
 pub use tenancy::*;
+pub use vouchers::*;
 
 use kairos_domain::auth::ActorKind;
 use serde_json::Value;

@@ -21,6 +21,7 @@ mod promotions;
 mod scheduling;
 mod system;
 mod tenancy;
+mod vouchers;
 
 use super::Db;
 use super::dialect;
