@@ -742,6 +742,30 @@ pub mod schemas {
     }
     pub(crate) use create_form;
 
+    /// Declares `$schema`, the named string enum `$name` of `$values`, for values that are
+    /// not a domain enum (an export format, say).
+    macro_rules! string_enum {
+        ($schema:ident, $name:literal, [$($value:literal),+ $(,)?]) => {
+            pub struct $schema;
+
+            impl utoipa::PartialSchema for $schema {
+                fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+                    utoipa::openapi::ObjectBuilder::new()
+                        .schema_type(utoipa::openapi::Type::String)
+                        .enum_values(Some([$($value),+]))
+                        .into()
+                }
+            }
+
+            impl utoipa::ToSchema for $schema {
+                fn name() -> std::borrow::Cow<'static, str> {
+                    std::borrow::Cow::Borrowed($name)
+                }
+            }
+        };
+    }
+    pub(crate) use string_enum;
+
     /// `schema` (an object) with `fields` required and not nullable.
     pub fn with_required(schema: RefOr<Schema>, fields: &[&str]) -> RefOr<Schema> {
         let RefOr::T(Schema::Object(mut object)) = schema else {

@@ -5,6 +5,7 @@
 
 mod admin;
 mod error;
+mod export;
 mod public;
 
 use crate::rate_limit::Tier;
@@ -18,6 +19,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .apply(
             OpenApiRouter::new()
                 .routes(routes!(admin::list_promotions, admin::create_promotion))
+                .routes(routes!(export::export_promotions))
                 .routes(routes!(
                     admin::get_promotion,
                     admin::update_promotion,

@@ -6,6 +6,7 @@
 
 mod admin;
 mod error;
+mod export;
 mod public;
 
 use crate::rate_limit::Tier;
@@ -19,6 +20,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     Tier::Standard.apply(
         OpenApiRouter::new()
             .routes(routes!(admin::list_vouchers, admin::create_voucher))
+            .routes(routes!(export::export_vouchers))
             .routes(routes!(admin::get_voucher, admin::deactivate_voucher))
             .routes(routes!(public::voucher_balance)),
     )

@@ -289,6 +289,11 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "ok ok 403 403 403 401 mis",
     ),
     (
+        "GET",
+        "/api/v1/admin/promotions/export",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
         "POST",
         "/api/v1/admin/promotions",
         "ok ok 403 403 403 401 mis",
@@ -310,6 +315,11 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ),
     // vouchers: administration with admin:write, the public balance
     ("GET", "/api/v1/admin/vouchers", "ok ok 403 403 403 401 mis"),
+    (
+        "GET",
+        "/api/v1/admin/vouchers/export",
+        "ok ok ok ok 403 401 mis",
+    ),
     (
         "POST",
         "/api/v1/admin/vouchers",

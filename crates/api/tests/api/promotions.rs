@@ -555,3 +555,132 @@ async fn customers_see_the_promotions_that_apply() {
     let theirs = app.get("/api/v1/promotions").tenant("other").send().await;
     assert_eq!(theirs.body["total"], 0);
 }
+
+#[tokio::test]
+async fn promotions_export_as_json_pages_and_as_csv() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let catalog = app.catalog(&t).await;
+    let rows = [
+        json!({"code": "PCT", "type": "percentage", "discount_value": 12.5, "max_discount_amount": 20,
+               "applicable_products": [catalog.product_id]}),
+        json!({"code": "SITE5", "type": "fixed_amount", "discount_value": 5, "applicable_sites": [catalog.site_id],
+               "is_public": false}),
+        json!({"code": "FAMILY", "type": "bundle", "discount_value": 80, "bundle_size": 4,
+               "name": "@family", "description": "=HYPERLINK(\"http://x\")",
+               "is_active": false, "expires_at": "2027-01-01T00:00:00Z"}),
+    ];
+    for row in rows {
+        let mut body = json!({"name": "Deal", "starts_at": "2026-11-01T00:00:00Z"});
+        for (k, v) in row.as_object().into_iter().flatten() {
+            body[k] = v.clone();
+        }
+        app.post("/api/v1/admin/promotions")
+            .tenant("acme")
+            .token(&t.owner_token)
+            .json(body)
+            .send()
+            .await
+            .assert_status(201);
+    }
+    // A viewer (admin:read) may export.
+    app.staff("acme", "look", "look-password-1", &[Role::Viewer])
+        .await;
+    let viewer = app.admin_token("acme", "look", "look-password-1").await;
+
+    let page = app
+        .get("/api/v1/admin/promotions/export?pageSize=2")
+        .tenant("acme")
+        .token(&viewer)
+        .send()
+        .await;
+    page.assert_status(200);
+    assert_eq!(page.body["total"], 3);
+    assert_eq!(page.body["page"], 1);
+    assert_eq!(page.body["pageSize"], 2);
+    assert_eq!(page.body["totalPages"], 2);
+    assert!(page.body["generatedAt"].is_string());
+    assert_eq!(page.body["data"].as_array().map(Vec::len), Some(2));
+
+    let filtered = app
+        .get("/api/v1/admin/promotions/export?scopeType=product")
+        .tenant("acme")
+        .token(&viewer)
+        .send()
+        .await;
+    let data = filtered.body["data"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(data.len(), 1);
+    let pct = &data[0];
+    assert_eq!(pct["code"], "PCT");
+    assert_eq!(pct["promotionType"], "percentage");
+    assert_eq!(pct["discountValue"], 12.5);
+    assert_eq!(pct["maxDiscountAmount"], 20.0);
+    assert_eq!(pct["scopeType"], "product");
+    assert_eq!(pct["currentUsageCount"], 0);
+    assert_eq!(pct["applicableProducts"], json!([catalog.product_id]));
+    for (query, codes) in [
+        ("scopeType=site", vec!["SITE5"]),
+        ("scopeType=booking", vec!["FAMILY"]),
+        ("isPublic=false", vec!["SITE5"]),
+        ("isActive=false", vec!["FAMILY"]),
+        ("promotionType=bundle", vec!["FAMILY"]),
+        ("search=pc", vec!["PCT"]),
+        ("endDate=2027-06-01", vec!["FAMILY"]),
+        ("startDate=2026-11-02", vec![]),
+    ] {
+        let res = app
+            .get(&format!("/api/v1/admin/promotions/export?{query}"))
+            .tenant("acme")
+            .token(&viewer)
+            .send()
+            .await;
+        let got: Vec<&str> = res.body["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["code"].as_str())
+            .collect();
+        assert_eq!(got, codes, "{query}");
+    }
+
+    let csv = app
+        .get("/api/v1/admin/promotions/export?format=csv")
+        .tenant("acme")
+        .token(&viewer)
+        .send()
+        .await;
+    csv.assert_status(200);
+    assert!(
+        csv.header("content-type")
+            .is_some_and(|v| v.starts_with("text/csv")),
+        "{:?}",
+        csv.header("content-type")
+    );
+    assert!(
+        csv.header("content-disposition")
+            .is_some_and(|v| v.starts_with("attachment; filename=\"promotions-")),
+    );
+    let text = &csv.text;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[0].starts_with("code,name,description,promotionType,discountValue,"));
+    // Formula cells are neutralised.
+    assert!(text.contains(",'@family,"), "{text}");
+    assert!(text.contains(",\"'=HYPERLINK("), "{text}");
+    assert!(!text.contains(",@family,"), "{text}");
+
+    let bad = app
+        .get("/api/v1/admin/promotions/export?format=xml&isActive=maybe&scopeType=all&startDate=soon&pageSize=1001")
+        .tenant("acme")
+        .token(&viewer)
+        .send()
+        .await;
+    bad.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(
+        bad.error_fields(),
+        ["format", "isActive", "scopeType", "startDate", "pageSize"]
+    );
+}

@@ -251,3 +251,108 @@ async fn the_voucher_list_filters_and_pages() {
     bad.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(bad.error_fields(), ["type", "is_active", "per_page"]);
 }
+
+#[tokio::test]
+async fn vouchers_export_as_json_pages_and_as_csv() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    for body in [
+        json!({"code": "GIFT-AAAA-BBBB", "type": "gift_card", "original_value": 50, "customer_email": "ada@example.com"}),
+        json!({"code": "SORRY-1", "type": "loyalty_credit", "original_value": 10}),
+        json!({"code": "-1", "type": "single_use", "original_value": 5, "is_active": false}),
+    ] {
+        app.post("/api/v1/admin/vouchers")
+            .tenant("acme")
+            .token(&t.owner_token)
+            .json(body)
+            .send()
+            .await
+            .assert_status(201);
+    }
+    let codes = |res: &kairos_testkit::TestResponse| -> Vec<String> {
+        let mut codes: Vec<String> = res.body["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v["code"].as_str().map(str::to_owned))
+            .collect();
+        codes.sort();
+        codes
+    };
+    let get = |query: &'static str| {
+        let app = &app;
+        let token = t.owner_token.clone();
+        async move {
+            app.get(&format!("/api/v1/admin/vouchers/export{query}"))
+                .tenant("acme")
+                .token(&token)
+                .send()
+                .await
+        }
+    };
+    let all = get("").await;
+    all.assert_status(200);
+    assert_eq!(all.body["total"], 3);
+    assert_eq!(all.body["pageSize"], 100);
+    assert!(all.body["generatedAt"].is_string());
+    let gift = all.body["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["code"] == "GIFT-AAAA-BBBB")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(gift["voucherType"], "gift_card");
+    assert_eq!(gift["originalValue"], 50.0);
+    assert_eq!(gift["currentBalance"], 50.0);
+    assert_eq!(gift["isRedeemed"], false);
+    assert_eq!(gift["customerEmail"], "ada@example.com");
+    assert!(gift["issuedBy"].is_string());
+    for (query, expected) in [
+        ("?voucherType=loyalty_credit", vec!["SORRY-1"]),
+        ("?isActive=false", vec!["-1"]),
+        ("?customerEmail=ADA@example.com", vec!["GIFT-AAAA-BBBB"]),
+        ("?search=gift", vec!["GIFT-AAAA-BBBB"]),
+        ("?isRedeemed=true", vec![]),
+        ("?issuedAfter=2026-11-22", vec![]),
+        (
+            "?issuedBefore=2026-11-22",
+            vec!["-1", "GIFT-AAAA-BBBB", "SORRY-1"],
+        ),
+    ] {
+        assert_eq!(codes(&get(query).await), expected, "{query}");
+    }
+    let csv = get("?format=csv").await;
+    csv.assert_status(200);
+    assert!(
+        csv.header("content-type")
+            .is_some_and(|v| v.starts_with("text/csv"))
+    );
+    assert!(
+        csv.header("content-disposition")
+            .is_some_and(|v| v.starts_with("attachment; filename=\"vouchers-"))
+    );
+    let lines: Vec<&str> = csv.text.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", csv.text);
+    assert!(lines[0].starts_with("code,voucherType,originalValue,currentBalance,"));
+    // A code that looks like a formula is neutralised.
+    assert!(
+        lines.iter().any(|l| l.starts_with("'-1,single_use,")),
+        "{}",
+        csv.text
+    );
+    let bad =
+        get("?format=pdf&isRedeemed=perhaps&voucherType=coupon&customerId=x&issuedAfter=later")
+            .await;
+    bad.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(
+        bad.error_fields(),
+        [
+            "format",
+            "isRedeemed",
+            "voucherType",
+            "customerId",
+            "issuedAfter"
+        ]
+    );
+}

@@ -69,13 +69,59 @@ impl Promotion {
     }
 }
 
-/// What the admin list shows.
+/// What a promotion applies to, from its lists: products when it names some, else sites
+/// when it names some, else the whole booking anywhere (`scopeType` of export and import).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromotionScope {
+    Site,
+    Product,
+    Booking,
+}
+
+impl PromotionScope {
+    pub const ALL: [PromotionScope; 3] = [
+        PromotionScope::Site,
+        PromotionScope::Product,
+        PromotionScope::Booking,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromotionScope::Site => "site",
+            PromotionScope::Product => "product",
+            PromotionScope::Booking => "booking",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    pub fn of(settings: &NewPromotion) -> Self {
+        if !settings.applicable_products.is_empty() {
+            PromotionScope::Product
+        } else if !settings.applicable_sites.is_empty() {
+            PromotionScope::Site
+        } else {
+            PromotionScope::Booking
+        }
+    }
+}
+
+/// What the admin list and the export show.
 #[derive(Debug, Clone)]
 pub struct PromotionFilter {
     pub status: PromotionStatus,
     pub promotion_type: Option<PromotionType>,
     /// Part of the code or the name, any case.
     pub search: Option<String>,
+    pub is_active: Option<bool>,
+    pub is_public: Option<bool>,
+    pub scope: Option<PromotionScope>,
+    /// Starting after this instant.
+    pub starts_after: Option<Timestamp>,
+    /// Expiring before this instant (promotions that never expire are left out).
+    pub expires_before: Option<Timestamp>,
     /// From 1.
     pub page: u32,
     pub per_page: u32,

@@ -67,6 +67,11 @@ pub struct VoucherFilter {
     pub search: Option<String>,
     /// The customer's email, exactly (any case).
     pub customer_email: Option<String>,
+    pub customer_id: Option<Uuid>,
+    /// Used up (see [`Voucher::is_redeemed`]).
+    pub is_redeemed: Option<bool>,
+    pub issued_after: Option<Timestamp>,
+    pub issued_before: Option<Timestamp>,
     /// From 1.
     pub page: u32,
     pub per_page: u32,

@@ -5,8 +5,8 @@ use super::audit::{Change, diff};
 use super::{Db, Repo, dialect};
 use crate::stored;
 use crate::{
-    Actor, NewPromotion, Promotion, PromotionError, PromotionFilter, StoreError, StoreResult,
-    Timestamp,
+    Actor, NewPromotion, Promotion, PromotionError, PromotionFilter, PromotionScope, StoreError,
+    StoreResult, Timestamp,
 };
 use kairos_domain::promotions::{Discount, PromotionStatus, PromotionType};
 use kairos_domain::{TenantId, new_id};
@@ -198,6 +198,38 @@ fn push_filter(q: &mut QueryBuilder<'_, Db>, f: &PromotionFilter, now: Timestamp
     }
     if let Some(kind) = f.promotion_type {
         q.push(" AND promotion_type = ").push_bind(kind.as_str());
+    }
+    if let Some(active) = f.is_active {
+        q.push(" AND is_active = ").push_bind(active);
+    }
+    if let Some(public) = f.is_public {
+        q.push(" AND is_public = ").push_bind(public);
+    }
+    // The lists are JSON arrays: empty is '[]' on both databases.
+    match f.scope {
+        Some(PromotionScope::Product) => {
+            q.push(" AND applicable_products <> ")
+                .push_bind(Json(Vec::<Uuid>::new()));
+        }
+        Some(PromotionScope::Site) => {
+            q.push(" AND applicable_products = ")
+                .push_bind(Json(Vec::<Uuid>::new()))
+                .push(" AND applicable_sites <> ")
+                .push_bind(Json(Vec::<Uuid>::new()));
+        }
+        Some(PromotionScope::Booking) => {
+            q.push(" AND applicable_products = ")
+                .push_bind(Json(Vec::<Uuid>::new()))
+                .push(" AND applicable_sites = ")
+                .push_bind(Json(Vec::<Uuid>::new()));
+        }
+        None => {}
+    }
+    if let Some(t) = f.starts_after {
+        q.push(" AND starts_at > ").push_bind(t);
+    }
+    if let Some(t) = f.expires_before {
+        q.push(" AND expires_at < ").push_bind(t);
     }
     if let Some(search) = &f.search {
         let escaped = search

@@ -121,6 +121,21 @@ fn push_filter(q: &mut QueryBuilder<'_, Db>, f: &VoucherFilter) {
         q.push(" AND customer_email = ")
             .push_bind(email.trim().to_lowercase());
     }
+    if let Some(id) = f.customer_id {
+        q.push(" AND customer_id = ").push_bind(id);
+    }
+    if let Some(redeemed) = f.is_redeemed {
+        q.push(if redeemed { " AND " } else { " AND NOT " });
+        q.push(
+            "(current_balance <= 0 OR (usage_limit IS NOT NULL AND usage_count >= usage_limit))",
+        );
+    }
+    if let Some(t) = f.issued_after {
+        q.push(" AND issued_at > ").push_bind(t);
+    }
+    if let Some(t) = f.issued_before {
+        q.push(" AND issued_at < ").push_bind(t);
+    }
 }
 
 #[operations]
