@@ -47,7 +47,7 @@ const SHARED_ERRORS: [(&str, &str, &str); 8] = [
     (
         "403",
         "Forbidden",
-        "FORBIDDEN: the token is valid but lacks the permission this operation needs.",
+        "INSUFFICIENT_PERMISSIONS: the token is valid but lacks the permission this operation needs (or is a customer's where staff are needed); TENANT_MISMATCH: the token is another tenant's.",
     ),
     (
         "404",

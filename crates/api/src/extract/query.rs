@@ -57,6 +57,27 @@ where
     }
 }
 
+/// An RFC 3339 timestamp from a request (body or query) between the years 1900 and 2999,
+/// with its offset; a leap second (`:60`), which no stored instant can hold, is refused.
+pub fn timestamp_param(
+    errors: &mut FieldErrors,
+    field: &str,
+    raw: &str,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    use chrono::{Datelike, Timelike};
+    let parsed = chrono::DateTime::parse_from_rfc3339(raw.trim())
+        .ok()
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .filter(|t| t.nanosecond() < 1_000_000_000 && (1900..=2999).contains(&t.year()));
+    if parsed.is_none() {
+        errors.add(
+            field,
+            "must be an ISO 8601 timestamp with its offset between the years 1900 and 2999, for example 2026-12-01T00:00:00Z",
+        );
+    }
+    parsed
+}
+
 /// An optional boolean query parameter: `true`/`false` (or `1`/`0`, any case); anything
 /// else is recorded against `field`.
 pub fn bool_param(errors: &mut FieldErrors, field: &str, raw: Option<&str>, default: bool) -> bool {

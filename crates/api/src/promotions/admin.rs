@@ -6,7 +6,9 @@
 //! bundle, the price of every `bundle_size` people together.
 
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Json, Query, Staff, can, choose, nullable, page_param, path_id};
+use crate::extract::{
+    Json, Query, Staff, can, choose, nullable, page_param, path_id, timestamp_param,
+};
 use crate::openapi::schemas::{PromotionStatusSchema, PromotionTypeSchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -222,19 +224,6 @@ crate::openapi::schemas::create_form!(
     ["code", "name", "type", "discount_value", "starts_at"]
 );
 
-fn timestamp(errors: &mut FieldErrors, field: &str, raw: &str) -> Option<DateTime<Utc>> {
-    match DateTime::parse_from_rfc3339(raw.trim()) {
-        Ok(t) => Some(t.with_timezone(&Utc)),
-        Err(_) => {
-            errors.add(
-                field,
-                "must be an ISO 8601 timestamp with its offset, for example 2026-12-01T00:00:00Z",
-            );
-            None
-        }
-    }
-}
-
 fn count_in(
     errors: &mut FieldErrors,
     field: &str,
@@ -300,6 +289,10 @@ fn discount(
     currency: Currency,
 ) -> Option<Discount> {
     let base_type = base.map(Discount::promotion_type);
+    if base.is_none() && input.discount_value.is_none() {
+        // Named even when the type is missing too: every missing field at once.
+        errors.add("discount_value", "is required");
+    }
     let kind = match (input.promotion_type.as_deref(), base_type) {
         (None, None) => {
             errors.add("type", "is required");
@@ -320,14 +313,9 @@ fn discount(
         (Some(v), _) => Some(v),
         (None, Some(b)) => Some(b.value),
         (None, None) => {
-            errors.add(
-                "discount_value",
-                if base.is_some() {
-                    "is required when the type changes"
-                } else {
-                    "is required"
-                },
-            );
+            if base.is_some() {
+                errors.add("discount_value", "is required when the type changes");
+            }
             None
         }
     };
@@ -479,12 +467,12 @@ fn promotion_fields(
             errors.add("starts_at", "is required");
             None
         }
-        (Some(raw), _) => timestamp(&mut errors, "starts_at", raw),
+        (Some(raw), _) => timestamp_param(&mut errors, "starts_at", raw),
     };
     let expires_at = match &input.expires_at {
         None => base.and_then(|b| b.expires_at),
         Some(None) => None,
-        Some(Some(raw)) => timestamp(&mut errors, "expires_at", raw),
+        Some(Some(raw)) => timestamp_param(&mut errors, "expires_at", raw),
     };
     if let (Some(start), Some(end)) = (starts_at, expires_at) {
         if start >= end {

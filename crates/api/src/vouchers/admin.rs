@@ -3,7 +3,7 @@
 //! Amounts are in major units of the tenant's currency.
 
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Json, Query, Staff, can, page_param, path_id};
+use crate::extract::{Json, Query, Staff, can, page_param, path_id, timestamp_param};
 use crate::openapi::schemas::VoucherTypeSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -149,19 +149,13 @@ fn voucher_fields(
     };
     let expires_at = match input.expires_at.as_deref() {
         None => None,
-        Some(raw) => match DateTime::parse_from_rfc3339(raw.trim()) {
-            Ok(t) if t.with_timezone(&Utc) > now => Some(t.with_timezone(&Utc)),
-            Ok(_) => {
+        Some(raw) => match timestamp_param(&mut errors, "expires_at", raw) {
+            Some(t) if t > now => Some(t),
+            Some(_) => {
                 errors.add("expires_at", "must be in the future");
                 None
             }
-            Err(_) => {
-                errors.add(
-                    "expires_at",
-                    "must be an ISO 8601 timestamp with its offset, for example 2027-12-31T23:59:59Z",
-                );
-                None
-            }
+            None => None,
         },
     };
     let usage_limit = match input.usage_limit {

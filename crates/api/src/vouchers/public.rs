@@ -20,6 +20,7 @@ pub struct BalanceResponse {
 #[utoipa::path(get, path = "/api/v1/vouchers/{code}/balance", tag = "vouchers", security(()),
     params(("code" = String, Path, description = "The voucher's code, any case", max_length = 50)),
     responses((status = 200, body = BalanceResponse),
+        (status = 400, description = "VALIDATION_ERROR: a code longer than a code can be", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: no voucher has this code", body = ErrorBody)))]
 pub async fn voucher_balance(
     State(state): State<AppState>,
@@ -28,7 +29,10 @@ pub async fn voucher_balance(
 ) -> ApiResult<axum::Json<BalanceResponse>> {
     let currency = Currency::parse(&tenant.0.currency).map_err(ApiError::internal)?;
     if code.chars().count() > 50 {
-        return Err(ApiError::not_found("Voucher"));
+        return Err(ApiError::invalid_field(
+            "code",
+            "must be at most 50 characters",
+        ));
     }
     let voucher = state.store.voucher_by_code(tenant.id(), &code).await?;
     let mut dto = voucher_dto(voucher, currency);

@@ -198,9 +198,24 @@ async fn promotion_input_is_validated_field_by_field() {
     res.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(
         res.error_fields(),
-        ["type", "code", "name", "starts_at"],
+        ["discount_value", "type", "code", "name", "starts_at"],
         "every required field is named"
     );
+
+    // A leap second (which no stored instant holds) and years out of range are refused.
+    for (starts, expires) in [
+        ("2026-12-01T12:34:60Z", "2026-12-02T00:00:00Z"),
+        ("0000-01-01T00:00:00Z", "2026-12-02T00:00:00Z"),
+        ("2026-12-01T00:00:00Z", "3000-01-01T00:00:00Z"),
+    ] {
+        let res = post(json!({
+            "code": "TIME", "name": "T", "type": "fixed_amount", "discount_value": 5,
+            "starts_at": starts, "expires_at": expires
+        }))
+        .await;
+        res.assert_error(400, "VALIDATION_ERROR");
+        assert_eq!(res.error_fields().len(), 1, "{starts} {expires}");
+    }
 
     let res = post(json!({
         "code": "bad code!", "name": "", "type": "percentage", "discount_value": 120,
@@ -414,12 +429,35 @@ async fn the_list_filters_by_status_type_and_search_with_pages() {
         ["ACTIVE2", "PAUSED"]
     );
     assert_eq!(codes(&list("?search=pAuS").await), ["PAUSED"]);
+    // Names are searched in any case, accented letters too, on both databases.
+    for (code, name) in [("AERGER1", "Ärger"), ("AERGER2", "ärger klein")] {
+        app.post("/api/v1/admin/promotions")
+            .tenant("acme")
+            .token(&t.owner_token)
+            .json(json!({
+                "code": code, "name": name, "type": "fixed_amount", "discount_value": 1,
+                "starts_at": "2026-11-01T00:00:00Z"
+            }))
+            .send()
+            .await
+            .assert_status(201);
+    }
+    assert_eq!(
+        codes(&list("?search=%C3%84RGER").await),
+        ["AERGER1", "AERGER2"]
+    );
+    // A code is compared as the ASCII it is: the Kelvin sign is not a K.
+    assert_eq!(
+        codes(&list("?search=%E2%84%AAK").await),
+        Vec::<String>::new()
+    );
+    assert_eq!(codes(&list("?search=aerger").await), ["AERGER1", "AERGER2"]);
     assert_eq!(codes(&list("?search=upcoming%20deal").await), ["UPCOMING"]);
     // A search for a LIKE wildcard matches it literally.
     assert_eq!(codes(&list("?search=%25").await), Vec::<String>::new());
-    let page = list("?per_page=2&page=3").await;
-    assert_eq!(page.body["total"], 5);
-    assert_eq!(page.body["total_pages"], 3);
+    let page = list("?per_page=2&page=4").await;
+    assert_eq!(page.body["total"], 7);
+    assert_eq!(page.body["total_pages"], 4);
     assert_eq!(page.body["promotions"].as_array().map(Vec::len), Some(1));
     let bad = list("?status=soon&type=free&per_page=101").await;
     bad.assert_error(400, "VALIDATION_ERROR");

@@ -9,9 +9,11 @@ CREATE TABLE promotions (
     tenant_id            TEXT NOT NULL REFERENCES tenants (id),
     id                   UUID NOT NULL,
     code                 TEXT NOT NULL,
-    -- lower(code): codes are unique per tenant whatever their case
+    -- the code in lower case: codes are unique per tenant whatever their case
     code_key             TEXT NOT NULL,
     name                 TEXT NOT NULL,
+    -- the name in lower case (Unicode), for search on both databases alike
+    name_key             TEXT NOT NULL,
     description          TEXT NOT NULL DEFAULT '',
     promotion_type       TEXT NOT NULL CHECK (promotion_type IN ('percentage', 'fixed_amount', 'buy_x_get_y', 'bundle')),
     discount_value       BIGINT NOT NULL CHECK (discount_value > 0),

@@ -126,9 +126,16 @@ impl TryFrom<PromotionRow> for Promotion {
     }
 }
 
-/// The code a promotion's code is unique by: its lower case.
+/// The key a promotion's code is unique by: its ASCII lower case (codes are ASCII, and a
+/// typed code is compared the same way, so that no other character folds into a letter).
 fn code_key(code: &str) -> String {
-    code.trim().to_lowercase()
+    code.trim().to_ascii_lowercase()
+}
+
+/// The key a name is searched by: its Unicode lower case, computed here so that both
+/// databases compare alike.
+fn name_key(name: &str) -> String {
+    name.to_lowercase()
 }
 
 /// Every site and product a promotion names exists in the tenant (read in the write).
@@ -232,16 +239,17 @@ fn push_filter(q: &mut QueryBuilder<'_, Db>, f: &PromotionFilter, now: Timestamp
         q.push(" AND expires_at < ").push_bind(t);
     }
     if let Some(search) = &f.search {
-        let escaped = search
-            .to_lowercase()
-            .replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_");
-        let like = format!("%{escaped}%");
+        let like = |s: String| {
+            let escaped = s
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_");
+            format!("%{escaped}%")
+        };
         q.push(" AND (code_key LIKE ")
-            .push_bind(like.clone())
-            .push(" ESCAPE '\\' OR LOWER(name) LIKE ")
-            .push_bind(like)
+            .push_bind(like(search.to_ascii_lowercase()))
+            .push(" ESCAPE '\\' OR name_key LIKE ")
+            .push_bind(like(name_key(search)))
             .push(" ESCAPE '\\')");
     }
 }
@@ -264,9 +272,9 @@ impl Repo {
                  promotion_type, discount_value, buy_quantity, bundle_size, min_spend,
                  max_discount, starts_at, expires_at, is_stackable, usage_limit,
                  per_customer_limit, applicable_sites, applicable_products, is_active,
-                 is_public, created_at, updated_at)
+                 is_public, created_at, updated_at, name_key)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                     $17, $18, $19, $20, $21, $22, $22)
+                     $17, $18, $19, $20, $21, $22, $22, $23)
              RETURNING {PROMOTION_COLUMNS}"
         ))
         .bind(tenant.as_str())
@@ -291,6 +299,7 @@ impl Repo {
         .bind(new.is_active)
         .bind(new.is_public)
         .bind(now)
+        .bind(name_key(&new.name))
         .fetch_one(&mut *w.tx)
         .await
         .map_err(|e| code_taken(e, &new.code))?;
@@ -390,7 +399,7 @@ impl Repo {
                  min_spend = $11, max_discount = $12, starts_at = $13, expires_at = $14,
                  is_stackable = $15, usage_limit = $16, per_customer_limit = $17,
                  applicable_sites = $18, applicable_products = $19, is_active = $20,
-                 is_public = $21, updated_at = $22
+                 is_public = $21, updated_at = $22, name_key = $23
              WHERE tenant_id = $1 AND id = $2
              RETURNING {PROMOTION_COLUMNS}"
         ))
@@ -416,6 +425,7 @@ impl Repo {
         .bind(new.is_active)
         .bind(new.is_public)
         .bind(now)
+        .bind(name_key(&new.name))
         .fetch_one(&mut *w.tx)
         .await
         .map_err(|e| code_taken(e, &new.code))?;

@@ -92,8 +92,10 @@ impl TryFrom<TransactionRow> for VoucherTransaction {
     }
 }
 
+/// The key a code is unique and looked up by: its ASCII lower case (codes are ASCII, so no
+/// other character folds into a letter).
 fn code_key(code: &str) -> String {
-    code.trim().to_lowercase()
+    code.trim().to_ascii_lowercase()
 }
 
 fn violates_code(e: &sqlx::Error) -> bool {
@@ -109,7 +111,7 @@ fn push_filter(q: &mut QueryBuilder<'_, Db>, f: &VoucherFilter) {
     }
     if let Some(search) = &f.search {
         let escaped = search
-            .to_lowercase()
+            .to_ascii_lowercase()
             .replace('\\', "\\\\")
             .replace('%', "\\%")
             .replace('_', "\\_");
