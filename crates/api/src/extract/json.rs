@@ -6,8 +6,77 @@ use axum::http::{StatusCode, header};
 use bytes::Bytes;
 use kairos_domain::FieldErrors;
 use kairos_domain::text::{TextKind, check_text};
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde::Deserialize;
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// A JSON value read strictly: an object that names a key twice is malformed (a proxy or
+/// a validator in front might read the first one where serde would keep the last).
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut fields = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if fields.contains_key(&key) {
+                return Err(de::Error::custom(format!("duplicate field `{key}`")));
+            }
+            let Strict(value) = map.next_value()?;
+            fields.insert(key, value);
+        }
+        Ok(Value::Object(fields))
+    }
+}
 
 /// Like `axum::Json`, but rejections are spec-shaped and list every field of the wrong
 /// type, not only the first.
@@ -49,14 +118,16 @@ where
                 "Request body is empty; a JSON object is required",
             ));
         }
-        let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                code::VALIDATION_ERROR,
-                format!("Malformed JSON: {e}"),
-            )
-            .with_details(serde_json::json!({"line": e.line(), "column": e.column()}))
-        })?;
+        let value = serde_json::from_slice::<Strict>(&bytes)
+            .map(|Strict(v)| v)
+            .map_err(|e| {
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    code::VALIDATION_ERROR,
+                    format!("Malformed JSON: {e}"),
+                )
+                .with_details(serde_json::json!({"line": e.line(), "column": e.column()}))
+            })?;
         decode_json(value).map(Json)
     }
 }
@@ -344,5 +415,23 @@ mod tests {
             .err()
             .unwrap_or_else(|| panic!("expected an error"));
         assert_eq!(fields(err), ["partySize"]);
+    }
+
+    #[test]
+    fn a_key_named_twice_is_malformed() {
+        let read =
+            |text: &str| serde_json::from_slice::<Strict>(text.as_bytes()).map(|Strict(v)| v);
+        let err = read(r#"{"a": 1, "b": {"c": 2, "c": 3}}"#)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("duplicate field `c`"), "{err}");
+        assert_eq!(
+            read(r#"{"a": [1, 2.5, "x", null, true, {"b": -3}], "big": 18446744073709551615}"#)
+                .ok(),
+            Some(
+                json!({"a": [1, 2.5, "x", null, true, {"b": -3}], "big": 18446744073709551615u64})
+            )
+        );
     }
 }

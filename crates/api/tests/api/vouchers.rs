@@ -184,6 +184,23 @@ async fn voucher_input_is_validated_field_by_field() {
             "customer_email"
         ]
     );
+    // A key named twice is refused, not read as its last value.
+    let res = app
+        .post("/api/v1/admin/vouchers")
+        .tenant("acme")
+        .token(&t.owner_token)
+        .header("content-type", "application/json")
+        .raw(r#"{"type": "gift_card", "original_value": 1.10, "original_value": 999}"#)
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert!(
+        res.body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("duplicate field `original_value`")),
+        "{}",
+        res.text
+    );
     let res = post(json!({"type": "single_use", "original_value": 10.001, "usage_limit": 3})).await;
     res.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(res.error_fields(), ["original_value", "usage_limit"]);
