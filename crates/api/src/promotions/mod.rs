@@ -6,6 +6,7 @@
 mod admin;
 mod error;
 mod export;
+mod fields;
 mod public;
 
 use crate::rate_limit::Tier;
