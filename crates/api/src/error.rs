@@ -39,6 +39,11 @@ pub mod code {
     pub const AMOUNT_EXCEEDS_BALANCE: &str = "AMOUNT_EXCEEDS_BALANCE";
     pub const IDEMPOTENCY_KEY_REUSED: &str = "IDEMPOTENCY_KEY_REUSED";
     pub const IDEMPOTENCY_KEY_IN_FLIGHT: &str = "IDEMPOTENCY_KEY_IN_FLIGHT";
+    pub const INVALID_PROMOTION: &str = "INVALID_PROMOTION";
+    pub const MIN_SPEND_NOT_MET: &str = "MIN_SPEND_NOT_MET";
+    pub const USAGE_LIMIT_EXCEEDED: &str = "USAGE_LIMIT_EXCEEDED";
+    pub const STACKING_VIOLATION: &str = "STACKING_VIOLATION";
+    pub const INSUFFICIENT_FUNDS: &str = "INSUFFICIENT_FUNDS";
 }
 
 /// Error body shape A.

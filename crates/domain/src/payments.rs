@@ -17,6 +17,9 @@ text_enum! {
         Comp = "comp",
         /// Staff only: invoiced.
         Invoice = "invoice",
+        /// Paid in full by the vouchers applied to the hold: nothing to collect. Only
+        /// when they cover the whole total (else 400 INSUFFICIENT_FUNDS).
+        Voucher = "voucher",
     }
 }
 
@@ -29,7 +32,8 @@ impl PaymentMethod {
             PaymentMethod::Cardpay
             | PaymentMethod::Bankpay
             | PaymentMethod::Comp
-            | PaymentMethod::Invoice => false,
+            | PaymentMethod::Invoice
+            | PaymentMethod::Voucher => false,
         }
     }
 
@@ -37,7 +41,10 @@ impl PaymentMethod {
     pub fn is_online(self) -> bool {
         match self {
             PaymentMethod::Cardpay | PaymentMethod::Bankpay => true,
-            PaymentMethod::Poa | PaymentMethod::Comp | PaymentMethod::Invoice => false,
+            PaymentMethod::Poa
+            | PaymentMethod::Comp
+            | PaymentMethod::Invoice
+            | PaymentMethod::Voucher => false,
         }
     }
 
@@ -49,7 +56,10 @@ impl PaymentMethod {
             PaymentMethod::Comp | PaymentMethod::Invoice => {
                 Some(crate::auth::perm::BOOKINGS_CREATE_COMP)
             }
-            PaymentMethod::Poa | PaymentMethod::Cardpay | PaymentMethod::Bankpay => None,
+            PaymentMethod::Poa
+            | PaymentMethod::Cardpay
+            | PaymentMethod::Bankpay
+            | PaymentMethod::Voucher => None,
         }
     }
 }
@@ -82,7 +92,7 @@ mod tests {
         assert_eq!(PaymentMethod::parse("cash"), None);
         assert_eq!(
             PaymentMethod::choices(),
-            "poa, cardpay, bankpay, comp or invoice"
+            "poa, cardpay, bankpay, comp, invoice or voucher"
         );
     }
 

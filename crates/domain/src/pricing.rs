@@ -1,6 +1,13 @@
 //! Prices: base price by party size, and tax inclusive or exclusive (basis points).
 //!
 //! All arithmetic is in integer minor units; tax rounds half away from zero.
+//!
+//! The words of a price, one meaning each (docs/ARCHITECTURE.md, "Prices"): the
+//! *subtotal* is what the items cost as priced, before discounts; promotions come off it;
+//! the *tax* is computed on the discounted price; vouchers pay part of what is left; the
+//! *total* is what the customer pays.
+
+use crate::promotions::{Cart, Promotion, Stacked, stack};
 
 crate::text_enum! {
     /// How a product's base price applies.
@@ -191,16 +198,45 @@ pub struct Quote {
     /// The base price line (unit price × party, or per booking).
     pub base_price: i64,
     pub addons: Vec<AddonLine>,
-    /// Base price plus add-ons, as priced (tax included when prices include tax).
+    /// Base price plus add-ons, as priced (tax included when prices include tax), before
+    /// any discount.
     pub subtotal: i64,
+    /// What the promotions take off the subtotal, stacked (zero without promotions).
+    pub promotion_discount: i64,
+    /// How the promotions stacked; `None` without promotions.
+    pub stacking: Option<Stacked>,
+    /// The tax of the discounted price: inside it when prices include tax, on top of it
+    /// otherwise.
     pub tax: i64,
+    /// What vouchers pay, in the order they were applied, each up to what was left.
+    pub vouchers: Vec<VoucherLine>,
+    /// The sum of `vouchers`.
+    pub voucher_applied: i64,
+    /// What the customer pays: the discounted price (plus tax when prices exclude it),
+    /// less what vouchers pay.
     pub total: i64,
     /// Deterministic digest of every input and result that makes the price.
     pub pricing_hash: String,
 }
 
-/// Prices a booking.
+/// A voucher's part of a price.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VoucherLine {
+    pub id: String,
+    /// Minor units.
+    pub amount: i64,
+}
+
+/// Prices a booking without discounts or vouchers.
 pub fn quote(input: &PriceInput) -> Quote {
+    quote_with(input, &[], &[])
+}
+
+/// Prices a booking with `promotions` stacked on its subtotal (see
+/// [`crate::promotions::stack`]) and `vouchers` (id, amount wanted) paying the rest, in the
+/// order given, each up to what is left. Tax is computed on the discounted price: vouchers
+/// are a way to pay, not a discount, so they do not change the tax.
+pub fn quote_with(input: &PriceInput, promotions: &[Promotion], vouchers: &[VoucherLine]) -> Quote {
     let unit = match input.variant {
         VariantPrice::Base => input.base_price,
         VariantPrice::Adjustment(delta) => input.base_price.saturating_add(delta).max(0),
@@ -240,20 +276,68 @@ pub fn quote(input: &PriceInput) -> Quote {
     let subtotal = addons
         .iter()
         .fold(base_line, |acc, l| acc.saturating_add(l.total));
-    let totals = tax_of(subtotal, input.tax_rate_bp, input.prices_include_tax);
-    let pricing_hash = hash(input, base_line, &addons, totals);
+    let stacking = (!promotions.is_empty()).then(|| {
+        let cart = Cart {
+            subtotal,
+            party_size: input.party_size,
+            unit_price: (input.price_type == PriceType::PerPerson).then_some(unit),
+        };
+        stack(&cart, promotions)
+    });
+    let promotion_discount = stacking.as_ref().map_or(0, |s| s.total_discount);
+    let mut totals = tax_of(
+        subtotal - promotion_discount,
+        input.tax_rate_bp,
+        input.prices_include_tax,
+    );
+    totals.subtotal = subtotal;
+    let mut left = totals.total;
+    let vouchers: Vec<VoucherLine> = vouchers
+        .iter()
+        .map(|v| {
+            let amount = v.amount.clamp(0, left);
+            left -= amount;
+            VoucherLine {
+                id: v.id.clone(),
+                amount,
+            }
+        })
+        .collect();
+    let voucher_applied = totals.total - left;
+    totals.total = left;
+    let reductions = Reductions {
+        stacking: stacking.as_ref(),
+        vouchers: &vouchers,
+    };
+    let pricing_hash = hash(input, base_line, &addons, &reductions, totals);
     Quote {
         currency: input.currency.clone(),
         base_price: base_line,
         addons,
         subtotal,
+        promotion_discount,
+        stacking,
         tax: totals.tax,
+        vouchers,
+        voucher_applied,
         total: totals.total,
         pricing_hash,
     }
 }
 
-fn hash(input: &PriceInput, base_line: i64, addons: &[AddonLine], totals: Totals) -> String {
+/// What comes off a price, for its hash.
+struct Reductions<'a> {
+    stacking: Option<&'a Stacked>,
+    vouchers: &'a [VoucherLine],
+}
+
+fn hash(
+    input: &PriceInput,
+    base_line: i64,
+    addons: &[AddonLine],
+    reductions: &Reductions<'_>,
+    totals: Totals,
+) -> String {
     use sha2::{Digest, Sha256};
     let mut canonical = format!(
         "v1|{}|party={}|base={}|type={}|variant={}:{:?}|tax={}:{}|line={}",
@@ -271,6 +355,20 @@ fn hash(input: &PriceInput, base_line: i64, addons: &[AddonLine], totals: Totals
     lines.sort_by(|a, b| a.id.cmp(&b.id));
     for l in lines {
         canonical.push_str(&format!("|addon={}x{}={}", l.id, l.quantity, l.total));
+    }
+    // Without discounts or vouchers the digest is the one of a plain price.
+    if let Some(stacking) = reductions.stacking {
+        for line in &stacking.breakdown {
+            canonical.push_str(&format!(
+                "|promo={}:{}:{}",
+                line.promotion_id,
+                line.promotion_type.as_str(),
+                line.discount_applied
+            ));
+        }
+    }
+    for v in reductions.vouchers {
+        canonical.push_str(&format!("|voucher={}={}", v.id, v.amount));
     }
     canonical.push_str(&format!(
         "|sub={}|taxed={}|total={}",
@@ -420,5 +518,80 @@ mod quote_tests {
         let mut two = one.clone();
         two.addons.reverse();
         assert_eq!(quote(&one).pricing_hash, quote(&two).pricing_hash);
+    }
+
+    fn promo(id: &str, discount: crate::promotions::Discount) -> Promotion {
+        Promotion {
+            id: id.into(),
+            code: id.to_uppercase(),
+            discount,
+            stackable: true,
+        }
+    }
+
+    #[test]
+    fn tax_is_computed_after_discounts_inside_an_inclusive_price() {
+        // 120.00 including 25.5 % VAT, 10 % off: 108.00 paid, of which 21.94 is tax.
+        let input = PriceInput {
+            party_size: 1,
+            base_price: 12_000,
+            tax_rate_bp: 2_550,
+            ..input()
+        };
+        let ten = promo(
+            "p1",
+            crate::promotions::Discount::Percentage {
+                basis_points: 1_000,
+                cap: None,
+            },
+        );
+        let q = quote_with(&input, &[ten], &[]);
+        assert_eq!(
+            (q.subtotal, q.promotion_discount, q.tax, q.total),
+            (12_000, 1_200, 2_194, 10_800)
+        );
+        assert_ne!(q.pricing_hash, quote(&input).pricing_hash);
+    }
+
+    #[test]
+    fn tax_is_added_to_the_discounted_price_when_prices_exclude_it() {
+        let input = PriceInput {
+            prices_include_tax: false,
+            ..input()
+        };
+        let five = promo(
+            "p1",
+            crate::promotions::Discount::FixedAmount { amount: 500 },
+        );
+        let q = quote_with(&input, &[five], &[]);
+        // 80.00 - 5.00 = 75.00 net, 24 % tax 18.00, 93.00 to pay.
+        assert_eq!(
+            (q.subtotal, q.promotion_discount, q.tax, q.total),
+            (8_000, 500, 1_800, 9_300)
+        );
+    }
+
+    #[test]
+    fn vouchers_pay_what_is_left_in_order_and_never_more() {
+        let v = |id: &str, amount| VoucherLine {
+            id: id.into(),
+            amount,
+        };
+        let q = quote_with(&input(), &[], &[v("a", 5_000), v("b", 5_000)]);
+        assert_eq!(q.vouchers, [v("a", 5_000), v("b", 3_000)]);
+        assert_eq!((q.voucher_applied, q.total, q.tax), (8_000, 0, 1_548));
+        let partial = quote_with(&input(), &[], &[v("a", 2_500)]);
+        assert_eq!((partial.voucher_applied, partial.total), (2_500, 5_500));
+        assert_ne!(partial.pricing_hash, quote(&input()).pricing_hash);
+        assert_ne!(partial.pricing_hash, q.pricing_hash);
+    }
+
+    #[test]
+    fn without_reductions_the_price_and_hash_are_the_plain_ones() {
+        let plain = quote(&input());
+        let with_nothing = quote_with(&input(), &[], &[]);
+        assert_eq!(plain, with_nothing);
+        assert_eq!((plain.promotion_discount, plain.voucher_applied), (0, 0));
+        assert!(plain.stacking.is_none());
     }
 }

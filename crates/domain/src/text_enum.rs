@@ -47,6 +47,15 @@ macro_rules! text_enum {
                 s.serialize_str(self.as_str())
             }
         }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                Self::parse(&text).ok_or_else(|| {
+                    serde::de::Error::custom(format!("must be {}", Self::choices()))
+                })
+            }
+        }
     };
 }
 

@@ -3,15 +3,19 @@
 //! Pure functions over the records the write transaction read (ARCHITECTURE: decisions
 //! inside the transaction); the arithmetic is `kairos_domain::pricing::quote`.
 
-use crate::{Addon, ChosenAddon, PriceBreakdown, Product, Variant};
+use crate::{Addon, ChosenAddon, PriceBreakdown, Product, Reductions, Variant};
 use kairos_domain::FieldErrors;
 use kairos_domain::catalog::{AddonPriceType, VariantPriceMode};
-use kairos_domain::pricing::{AddonChoice, AddonMode, AddonPrice, PriceInput, VariantPrice, quote};
+use kairos_domain::pricing::{
+    AddonChoice, AddonMode, AddonPrice, PriceInput, VariantPrice, VoucherLine, quote_with,
+};
+use kairos_domain::promotions::Promotion;
 use kairos_domain::tenancy::Currency;
 
 /// Prices a booking from the catalog as it is now. `chosen` add-ons must exist, be
 /// active and belong to the product (checked by the caller for new bookings; on confirm an
-/// add-on that disappeared simply changes the price).
+/// add-on that disappeared simply changes the price). `reductions` are the booking's
+/// promotions and vouchers.
 pub fn price_booking(
     product: &Product,
     variant: Option<&Variant>,
@@ -19,6 +23,7 @@ pub fn price_booking(
     chosen: &[ChosenAddon],
     party_size: u32,
     currency: Currency,
+    reductions: &Reductions,
 ) -> PriceBreakdown {
     let variant_price = match variant.map(|v| (v.price_mode, v.price_amount)) {
         None | Some((VariantPriceMode::None, _)) => VariantPrice::Base,
@@ -58,7 +63,25 @@ pub fn price_booking(
         tax_rate_bp: product.tax_rate_bp,
         prices_include_tax: product.prices_include_tax,
     };
-    PriceBreakdown::from(&quote(&input))
+    let promotions: Vec<Promotion> = reductions
+        .promotions
+        .iter()
+        .map(|p| Promotion {
+            id: p.promotion_id.to_string(),
+            code: p.code.clone(),
+            discount: p.discount,
+            stackable: p.is_stackable,
+        })
+        .collect();
+    let vouchers: Vec<VoucherLine> = reductions
+        .vouchers
+        .iter()
+        .map(|v| VoucherLine {
+            id: v.voucher_id.to_string(),
+            amount: v.amount,
+        })
+        .collect();
+    PriceBreakdown::of(&quote_with(&input, &promotions, &vouchers), reductions)
 }
 
 /// Checks chosen add-ons against the product's catalog: each must exist for the product,

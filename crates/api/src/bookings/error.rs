@@ -1,8 +1,9 @@
 //! Booking failures → HTTP status and spec code: the area's one table.
 
-use super::PriceDto;
 use super::access::booking_not_found;
+use super::{PriceDto, major};
 use crate::error::{ApiError, code};
+use axum::http::StatusCode;
 use kairos_store::{BookingError, BookingRefusal, HoldCapScope};
 use serde_json::json;
 
@@ -103,6 +104,78 @@ impl From<BookingRefusal> for ApiError {
                 },
             )
             .with_details(json!({"scope": scope.as_str(), "limit": limit})),
+            BookingRefusal::NotAHold { status } => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!(
+                    "Promotions and vouchers apply to bookings on hold; this booking is {status}"
+                ),
+            )
+            .with_details(json!({"currentStatus": status.as_str()})),
+            BookingRefusal::InvalidPromotion { reason } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                code::INVALID_PROMOTION,
+                reason.message(),
+            )
+            .with_details(json!({"valid": false, "reason": reason.as_str()})),
+            BookingRefusal::MinSpendNotMet {
+                minimum,
+                subtotal,
+                currency,
+            } => ApiError::conflict(
+                code::MIN_SPEND_NOT_MET,
+                "The booking does not reach this code's minimum spend",
+            )
+            .with_details(json!({
+                "reason": "min_spend_not_met",
+                "minimum_spend": major(minimum, &currency),
+                "current_subtotal": major(subtotal, &currency),
+                "currency": currency,
+            })),
+            BookingRefusal::UsageLimitExceeded { reason, limit } => ApiError::conflict(
+                code::USAGE_LIMIT_EXCEEDED,
+                reason.message(),
+            )
+            .with_details(json!({"reason": reason.as_str(), "limit": limit})),
+            BookingRefusal::StackingViolation {
+                code: promo,
+                conflicts_with,
+            } => ApiError::conflict(
+                code::STACKING_VIOLATION,
+                format!("{promo} cannot be combined with {conflicts_with}: one of them is not stackable; remove the other code first"),
+            )
+            .with_details(json!({"code": promo, "conflictsWith": conflicts_with})),
+            BookingRefusal::PromotionNotApplied { code: promo } => ApiError::new(
+                StatusCode::NOT_FOUND,
+                code::NOT_FOUND,
+                format!("This booking has no promotion {promo}"),
+            ),
+            BookingRefusal::VoucherNotFound => ApiError::not_found("Voucher"),
+            BookingRefusal::VoucherUnusable { reason } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                code::INVALID_PROMOTION,
+                match reason {
+                    "inactive" => "This voucher is no longer valid",
+                    "expired" => "This voucher has expired",
+                    _ => "This voucher has been used as often as it allows",
+                },
+            )
+            .with_details(json!({"valid": false, "reason": reason})),
+            BookingRefusal::InsufficientFunds { balance, currency } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                code::INSUFFICIENT_FUNDS,
+                "The voucher has no balance left",
+            )
+            .with_details(json!({"balance": major(balance, &currency), "currency": currency})),
+            BookingRefusal::VouchersDoNotCover { total, currency } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                code::INSUFFICIENT_FUNDS,
+                "The vouchers applied do not cover the total; pay the rest with another method",
+            )
+            .with_details(json!({"amountDue": major(total, &currency), "currency": currency})),
+            BookingRefusal::NothingToPay => ApiError::conflict(
+                code::CONFLICT,
+                "Nothing is left to pay on this booking; confirm it with paymentMethod voucher",
+            ),
         }
     }
 }

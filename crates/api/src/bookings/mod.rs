@@ -30,7 +30,10 @@ pub use access::{
     booking_not_found,
 };
 pub use pricing::{check_addons, major, price_booking, site_currency};
-pub use response::{AddonLineDto, BookingResponse, ChosenAddonDto, CustomerDto, PriceDto};
+pub use response::{
+    AddonLineDto, BookingResponse, ChosenAddonDto, CustomerDto, DiscountLineDto, PriceDto,
+    StackingDto, VoucherPartDto,
+};
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;

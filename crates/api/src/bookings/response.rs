@@ -8,7 +8,8 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-/// A price breakdown in major units.
+/// A price breakdown in major units. The words mean one thing everywhere (see the
+/// document's introduction, "Prices").
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PriceDto {
@@ -17,9 +18,20 @@ pub struct PriceDto {
     /// What the items cost as priced, before any discount: tax included when the
     /// product's prices include it.
     pub subtotal: f64,
-    /// The tax in the subtotal (prices including tax) or on top of it (prices without).
+    /// What the promotions take off the subtotal.
+    pub promotion_discount: f64,
+    /// The promotions, in the order they were computed (`discountBreakdown[]`).
+    pub discounts: Vec<DiscountLineDto>,
+    /// How the promotions stacked; absent without promotions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stacking: Option<StackingDto>,
+    /// The tax of the discounted price: inside it (prices including tax) or on top of it.
     pub tax: f64,
-    /// What the customer pays.
+    /// What vouchers pay.
+    pub voucher_applied: f64,
+    pub vouchers: Vec<VoucherPartDto>,
+    /// What the customer pays: the discounted price (plus tax when prices exclude it),
+    /// less what vouchers pay.
     pub total: f64,
     #[schema(example = "EUR")]
     pub currency: String,
@@ -34,9 +46,64 @@ pub struct AddonLineDto {
     pub total: f64,
 }
 
+/// One promotion's part of a price.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscountLineDto {
+    pub promotion_id: String,
+    pub code: String,
+    pub name: String,
+    #[schema(value_type = crate::openapi::schemas::PromotionTypeSchema)]
+    #[serde(rename = "type")]
+    pub promotion_type: String,
+    pub discount_applied: f64,
+    pub subtotal_before: f64,
+    pub subtotal_after: f64,
+}
+
+/// Stacking metadata (spec Part A 4.7 rules 3 and 4).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StackingDto {
+    /// Promotion ids in the order they were computed.
+    pub processing_order: Vec<String>,
+    /// Codes in the canonical order (bundle, buy_x_get_y, fixed_amount, percentage; by
+    /// code inside each type).
+    pub canonical_order: Vec<String>,
+    pub stacking_stopped: bool,
+    /// The id of the non-stackable promotion that stopped stacking.
+    pub stopped_by: Option<String>,
+    pub reason: Option<String>,
+    pub total_discount_amount: f64,
+    pub discount_breakdown: Vec<DiscountLineDto>,
+}
+
+/// One voucher's part of a price.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VoucherPartDto {
+    pub voucher_id: String,
+    pub code: String,
+    pub amount: f64,
+}
+
 impl From<&PriceBreakdown> for PriceDto {
     fn from(p: &PriceBreakdown) -> Self {
         let m = |v| major(v, &p.currency);
+        let discounts = || -> Vec<DiscountLineDto> {
+            p.discounts
+                .iter()
+                .map(|d| DiscountLineDto {
+                    promotion_id: d.promotion_id.to_string(),
+                    code: d.code.clone(),
+                    name: d.name.clone(),
+                    promotion_type: d.promotion_type.as_str().to_owned(),
+                    discount_applied: m(d.discount_applied),
+                    subtotal_before: m(d.subtotal_before),
+                    subtotal_after: m(d.subtotal_after),
+                })
+                .collect()
+        };
         PriceDto {
             base_price: m(p.base_price),
             addons: p
@@ -50,7 +117,28 @@ impl From<&PriceBreakdown> for PriceDto {
                 })
                 .collect(),
             subtotal: m(p.subtotal),
+            promotion_discount: m(p.promotion_discount),
+            discounts: discounts(),
+            stacking: p.stacking.as_ref().map(|s| StackingDto {
+                processing_order: s.processing_order.clone(),
+                canonical_order: s.canonical_order.clone(),
+                stacking_stopped: s.stacking_stopped,
+                stopped_by: s.stopped_by.clone(),
+                reason: s.reason.clone(),
+                total_discount_amount: m(p.promotion_discount),
+                discount_breakdown: discounts(),
+            }),
             tax: m(p.tax),
+            voucher_applied: m(p.voucher_applied),
+            vouchers: p
+                .vouchers
+                .iter()
+                .map(|v| VoucherPartDto {
+                    voucher_id: v.voucher_id.to_string(),
+                    code: v.code.clone(),
+                    amount: m(v.amount),
+                })
+                .collect(),
             total: m(p.total),
             currency: p.currency.clone(),
         }

@@ -63,8 +63,11 @@ account is reached with the `x-booking-token` returned by its hold. Errors use s
 Every response carries the `X-RateLimit-*` headers of its tier.\n\nPrices: amounts are major units \
 of the currency named beside them. The *subtotal* is what the items cost as priced, before \
 any discount (tax included when the product's prices include tax, without it otherwise); \
-*tax* is the tax contained in it or added on top; the *total* (grand total) is what the \
-customer pays. The words mean the same in the availability preview, the hold and every \
+the *promotion discount* is what promotion codes take off it; *tax* is the tax of the \
+discounted price, contained in it or added on top; the *voucher applied* is what vouchers \
+pay (they do not change the tax); the *total* (grand total) is what the customer pays: the \
+discounted price (plus tax when prices exclude it) less what vouchers pay. The words mean \
+the same in the availability preview, the hold, promotions, vouchers and every \
 booking.\n\nAdministrator roles: owner \
 (every permission, including admin:users:manage), manager (bookings, capacity and \
 cancellation overrides, customers, catalog read/write, manage_bookings), front_desk \

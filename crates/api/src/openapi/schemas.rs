@@ -188,7 +188,7 @@ closed_set!(
 closed_set!(
     PaymentMethodSchema = kairos_domain::payments::PaymentMethod,
     "PaymentMethod",
-    "How a booking is confirmed: poa (pay on arrival: tentative), cardpay or bankpay (online, with paymentMethodId: confirmed), comp or invoice (staff only: confirmed)."
+    "How a booking is confirmed: poa (pay on arrival: tentative), cardpay or bankpay (online, with paymentMethodId: confirmed), comp or invoice (staff only: confirmed), voucher (the vouchers applied cover the whole total: confirmed, nothing to collect)."
 );
 closed_set!(
     PaymentStatusSchema = kairos_domain::payments::PaymentStatus,
@@ -209,6 +209,11 @@ closed_set!(
     PromotionTypeSchema = kairos_domain::promotions::PromotionType,
     "PromotionType",
     "percentage (percent off), fixed_amount (an amount off), buy_x_get_y (of every buy_quantity + discount_value people, discount_value go free) or bundle (every bundle_size people pay discount_value together)."
+);
+closed_set!(
+    IneligibleSchema = kairos_domain::promotions::Ineligible,
+    "IneligibleReason",
+    "Why a promotion code does not apply, in the order the reasons are checked: not_found, inactive, not_started, expired, usage_limit_reached, per_customer_limit_reached, not_applicable_site, not_applicable_product, min_spend_not_met."
 );
 closed_set!(
     PromotionStatusSchema = kairos_domain::promotions::PromotionStatus,

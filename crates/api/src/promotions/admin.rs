@@ -97,7 +97,7 @@ pub fn promotion_dto(p: Promotion, tenant: &str, currency: Currency) -> Promotio
     }
 }
 
-fn tenant_currency(auth: &Staff<can::Write>) -> ApiResult<Currency> {
+pub(super) fn tenant_currency(auth: &Staff<can::Write>) -> ApiResult<Currency> {
     Currency::parse(&auth.tenant.0.currency).map_err(ApiError::internal)
 }
 

@@ -1,13 +1,19 @@
 //! Promotions (snake_case, spec Part A 2.5, 4.7, 4.8): administration under
-//! `/api/v1/admin/promotions` (`admin:write`) and the public listings.
+//! `/api/v1/admin/promotions` (`admin:write`), the public listings, checking a code, and
+//! applying codes to holds.
 //!
 //! One file per resource; [`router`] lists the routes.
 
 mod admin;
+mod apply;
 mod error;
 mod export;
 mod fields;
 mod public;
+mod stats;
+mod validate;
+
+pub use apply::{PricedBookingDto, expected_hash, typed_code};
 
 use crate::rate_limit::Tier;
 use crate::state::AppState;
@@ -25,7 +31,12 @@ pub fn router() -> OpenApiRouter<AppState> {
                     admin::get_promotion,
                     admin::update_promotion,
                     admin::delete_promotion
-                )),
+                ))
+                .routes(routes!(stats::promotion_stats))
+                .routes(routes!(apply::apply_promotion))
+                .routes(routes!(apply::apply_promo_alias))
+                .routes(routes!(apply::remove_promotion))
+                .routes(routes!(validate::validate_promotion)),
         )
         .merge(
             Tier::Relaxed.apply(

@@ -1,10 +1,11 @@
 //! Vouchers (snake_case like the promotions, spec Part A 2.6): administration under
 //! `/api/v1/admin/vouchers` (`admin:write`; not in the spec, venues need it) and the
-//! public balance.
+//! public balance, and vouchers paying for holds.
 //!
 //! One file per resource; [`router`] lists the routes.
 
 mod admin;
+mod apply;
 mod error;
 mod export;
 mod public;
@@ -22,6 +23,8 @@ pub fn router() -> OpenApiRouter<AppState> {
             .routes(routes!(admin::list_vouchers, admin::create_voucher))
             .routes(routes!(export::export_vouchers))
             .routes(routes!(admin::get_voucher, admin::deactivate_voucher))
-            .routes(routes!(public::voucher_balance)),
+            .routes(routes!(public::voucher_balance))
+            .routes(routes!(apply::apply_voucher))
+            .routes(routes!(apply::redeem_voucher)),
     )
 }

@@ -273,7 +273,7 @@ async fn confirm_with_an_unknown_payment_method_is_a_400_naming_it_and_the_choic
         assert_eq!(res.error_fields(), vec!["paymentMethod"], "{method}");
         assert_eq!(
             res.body["details"]["errors"][0]["message"],
-            "must be poa, cardpay, bankpay, comp or invoice"
+            "must be poa, cardpay, bankpay, comp, invoice or voucher"
         );
     }
     let res = app

@@ -313,6 +313,38 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/promotions/{id}",
         "ok ok 403 403 403 401 mis",
     ),
+    (
+        "GET",
+        "/api/v1/admin/promotions/{id}/stats",
+        "ok ok 403 403 403 401 mis",
+    ),
+    // codes on holds: whoever may confirm the hold
+    (
+        "POST",
+        "/api/v1/promotions/validate",
+        "ok ok ok ok ok ok ok",
+    ),
+    ("POST", "/api/v1/promotions/apply", "ok ok ok 403 ok ok mis"),
+    (
+        "POST",
+        "/api/v1/bookings/{id}/apply-promo",
+        "ok ok ok 403 ok ok mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/bookings/{id}/promotions/{code}",
+        "ok ok ok 403 ok ok mis",
+    ),
+    (
+        "POST",
+        "/api/v1/bookings/{id}/apply-voucher",
+        "ok ok ok 403 ok ok mis",
+    ),
+    (
+        "POST",
+        "/api/v1/promotions/vouchers/redeem",
+        "ok ok ok 403 ok ok mis",
+    ),
     // vouchers: administration with admin:write, the public balance
     ("GET", "/api/v1/admin/vouchers", "ok ok 403 403 403 401 mis"),
     (

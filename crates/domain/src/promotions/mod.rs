@@ -18,6 +18,7 @@
 use crate::pricing::mul_div_round;
 
 mod eligibility;
+pub mod stats;
 
 pub use eligibility::{Context, Ineligible, Rules, eligibility};
 
@@ -62,7 +63,7 @@ impl PromotionType {
 }
 
 /// What a promotion takes off, by type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Discount {
     /// Basis points of the subtotal left (1000 = 10 %), capped at `cap` minor units.

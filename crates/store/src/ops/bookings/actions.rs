@@ -3,17 +3,18 @@
 
 use super::offer::{load_addons, load_offer, load_variant, site_policy};
 use super::payments::record_payment;
+use super::reductions::load_reductions;
 use super::reschedule::reschedule;
 use super::transition::{apply_transition, booking_message, check_window, insert_payment};
 use super::{Repo, Write, load_for_update};
 use crate::pricing::price_booking;
 use crate::{
     Actor, Booking, BookingAction, BookingError, BookingRefusal, Idempotency, PriceBreakdown,
-    Timestamp, Written,
+    Reductions, Timestamp, Written,
 };
 use kairos_domain::TenantId;
 use kairos_domain::bookings::{BookingStatus, Trigger, transition, trigger_for_target};
-use kairos_domain::payments::PaymentStatus;
+use kairos_domain::payments::{PaymentMethod, PaymentStatus};
 use kairos_store_macros::operations;
 use sqlx::types::Json;
 use uuid::Uuid;
@@ -76,10 +77,14 @@ async fn act_on_current(
     act(w, b, action, actor).await
 }
 
-/// The booking's price from the catalog as it is now; `ItemWithdrawn` when its product,
-/// variant or an add-on is no longer offered (priced without it, the booking would no
-/// longer be what was held).
-async fn current_price(w: &mut Write, b: &Booking) -> Result<PriceBreakdown, BookingError> {
+/// The booking's price from the catalog as it is now, with `reductions` (its promotions
+/// and vouchers); `ItemWithdrawn` when its product, variant or an add-on is no longer
+/// offered (priced without it, the booking would no longer be what was held).
+pub(super) async fn current_price(
+    w: &mut Write,
+    b: &Booking,
+    reductions: &Reductions,
+) -> Result<PriceBreakdown, BookingError> {
     let offer = load_offer(&mut w.tx, &w.tenant, b.product_id, None)
         .await?
         .filter(|o| o.product.is_active)
@@ -111,6 +116,7 @@ async fn current_price(w: &mut Write, b: &Booking) -> Result<PriceBreakdown, Boo
         &b.addons,
         u32::try_from(b.party_size).unwrap_or(0),
         offer.currency,
+        reductions,
     ))
 }
 
@@ -138,10 +144,18 @@ async fn act(
             };
             // An impossible confirmation says so before any price question.
             transition(b.status, trigger).map_err(BookingRefusal::InvalidTransition)?;
-            let price = current_price(w, b).await?;
+            let reductions = load_reductions(&mut w.tx, &w.tenant, b.id).await?;
+            let price = current_price(w, b, &reductions).await?;
             if price.pricing_hash != pricing_hash {
                 return Err(BookingRefusal::PricingChanged {
                     price: Box::new(price),
+                }
+                .into());
+            }
+            if payment_method == PaymentMethod::Voucher && price.total > 0 {
+                return Err(BookingRefusal::VouchersDoNotCover {
+                    total: price.total,
+                    currency: price.currency,
                 }
                 .into());
             }
@@ -164,7 +178,8 @@ async fn act(
             b.payment_method = Some(payment_method);
             b.hold_expires_at = None;
             b.confirmed_at = Some(now);
-            if !pay_on_arrival {
+            // Nothing to collect when vouchers (or discounts) cover the whole price.
+            if !pay_on_arrival && b.price.total > 0 {
                 let total = b.price.total;
                 insert_payment(
                     w,

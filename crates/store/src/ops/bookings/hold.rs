@@ -8,7 +8,7 @@ use super::{Change, Repo, Write, dialect};
 use crate::pricing::{check_addons, price_booking};
 use crate::{
     Actor, Booking, BookingCustomer, BookingError, BookingRefusal, CreatedBooking, HoldCapScope,
-    HoldCaps, Idempotency, NewBooking, SeatPolicy, SlotChoice, Timestamp, Written,
+    HoldCaps, Idempotency, NewBooking, Reductions, SeatPolicy, SlotChoice, Timestamp, Written,
 };
 use kairos_domain::FieldErrors;
 use kairos_domain::bookings::{BookingSource, BookingStatus};
@@ -131,6 +131,7 @@ async fn create(
         &new.addons,
         party,
         offer.currency,
+        &Reductions::default(),
     );
     let Some(slot) = offer.slot.as_ref() else {
         return Err(BookingError::SlotNotFound);

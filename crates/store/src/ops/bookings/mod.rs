@@ -16,6 +16,7 @@ mod hold;
 mod notes;
 mod offer;
 mod payments;
+mod reductions;
 mod reschedule;
 mod search;
 mod seats;

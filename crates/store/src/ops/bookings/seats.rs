@@ -1,6 +1,7 @@
 //! Seats: taking and releasing a slot's capacity, reclaiming overdue holds, and the
 //! capacity invariant check.
 
+use super::reductions::on_status_change;
 use super::transition::audit_status;
 use super::{Repo, Tx, Write, dialect};
 use crate::{Actor, BookingError, BookingRefusal, SeatPolicy, StoreError, StoreResult, Timestamp};
@@ -121,6 +122,7 @@ async fn reclaim_expired_holds(w: &mut Write, slot: Uuid) -> Result<usize, Store
     let seats: i32 = expired.iter().map(|(_, n)| n).sum();
     release_seats(&mut w.tx, &w.tenant, slot, seats, w.now).await?;
     for (id, _) in &expired {
+        on_status_change(w, *id, BookingStatus::Hold, BookingStatus::Expired).await?;
         audit_status(
             w,
             &Actor::system("hold expiry"),

@@ -2,6 +2,7 @@
 //! messages and payment rows.
 
 use super::offer::site_policy;
+use super::reductions::on_status_change;
 use super::seats::{release_seats, take_seats_reclaiming};
 use super::{Change, Repo, Write};
 use crate::{Actor, Booking, BookingError, BookingRefusal, SeatPolicy, StoreError, StoreResult};
@@ -120,6 +121,7 @@ pub(super) async fn apply_transition(
     .execute(&mut *w.tx)
     .await?;
     audit_status(w, actor, booking.id, tr.from, tr.to, trigger, reason);
+    on_status_change(w, booking.id, tr.from, tr.to).await?;
     booking.status = tr.to;
     booking.updated_at = now;
     if canceled_at.is_some() {

@@ -1,5 +1,5 @@
-//! Promotions: administration (this file); their use by bookings comes with the booking
-//! flow.
+//! Promotions: administration and statistics (this file); their use by bookings is in
+//! `ops/bookings/reductions.rs`.
 
 use super::audit::{Change, diff};
 use super::{Db, Repo, dialect};
@@ -128,7 +128,7 @@ impl TryFrom<PromotionRow> for Promotion {
 
 /// The key a promotion's code is unique by: its ASCII lower case (codes are ASCII, and a
 /// typed code is compared the same way, so that no other character folds into a letter).
-fn code_key(code: &str) -> String {
+pub(crate) fn code_key(code: &str) -> String {
     code.trim().to_ascii_lowercase()
 }
 
@@ -362,6 +362,35 @@ impl Repo {
         .await?
         .ok_or(PromotionError::NotFound)?;
         Ok(row.try_into()?)
+    }
+
+    /// A promotion's live uses (held and final), oldest first, for its statistics.
+    pub async fn promotion_uses(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+    ) -> StoreResult<Vec<kairos_domain::promotions::stats::Use>> {
+        let rows: Vec<(Uuid, String, i64, Timestamp)> = sqlx::query_as(
+            "SELECT booking_id, customer_key, discount_amount, applied_at
+             FROM promotion_usages
+             WHERE tenant_id = $1 AND promotion_id = $2 AND status <> 'released'
+             ORDER BY applied_at, id",
+        )
+        .bind(tenant.as_str())
+        .bind(id)
+        .fetch_all(&self.read)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(booking_id, customer_key, discount, applied_at)| {
+                kairos_domain::promotions::stats::Use {
+                    booking_id,
+                    customer_key,
+                    discount,
+                    applied_at,
+                }
+            })
+            .collect())
     }
 
     /// Replaces a promotion's settings. Its uses stay: a usage limit below the uses

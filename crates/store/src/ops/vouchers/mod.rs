@@ -92,11 +92,8 @@ impl TryFrom<TransactionRow> for VoucherTransaction {
     }
 }
 
-/// The key a code is unique and looked up by: its ASCII lower case (codes are ASCII, so no
-/// other character folds into a letter).
-fn code_key(code: &str) -> String {
-    code.trim().to_ascii_lowercase()
-}
+// Voucher codes are keyed like promotion codes.
+pub(crate) use super::promotions::code_key;
 
 fn violates_code(e: &sqlx::Error) -> bool {
     dialect::violates_unique(e, "vouchers_code", "vouchers.tenant_id, vouchers.code_key")
