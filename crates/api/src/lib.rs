@@ -12,6 +12,7 @@ pub mod error;
 pub mod export;
 pub mod extract;
 pub mod idempotency;
+pub mod import;
 pub mod openapi;
 pub mod operations;
 pub mod promotions;

@@ -235,6 +235,16 @@ impl Store {
         Ok(())
     }
 
+    /// Runs `sql` as it is on the write pool: for tests that need the database itself to
+    /// refuse a write (a trigger), which no input can make it do.
+    #[cfg(feature = "test-support")]
+    pub async fn execute_raw(&self, sql: &str) -> Result<(), sqlx::Error> {
+        match self {
+            Store::Sqlite(r) => sqlx::raw_sql(sql).execute(r.write_pool()).await.map(|_| ()),
+            Store::Postgres(r) => sqlx::raw_sql(sql).execute(r.write_pool()).await.map(|_| ()),
+        }
+    }
+
     pub fn backend(&self) -> Backend {
         match self {
             Store::Sqlite(_) => Backend::Sqlite,

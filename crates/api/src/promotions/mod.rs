@@ -9,6 +9,7 @@ mod apply;
 mod error;
 mod export;
 mod fields;
+mod import;
 mod public;
 mod stats;
 mod validate;
@@ -33,6 +34,8 @@ pub fn router() -> OpenApiRouter<AppState> {
                     admin::delete_promotion
                 ))
                 .routes(routes!(stats::promotion_stats))
+                .routes(routes!(import::preview_promotions))
+                .routes(routes!(import::import_promotions))
                 .routes(routes!(apply::apply_promotion))
                 .routes(routes!(apply::apply_promo_alias))
                 .routes(routes!(apply::remove_promotion))

@@ -64,7 +64,8 @@ pub struct ValidateResponse {
     pub warnings: Vec<String>,
 }
 
-/// The 400 of an invalid code: shape A plus `valid` false and the `reason`.
+/// The 400 of this operation: shape A; for an invalid code (`INVALID_PROMOTION`) also
+/// `valid` false and the `reason`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct InvalidPromotionBody {
     #[schema(example = "INVALID_PROMOTION")]
@@ -72,15 +73,18 @@ pub struct InvalidPromotionBody {
     pub message: String,
     #[schema(example = 400)]
     pub code: u16,
-    /// `{valid: false, reason}`.
-    pub details: Value,
-    /// Always false.
-    pub valid: bool,
-    /// not_found, inactive, not_started, expired, usage_limit_reached,
+    /// `{valid: false, reason}` (VALIDATION_ERROR: the bad fields).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// INVALID_PROMOTION: always false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid: Option<bool>,
+    /// INVALID_PROMOTION: not_found, inactive, not_started, expired, usage_limit_reached,
     /// per_customer_limit_reached, not_applicable_site, not_applicable_product or
     /// min_spend_not_met.
-    #[schema(value_type = crate::openapi::schemas::IneligibleSchema)]
-    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::openapi::schemas::IneligibleSchema>)]
+    pub reason: Option<String>,
 }
 
 fn invalid(reason: Ineligible) -> Response {
@@ -88,9 +92,9 @@ fn invalid(reason: Ineligible) -> Response {
         error: code::INVALID_PROMOTION.to_owned(),
         message: reason.message().to_owned(),
         code: 400,
-        details: json!({"valid": false, "reason": reason.as_str()}),
-        valid: false,
-        reason: reason.as_str().to_owned(),
+        details: Some(json!({"valid": false, "reason": reason.as_str()})),
+        valid: Some(false),
+        reason: Some(reason.as_str().to_owned()),
     };
     (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
 }

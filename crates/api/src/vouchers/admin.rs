@@ -99,11 +99,11 @@ pub struct VoucherInput {
     pub is_active: Option<bool>,
 }
 
-fn tenant_currency(auth: &Staff<can::Write>) -> ApiResult<Currency> {
+pub(super) fn tenant_currency(auth: &Staff<can::Write>) -> ApiResult<Currency> {
     Currency::parse(&auth.tenant.0.currency).map_err(ApiError::internal)
 }
 
-fn voucher_fields(
+pub(super) fn voucher_fields(
     input: VoucherInput,
     currency: Currency,
     now: DateTime<Utc>,

@@ -8,6 +8,7 @@ mod admin;
 mod apply;
 mod error;
 mod export;
+mod import;
 mod public;
 
 use crate::rate_limit::Tier;
@@ -22,6 +23,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         OpenApiRouter::new()
             .routes(routes!(admin::list_vouchers, admin::create_voucher))
             .routes(routes!(export::export_vouchers))
+            .routes(routes!(import::preview_vouchers))
+            .routes(routes!(import::import_vouchers))
             .routes(routes!(admin::get_voucher, admin::deactivate_voucher))
             .routes(routes!(public::voucher_balance))
             .routes(routes!(apply::apply_voucher))

@@ -15,6 +15,7 @@ mod customer_history;
 mod customers;
 mod errors;
 mod hold_caps;
+mod imports;
 mod operations;
 mod permissions;
 mod promotion_races;

@@ -318,6 +318,26 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/promotions/{id}/stats",
         "ok ok 403 403 403 401 mis",
     ),
+    (
+        "POST",
+        "/api/v1/admin/promotions/import/preview",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/promotions/import",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/vouchers/import/preview",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/vouchers/import",
+        "ok ok 403 403 403 401 mis",
+    ),
     // codes on holds: whoever may confirm the hold
     (
         "POST",

@@ -144,3 +144,58 @@ pub enum PromotionError {
 }
 
 crate::store_error_from_sqlx!(PromotionError);
+
+/// What became of one imported row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportOutcome {
+    /// Created with this id and code (generated when the row had none).
+    Created { id: Uuid, code: String },
+    /// `error_type` is one of the spec's import error types; `field` the column.
+    Failed {
+        field: &'static str,
+        error_type: &'static str,
+        message: String,
+    },
+}
+
+/// What an import's checks need to know of the tenant before the write (the preview):
+/// its sites, products and the live codes with their ids (keys in ASCII lower case).
+#[derive(Debug, Clone, Default)]
+pub struct ImportContext {
+    pub sites: std::collections::HashSet<Uuid>,
+    pub products: std::collections::HashSet<Uuid>,
+    pub codes: std::collections::HashMap<String, Uuid>,
+}
+
+impl ImportContext {
+    /// Why `p` cannot be created in this tenant, if it cannot: its code is taken, or it
+    /// names a site or product the tenant does not have.
+    pub fn refusal(&self, p: &NewPromotion) -> Option<ImportOutcome> {
+        if let Some(id) = self.codes.get(&p.code.trim().to_ascii_lowercase()) {
+            return Some(ImportOutcome::Failed {
+                field: "code",
+                error_type: "code_already_exists",
+                message: format!("{} exists already (id {id})", p.code),
+            });
+        }
+        if let Some(id) = p.applicable_sites.iter().find(|s| !self.sites.contains(s)) {
+            return Some(ImportOutcome::Failed {
+                field: "applicableSites",
+                error_type: "reference_not_found",
+                message: format!("no site {id} in this tenant"),
+            });
+        }
+        if let Some(id) = p
+            .applicable_products
+            .iter()
+            .find(|s| !self.products.contains(s))
+        {
+            return Some(ImportOutcome::Failed {
+                field: "applicableProducts",
+                error_type: "reference_not_found",
+                message: format!("no product {id} in this tenant"),
+            });
+        }
+        None
+    }
+}

@@ -88,3 +88,13 @@ pub enum VoucherError {
 }
 
 crate::store_error_from_sqlx!(VoucherError);
+
+/// A voucher of an import: as issued, then spent down to `current_balance` over
+/// `usage_count` uses elsewhere (its ledger records the difference as one entry).
+#[derive(Debug, Clone)]
+pub struct ImportedVoucher {
+    pub voucher: NewVoucher,
+    /// Minor units, from 0 to the original value.
+    pub current_balance: i64,
+    pub usage_count: i32,
+}

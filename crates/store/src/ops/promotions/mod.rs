@@ -16,6 +16,8 @@ use sqlx::types::Json;
 use sqlx::{QueryBuilder, Transaction};
 use uuid::Uuid;
 
+mod import;
+
 #[derive(sqlx::FromRow)]
 pub(crate) struct PromotionRow {
     id: Uuid,

@@ -16,6 +16,8 @@ use sqlx::QueryBuilder;
 use uuid::Uuid;
 
 /// Attempts at a generated code before giving up (a collision is about one in 10^12).
+mod import;
+
 const CODE_ATTEMPTS: usize = 5;
 
 #[derive(sqlx::FromRow)]

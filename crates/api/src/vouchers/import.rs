@@ -1,0 +1,349 @@
+//! `POST /api/v1/admin/vouchers/import/preview` and `POST /api/v1/admin/vouchers/import`
+//! (spec Part A 4.9, camelCase, `admin:write`).
+//!
+//! The columns are the export's (see `vouchers/export.rs`); `voucherType` and
+//! `originalValue` are required. An empty `code` gets one generated (`GIFT-XXXX-XXXX` for
+//! gift cards, `VCHR-XXXX-XXXX` otherwise), listed in `generatedCodes`. `currentBalance`
+//! (default: the original value) and `usageCount` (default 0) carry a voucher spent
+//! elsewhere; `isRedeemed` follows from them. `customerId`, `issuedAt`, `issuedBy` and `id`
+//! are export-only and not imported. Each row is checked by the rules of
+//! `POST /admin/vouchers`.
+
+use super::admin::{VoucherInput, tenant_currency, voucher_fields};
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{Staff, can};
+use crate::import::{
+    Cells, Checked, DuplicateCode, ExecuteResponse, GeneratedCode, ImportError, ImportUpload,
+    PreviewResponse, ResultRow, executed, mark_duplicates, preview, sheet, unknown_columns_warning,
+    upload,
+};
+use crate::state::AppState;
+use axum::extract::{Multipart, State};
+use chrono::{DateTime, Utc};
+use kairos_domain::money::from_major;
+use kairos_domain::tenancy::Currency;
+use kairos_domain::vouchers::VoucherType;
+use kairos_store::{ImportOutcome, ImportedVoucher};
+use std::collections::HashMap;
+
+const COLUMNS: &[&str] = &[
+    "code",
+    "voucherType",
+    "originalValue",
+    "currentBalance",
+    "currency",
+    "isActive",
+    "isRedeemed",
+    "expiresAt",
+    "usageCount",
+    "usageLimit",
+    "customerEmail",
+    "customerId",
+    "issuedAt",
+    "issuedBy",
+    "id",
+];
+const REQUIRED: &[&str] = &["voucherType", "originalValue"];
+
+fn column(field: &str) -> &'static str {
+    match field {
+        "code" => "code",
+        "type" => "voucherType",
+        "original_value" => "originalValue",
+        "expires_at" => "expiresAt",
+        "usage_limit" => "usageLimit",
+        "customer_email" => "customerEmail",
+        _ => "code",
+    }
+}
+
+fn check(
+    row_number: usize,
+    data: HashMap<String, String>,
+    currency: Currency,
+    now: DateTime<Utc>,
+) -> Checked<ImportedVoucher> {
+    let mut c = Cells::new(&data);
+    let code = c.optional("code", 50);
+    let voucher_type = match c.text("voucherType") {
+        None => {
+            c.error(
+                "voucherType",
+                "missing_required_field",
+                "voucherType is required",
+            );
+            None
+        }
+        Some(t) if VoucherType::parse(t).is_none() => {
+            c.error(
+                "voucherType",
+                "invalid_enum_value",
+                format!("voucherType must be {}", VoucherType::choices()),
+            );
+            None
+        }
+        Some(t) => Some(t.to_owned()),
+    };
+    if let Some(given) = c.text("currency")
+        && !given.eq_ignore_ascii_case(currency.code())
+    {
+        c.error(
+            "currency",
+            "invalid_enum_value",
+            format!("the tenant's amounts are in {}", currency.code()),
+        );
+    }
+    let original = c.number("originalValue");
+    if matches!(original, Ok(None)) {
+        c.error(
+            "originalValue",
+            "missing_required_field",
+            "originalValue is required",
+        );
+    }
+    let balance = c.number("currentBalance");
+    let expires_at = c.date("expiresAt");
+    let usage_count = c.whole("usageCount");
+    let usage_limit = c.whole("usageLimit");
+    let is_active = c.boolean("isActive");
+    let _ = c.boolean("isRedeemed");
+    let email = c.optional("customerEmail", 254);
+    let mut errors = std::mem::take(&mut c.errors);
+    let mut warnings = Vec::new();
+    if data.get("customerId").is_some_and(|v| !v.trim().is_empty()) {
+        warnings.push("customerId is export-only: not imported".to_owned());
+    }
+    let value = if errors.is_empty() {
+        let input = VoucherInput {
+            code: code.clone(),
+            voucher_type,
+            original_value: original.ok().flatten(),
+            expires_at: expires_at.ok().flatten(),
+            usage_limit: usage_limit.ok().flatten(),
+            customer_email: email,
+            is_active: Some(is_active.ok().flatten().unwrap_or(true)),
+        };
+        match voucher_fields(input, currency, now) {
+            Ok(voucher) => {
+                let mut extra = |field: &str, message: String| {
+                    errors.push(ImportError::new(
+                        field,
+                        "value_out_of_range",
+                        message,
+                        data.get(field).map(String::as_str),
+                    ));
+                };
+                let current_balance = match balance.ok().flatten() {
+                    None => Some(voucher.original_value),
+                    Some(v) => match from_major(v, currency) {
+                        Ok(minor) if (0..=voucher.original_value).contains(&minor) => Some(minor),
+                        Ok(_) => {
+                            extra(
+                                "currentBalance",
+                                "currentBalance must be from 0 to originalValue".to_owned(),
+                            );
+                            None
+                        }
+                        Err(e) => {
+                            extra("currentBalance", format!("currentBalance {e}"));
+                            None
+                        }
+                    },
+                };
+                let uses = usage_count.ok().flatten().unwrap_or(0);
+                let limit = voucher.usage_limit.map_or(i64::from(i32::MAX), i64::from);
+                let usage_count = if (0..=limit).contains(&uses) {
+                    i32::try_from(uses).ok()
+                } else {
+                    extra(
+                        "usageCount",
+                        "usageCount must be from 0 to usageLimit".to_owned(),
+                    );
+                    None
+                };
+                match (current_balance, usage_count) {
+                    (Some(current_balance), Some(usage_count)) => Some(ImportedVoucher {
+                        voucher,
+                        current_balance,
+                        usage_count,
+                    }),
+                    _ => None,
+                }
+            }
+            Err(field_errors) => {
+                for e in field_errors.into_vec() {
+                    let col = column(&e.field);
+                    let kind = if e.message.starts_with("is required") {
+                        "missing_required_field"
+                    } else if col == "customerEmail" {
+                        "invalid_field_type"
+                    } else {
+                        "value_out_of_range"
+                    };
+                    errors.push(ImportError::new(
+                        col,
+                        kind,
+                        format!("{col} {}", e.message),
+                        data.get(col).map(String::as_str),
+                    ));
+                }
+                None
+            }
+        }
+    } else {
+        None
+    };
+    Checked {
+        row_number,
+        data,
+        code,
+        errors,
+        warnings,
+        value,
+    }
+}
+
+async fn checked_rows(
+    state: &AppState,
+    auth: &Staff<can::Write>,
+    multipart: Multipart,
+) -> ApiResult<(
+    Vec<Checked<ImportedVoucher>>,
+    Vec<DuplicateCode>,
+    Vec<String>,
+)> {
+    let currency = tenant_currency(auth)?;
+    let bytes = upload(multipart).await?;
+    let sheet = sheet(&bytes, COLUMNS, REQUIRED)?;
+    let warnings: Vec<String> = unknown_columns_warning(&sheet).into_iter().collect();
+    let now = state.now();
+    let mut rows = Vec::with_capacity(sheet.rows.len());
+    for (n, row) in sheet.rows {
+        rows.push(match row {
+            Ok(cells) => check(n, cells, currency, now),
+            Err(reason) => Checked {
+                row_number: n,
+                data: HashMap::new(),
+                code: None,
+                errors: vec![ImportError::new("row", "unknown_error", reason, None)],
+                warnings: Vec::new(),
+                value: None,
+            },
+        });
+    }
+    let ctx = state.store.voucher_import_context(auth.tenant.id()).await?;
+    let existing: HashMap<String, String> = ctx
+        .codes
+        .iter()
+        .map(|(k, id)| (k.clone(), id.to_string()))
+        .collect();
+    let duplicates = mark_duplicates(&mut rows, &existing);
+    Ok((rows, duplicates, warnings))
+}
+
+/// Check a voucher CSV without storing anything. Needs `admin:write`.
+#[utoipa::path(post, path = "/api/v1/admin/vouchers/import/preview", tag = "vouchers", security(("bearer" = [])),
+    request_body(content = ImportUpload, content_type = "multipart/form-data"),
+    responses((status = 200, body = PreviewResponse),
+        (status = 400, description = "VALIDATION_ERROR: no file field, not UTF-8, or a required column missing", body = ErrorBody),
+        (status = 413, description = "PAYLOAD_TOO_LARGE: the file is over 10 MB", body = ErrorBody)))]
+pub async fn preview_vouchers(
+    State(state): State<AppState>,
+    auth: Staff<can::Write>,
+    multipart: Multipart,
+) -> ApiResult<axum::Json<PreviewResponse>> {
+    let (rows, duplicates, warnings) = checked_rows(&state, &auth, multipart).await?;
+    Ok(axum::Json(preview(&rows, duplicates, warnings)))
+}
+
+/// Import vouchers from CSV. Needs `admin:write`.
+///
+/// Creates every valid row in one transaction, each with its ledger, and reports each
+/// row; `generatedCodes` lists the codes made for rows without one.
+#[utoipa::path(post, path = "/api/v1/admin/vouchers/import", tag = "vouchers", security(("bearer" = [])),
+    request_body(content = ImportUpload, content_type = "multipart/form-data"),
+    responses((status = 200, body = ExecuteResponse),
+        (status = 400, description = "VALIDATION_ERROR: no file field, not UTF-8, or a required column missing", body = ErrorBody),
+        (status = 413, description = "PAYLOAD_TOO_LARGE: the file is over 10 MB", body = ErrorBody)))]
+pub async fn import_vouchers(
+    State(state): State<AppState>,
+    auth: Staff<can::Write>,
+    multipart: Multipart,
+) -> ApiResult<axum::Json<ExecuteResponse>> {
+    let started = std::time::Instant::now();
+    let (rows, _, _) = checked_rows(&state, &auth, multipart).await?;
+    let now = state.now();
+    let to_write: Vec<(usize, ImportedVoucher)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.errors.is_empty())
+        .filter_map(|(i, r)| r.value.clone().map(|v| (i, v)))
+        .collect();
+    let outcomes = state
+        .store
+        .import_vouchers(
+            auth.tenant.id(),
+            to_write.iter().map(|(_, v)| v.clone()).collect(),
+            &auth.actor(),
+            now,
+        )
+        .await?;
+    let mut by_row: HashMap<usize, ImportOutcome> =
+        to_write.iter().map(|(i, _)| *i).zip(outcomes).collect();
+    let mut generated = Vec::new();
+    let results: Vec<ResultRow> = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| match by_row.remove(&i) {
+            Some(ImportOutcome::Created { id, code }) => {
+                if r.code.is_none() {
+                    generated.push(GeneratedCode {
+                        row_number: r.row_number,
+                        code: code.clone(),
+                        entity_id: id.to_string(),
+                    });
+                }
+                ResultRow {
+                    row_number: r.row_number,
+                    success: true,
+                    action: "created",
+                    entity_id: Some(id.to_string()),
+                    code: Some(code),
+                    errors: Vec::new(),
+                }
+            }
+            Some(ImportOutcome::Failed {
+                field,
+                error_type,
+                message,
+            }) => ResultRow {
+                row_number: r.row_number,
+                success: false,
+                action: "failed",
+                entity_id: None,
+                errors: vec![ImportError::new(
+                    field,
+                    error_type,
+                    message,
+                    r.code.as_deref(),
+                )],
+                code: r.code,
+            },
+            None => ResultRow {
+                row_number: r.row_number,
+                success: false,
+                action: "failed",
+                entity_id: None,
+                code: r.code,
+                errors: r.errors,
+            },
+        })
+        .collect();
+    Ok(axum::Json(executed(
+        results,
+        started,
+        &auth.user.username,
+        now,
+        Some(generated),
+    )))
+}
