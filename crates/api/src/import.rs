@@ -12,6 +12,7 @@
 
 use crate::error::{ApiError, ApiResult, code};
 use axum::extract::Multipart;
+use axum::extract::multipart::MultipartRejection;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -96,7 +97,17 @@ pub struct Sheet {
 }
 
 /// Reads the `file` field of a multipart upload: its bytes, at most [`MAX_FILE_BYTES`].
-pub async fn upload(mut multipart: Multipart) -> ApiResult<Vec<u8>> {
+/// A body that is not `multipart/form-data` with a boundary is a 400 in shape A.
+pub async fn upload(multipart: Result<Multipart, MultipartRejection>) -> ApiResult<Vec<u8>> {
+    let mut multipart = multipart.map_err(|e| {
+        ApiError::invalid_field(
+            "file",
+            format!(
+                "send the CSV as multipart/form-data (with a boundary) in a field named file: {}",
+                e.body_text()
+            ),
+        )
+    })?;
     let mut file = None;
     loop {
         let field = multipart.next_field().await.map_err(|e| {

@@ -4,11 +4,13 @@
 //! default, PostgreSQL with `--postgres URL`), seeds it, drives it over HTTP on loopback
 //! with a built-in load generator and prints throughput and latency percentiles next to
 //! a ceiling measured in the same run, with the ratio: `/healthz` of the same server for
-//! availability, the minimal raw hold through the same pool for holds.
+//! availability, the minimal raw hold through the same pool for holds, the minimal raw
+//! INSERTs of the same vouchers for the import.
 
 mod app;
 mod availability;
 mod holds;
+mod import;
 mod load;
 mod scale;
 
@@ -47,6 +49,9 @@ enum Command {
     /// Holds and availability on a small database, then beside hundreds of tenants and
     /// tens of thousands of live bookings (availability cache off).
     Scale(scale::Growth),
+    /// A voucher CSV of about 10 MB previewed and imported, against the same vouchers
+    /// inserted by minimal raw SQL through the same pool.
+    Import(import::Rows),
 }
 
 /// The database of one run.
@@ -75,6 +80,7 @@ fn main() -> anyhow::Result<()> {
             Command::Availability => availability::run(&cli, &run).await,
             Command::Holds => holds::run(&cli, &run).await,
             Command::Scale(growth) => scale::run(&cli, &run, growth).await,
+            Command::Import(ref rows) => import::run(&cli, &run, rows.clone()).await,
         };
         run.store.close().await;
         drop(db);

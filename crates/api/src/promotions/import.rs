@@ -16,6 +16,7 @@ use crate::import::{
     mark_duplicates, preview, sheet, unknown_columns_warning, upload,
 };
 use crate::state::AppState;
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{Multipart, State};
 use kairos_domain::tenancy::Currency;
 use kairos_store::{ImportContext, ImportOutcome, NewPromotion};
@@ -218,7 +219,7 @@ fn check(
 async fn checked_rows(
     state: &AppState,
     auth: &Staff<can::Write>,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<(
     Vec<Checked<NewPromotion>>,
     Vec<crate::import::DuplicateCode>,
@@ -286,7 +287,7 @@ async fn checked_rows(
 pub async fn preview_promotions(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<PreviewResponse>> {
     let (rows, duplicates, warnings) = checked_rows(&state, &auth, multipart).await?;
     Ok(axum::Json(preview(&rows, duplicates, warnings)))
@@ -304,7 +305,7 @@ pub async fn preview_promotions(
 pub async fn import_promotions(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<ExecuteResponse>> {
     let started = std::time::Instant::now();
     let (rows, _, _) = checked_rows(&state, &auth, multipart).await?;

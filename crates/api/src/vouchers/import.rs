@@ -18,6 +18,7 @@ use crate::import::{
     upload,
 };
 use crate::state::AppState;
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{Multipart, State};
 use chrono::{DateTime, Utc};
 use kairos_domain::money::from_major;
@@ -206,7 +207,7 @@ fn check(
 async fn checked_rows(
     state: &AppState,
     auth: &Staff<can::Write>,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<(
     Vec<Checked<ImportedVoucher>>,
     Vec<DuplicateCode>,
@@ -250,7 +251,7 @@ async fn checked_rows(
 pub async fn preview_vouchers(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<PreviewResponse>> {
     let (rows, duplicates, warnings) = checked_rows(&state, &auth, multipart).await?;
     Ok(axum::Json(preview(&rows, duplicates, warnings)))
@@ -268,7 +269,7 @@ pub async fn preview_vouchers(
 pub async fn import_vouchers(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
-    multipart: Multipart,
+    multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<ExecuteResponse>> {
     let started = std::time::Instant::now();
     let (rows, _, _) = checked_rows(&state, &auth, multipart).await?;

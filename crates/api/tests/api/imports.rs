@@ -266,6 +266,16 @@ async fn uploads_are_checked_before_any_row() {
         .await;
     res.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(res.error_fields(), vec!["file"]);
+    // Not multipart at all.
+    let json_body = app
+        .post(path)
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"file": "code\n"}))
+        .send()
+        .await;
+    json_body.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(json_body.error_fields(), vec!["file"]);
     // An empty file: nothing to do.
     let empty = upload(&app, &t, path, PROMO_HEADER.as_bytes()).await;
     empty.assert_status(200);
