@@ -720,3 +720,55 @@ async fn unusable_vouchers_are_refused_with_a_reason() {
     assert_eq!(bad.error_fields(), vec!["code", "booking_id"]);
     assert_invariants(&f).await;
 }
+
+#[tokio::test]
+async fn a_hold_reclaimed_by_a_later_hold_gives_its_use_back_and_limits_respect_uses() {
+    let f = fx().await;
+    let id = promotion(
+        &f,
+        json!({"code": "TEAM", "type": "fixed_amount", "discount_value": 5, "usage_limit": 3}),
+    )
+    .await;
+    // The whole slot (capacity 10) on hold, with the code.
+    let (booking, token, _) = hold(&f, 10, "ada@example.com").await;
+    apply(&f, &booking, &token, "TEAM").await.assert_status(200);
+    let (second, second_token, _) = {
+        let res = f
+            .app
+            .hold_for("acme", &f.fx.catalog, &f.fx.slots[1], 1, "bob@example.com")
+            .await;
+        res.assert_status(201);
+        (
+            res.str("id").to_owned(),
+            res.str("bookingToken").to_owned(),
+            (),
+        )
+    };
+    apply(&f, &second, &second_token, "TEAM")
+        .await
+        .assert_status(200);
+    // Two uses taken: the limit cannot go below them.
+    let patch = f
+        .app
+        .patch(&format!("/api/v1/admin/promotions/{id}"))
+        .tenant("acme")
+        .token(&f.t.owner_token)
+        .json(json!({"usage_limit": 1}))
+        .send()
+        .await;
+    patch.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(patch.error_fields(), vec!["usage_limit"]);
+
+    // Overdue, the full hold is reclaimed by the next hold on its slot: its use comes back.
+    f.app.clock.advance(chrono::Duration::minutes(16));
+    let res = f
+        .app
+        .hold_for("acme", &f.fx.catalog, &f.fx.slots[0], 2, "cy@example.com")
+        .await;
+    res.assert_status(201);
+    assert_eq!(admin_promotion(&f, &id).await["usage_count"], 1);
+    apply(&f, &booking, &token, "TEAM")
+        .await
+        .assert_error(409, "INVALID_TRANSITION");
+    assert_invariants(&f).await;
+}
