@@ -611,3 +611,73 @@ pub fn executed(
         generated_codes,
     }
 }
+
+/// The valid rows of a check, to write: their indexes and values, in order.
+pub fn to_write<T: Clone>(rows: &[Checked<T>]) -> (Vec<usize>, Vec<T>) {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| r.errors.is_empty())
+        .filter_map(|(i, r)| r.value.clone().map(|v| (i, v)))
+        .unzip()
+}
+
+/// Every checked row with what the write made of it (`outcomes`, one per index of
+/// `indexes`), and the codes generated for rows that had none.
+pub fn results<T>(
+    rows: Vec<Checked<T>>,
+    indexes: Vec<usize>,
+    outcomes: Vec<kairos_store::ImportOutcome>,
+) -> (Vec<ResultRow>, Vec<GeneratedCode>) {
+    use kairos_store::ImportOutcome;
+    let mut by_row: HashMap<usize, ImportOutcome> = indexes.into_iter().zip(outcomes).collect();
+    let mut generated = Vec::new();
+    let results = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| match by_row.remove(&i) {
+            Some(ImportOutcome::Created { id, code }) => {
+                if r.code.is_none() {
+                    generated.push(GeneratedCode {
+                        row_number: r.row_number,
+                        code: code.clone(),
+                        entity_id: id.to_string(),
+                    });
+                }
+                ResultRow {
+                    row_number: r.row_number,
+                    success: true,
+                    action: "created",
+                    entity_id: Some(id.to_string()),
+                    code: Some(code),
+                    errors: Vec::new(),
+                }
+            }
+            Some(ImportOutcome::Failed {
+                field,
+                error_type,
+                message,
+            }) => ResultRow {
+                row_number: r.row_number,
+                success: false,
+                action: "failed",
+                entity_id: None,
+                errors: vec![ImportError::new(
+                    field,
+                    error_type,
+                    message,
+                    r.code.as_deref(),
+                )],
+                code: r.code,
+            },
+            None => ResultRow {
+                row_number: r.row_number,
+                success: false,
+                action: "failed",
+                entity_id: None,
+                code: r.code,
+                errors: r.errors,
+            },
+        })
+        .collect();
+    (results, generated)
+}

@@ -12,8 +12,8 @@ use super::fields::{PromotionInput, promotion_fields};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Staff, can};
 use crate::import::{
-    Cells, Checked, ExecuteResponse, ImportError, ImportUpload, PreviewResponse, ResultRow,
-    mark_duplicates, preview, sheet, unknown_columns_warning, upload,
+    Cells, Checked, ExecuteResponse, ImportError, ImportUpload, PreviewResponse, mark_duplicates,
+    preview, sheet, unknown_columns_warning, upload,
 };
 use crate::state::AppState;
 use axum::extract::multipart::MultipartRejection;
@@ -22,32 +22,8 @@ use kairos_domain::tenancy::Currency;
 use kairos_store::{ImportContext, ImportOutcome, NewPromotion};
 use std::collections::HashMap;
 
-const COLUMNS: &[&str] = &[
-    "code",
-    "name",
-    "description",
-    "promotionType",
-    "discountValue",
-    "buyQuantity",
-    "bundleSize",
-    "minSpendAmount",
-    "maxDiscountAmount",
-    "currency",
-    "startsAt",
-    "expiresAt",
-    "isStackable",
-    "usageLimit",
-    "perCustomerLimit",
-    "currentUsageCount",
-    "isActive",
-    "isPublic",
-    "scopeType",
-    "applicableSites",
-    "applicableProducts",
-    "id",
-    "createdAt",
-    "updatedAt",
-];
+/// The import reads the export's columns.
+const COLUMNS: &[&str] = &super::export::CSV_COLUMNS;
 const REQUIRED: &[&str] = &["code", "name", "promotionType", "discountValue", "startsAt"];
 
 /// The column of a field of the create form.
@@ -310,65 +286,14 @@ pub async fn import_promotions(
     let started = std::time::Instant::now();
     let (rows, _, _) = checked_rows(&state, &auth, multipart).await?;
     let now = state.now();
-    let actor = auth.actor();
-    // The rows to write, in order; the store checks codes and references again inside
-    // its transaction.
-    let to_write: Vec<(usize, NewPromotion)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.errors.is_empty())
-        .filter_map(|(i, r)| r.value.clone().map(|v| (i, v)))
-        .collect();
+    // The valid rows, in order; the store checks codes and references again inside its
+    // transaction.
+    let (indexes, values) = crate::import::to_write(&rows);
     let outcomes = state
         .store
-        .import_promotions(
-            auth.tenant.id(),
-            to_write.iter().map(|(_, p)| p.clone()).collect(),
-            &actor,
-            now,
-        )
+        .import_promotions(auth.tenant.id(), values, &auth.actor(), now)
         .await?;
-    let mut by_row: HashMap<usize, ImportOutcome> =
-        to_write.iter().map(|(i, _)| *i).zip(outcomes).collect();
-    let results: Vec<ResultRow> = rows
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| match by_row.remove(&i) {
-            Some(ImportOutcome::Created { id, .. }) => ResultRow {
-                row_number: r.row_number,
-                success: true,
-                action: "created",
-                entity_id: Some(id.to_string()),
-                code: r.code,
-                errors: Vec::new(),
-            },
-            Some(ImportOutcome::Failed {
-                field,
-                error_type,
-                message,
-            }) => ResultRow {
-                row_number: r.row_number,
-                success: false,
-                action: "failed",
-                entity_id: None,
-                errors: vec![ImportError::new(
-                    field,
-                    error_type,
-                    message,
-                    r.code.as_deref(),
-                )],
-                code: r.code,
-            },
-            None => ResultRow {
-                row_number: r.row_number,
-                success: false,
-                action: "failed",
-                entity_id: None,
-                code: r.code,
-                errors: r.errors,
-            },
-        })
-        .collect();
+    let (results, _) = crate::import::results(rows, indexes, outcomes);
     Ok(axum::Json(crate::import::executed(
         results,
         started,

@@ -13,9 +13,8 @@ use super::admin::{VoucherInput, tenant_currency, voucher_fields};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Staff, can};
 use crate::import::{
-    Cells, Checked, DuplicateCode, ExecuteResponse, GeneratedCode, ImportError, ImportUpload,
-    PreviewResponse, ResultRow, executed, mark_duplicates, preview, sheet, unknown_columns_warning,
-    upload,
+    Cells, Checked, DuplicateCode, ExecuteResponse, ImportError, ImportUpload, PreviewResponse,
+    executed, mark_duplicates, preview, sheet, unknown_columns_warning, upload,
 };
 use crate::state::AppState;
 use axum::extract::multipart::MultipartRejection;
@@ -24,26 +23,11 @@ use chrono::{DateTime, Utc};
 use kairos_domain::money::from_major;
 use kairos_domain::tenancy::Currency;
 use kairos_domain::vouchers::VoucherType;
-use kairos_store::{ImportOutcome, ImportedVoucher};
+use kairos_store::ImportedVoucher;
 use std::collections::HashMap;
 
-const COLUMNS: &[&str] = &[
-    "code",
-    "voucherType",
-    "originalValue",
-    "currentBalance",
-    "currency",
-    "isActive",
-    "isRedeemed",
-    "expiresAt",
-    "usageCount",
-    "usageLimit",
-    "customerEmail",
-    "customerId",
-    "issuedAt",
-    "issuedBy",
-    "id",
-];
+/// The import reads the export's columns.
+const COLUMNS: &[&str] = &super::export::CSV_COLUMNS;
 const REQUIRED: &[&str] = &["voucherType", "originalValue"];
 
 fn column(field: &str) -> &'static str {
@@ -274,72 +258,12 @@ pub async fn import_vouchers(
     let started = std::time::Instant::now();
     let (rows, _, _) = checked_rows(&state, &auth, multipart).await?;
     let now = state.now();
-    let to_write: Vec<(usize, ImportedVoucher)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.errors.is_empty())
-        .filter_map(|(i, r)| r.value.clone().map(|v| (i, v)))
-        .collect();
+    let (indexes, values) = crate::import::to_write(&rows);
     let outcomes = state
         .store
-        .import_vouchers(
-            auth.tenant.id(),
-            to_write.iter().map(|(_, v)| v.clone()).collect(),
-            &auth.actor(),
-            now,
-        )
+        .import_vouchers(auth.tenant.id(), values, &auth.actor(), now)
         .await?;
-    let mut by_row: HashMap<usize, ImportOutcome> =
-        to_write.iter().map(|(i, _)| *i).zip(outcomes).collect();
-    let mut generated = Vec::new();
-    let results: Vec<ResultRow> = rows
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| match by_row.remove(&i) {
-            Some(ImportOutcome::Created { id, code }) => {
-                if r.code.is_none() {
-                    generated.push(GeneratedCode {
-                        row_number: r.row_number,
-                        code: code.clone(),
-                        entity_id: id.to_string(),
-                    });
-                }
-                ResultRow {
-                    row_number: r.row_number,
-                    success: true,
-                    action: "created",
-                    entity_id: Some(id.to_string()),
-                    code: Some(code),
-                    errors: Vec::new(),
-                }
-            }
-            Some(ImportOutcome::Failed {
-                field,
-                error_type,
-                message,
-            }) => ResultRow {
-                row_number: r.row_number,
-                success: false,
-                action: "failed",
-                entity_id: None,
-                errors: vec![ImportError::new(
-                    field,
-                    error_type,
-                    message,
-                    r.code.as_deref(),
-                )],
-                code: r.code,
-            },
-            None => ResultRow {
-                row_number: r.row_number,
-                success: false,
-                action: "failed",
-                entity_id: None,
-                code: r.code,
-                errors: r.errors,
-            },
-        })
-        .collect();
+    let (results, generated) = crate::import::results(rows, indexes, outcomes);
     Ok(axum::Json(executed(
         results,
         started,
