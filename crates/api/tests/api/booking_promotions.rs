@@ -772,3 +772,47 @@ async fn a_hold_reclaimed_by_a_later_hold_gives_its_use_back_and_limits_respect_
         .assert_error(409, "INVALID_TRANSITION");
     assert_invariants(&f).await;
 }
+
+#[tokio::test]
+async fn a_code_applied_after_a_voucher_gives_the_voucher_back_what_it_no_longer_pays() {
+    let f = fx().await;
+    promotion(
+        &f,
+        json!({"code": "TEN", "type": "percentage", "discount_value": 10, "is_stackable": true}),
+    )
+    .await;
+    voucher(
+        &f,
+        json!({"code": "BIG", "type": "multi_use", "original_value": 100}),
+    )
+    .await;
+    let (booking, token, _) = hold(&f, 2, "ada@example.com").await;
+    let paid = apply_voucher(&f, &booking, &token, "BIG").await;
+    paid.assert_status(200);
+    assert_eq!(paid.body["applied_voucher"]["applied_amount"], 40.0);
+    assert_eq!(balance(&f, "BIG").await, 60.0);
+    // 10 % off: 36.00 to pay, all by the voucher; the 4.00 it no longer pays goes back.
+    let res = apply(&f, &booking, &token, "TEN").await;
+    res.assert_status(200);
+    assert_eq!(res.body["booking"]["voucher_applied"], 36.0);
+    assert_eq!(res.body["booking"]["total"], 0.0);
+    assert_eq!(balance(&f, "BIG").await, 64.0);
+    // Cancelled, the rest comes back too.
+    f.app
+        .post(&format!("/api/v1/bookings/{booking}/cancel"))
+        .tenant("acme")
+        .header("x-booking-token", &token)
+        .json(json!({}))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(balance(&f, "BIG").await, 100.0);
+    let got = f
+        .app
+        .get("/api/v1/vouchers/BIG/balance")
+        .tenant("acme")
+        .send()
+        .await;
+    assert_eq!(got.body["voucher"]["usage_count"], 0);
+    assert_invariants(&f).await;
+}

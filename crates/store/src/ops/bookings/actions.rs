@@ -3,7 +3,7 @@
 
 use super::offer::{load_addons, load_offer, load_variant, site_policy};
 use super::payments::record_payment;
-use super::reductions::load_reductions;
+use super::reductions::{load_reductions, return_excess};
 use super::reschedule::reschedule;
 use super::transition::{apply_transition, booking_message, check_window, insert_payment};
 use super::{Repo, Write, load_for_update};
@@ -159,6 +159,8 @@ async fn act(
                 }
                 .into());
             }
+            // A price that went down since vouchers were applied: they pay no more than it.
+            return_excess(w, b.id, &reductions, &price).await?;
             apply_transition(w, b, trigger, actor, None).await?;
             sqlx::query(
                 "UPDATE bookings SET payment_method = $3, price = $4, total = $5,

@@ -130,9 +130,10 @@ pub(super) async fn on_status_change(
             for (usage, promotion) in held {
                 release_use(w, usage, promotion).await?;
             }
-            let reductions = load_reductions(&mut w.tx, &w.tenant, booking).await?;
+            let mut reductions = load_reductions(&mut w.tx, &w.tenant, booking).await?;
+            reductions.vouchers.sort_by_key(|v| v.voucher_id);
             for v in &reductions.vouchers {
-                give_back(w, booking, v).await?;
+                give_back(w, booking, v.voucher_id, v.amount, true).await?;
             }
         }
         _ => {}
@@ -162,22 +163,57 @@ async fn release_use(w: &mut Write, usage: Uuid, promotion: Uuid) -> StoreResult
     Ok(())
 }
 
-/// Gives a voucher's amount back to it with a reversing ledger entry.
-async fn give_back(w: &mut Write, booking: Uuid, v: &AppliedVoucher) -> StoreResult<()> {
+/// Gives `amount` of what a voucher paid for `booking` back to it, with a reversing
+/// ledger entry. `whole`: the booking no longer uses the voucher at all, so the use is
+/// given back too.
+async fn give_back(
+    w: &mut Write,
+    booking: Uuid,
+    voucher: Uuid,
+    amount: i64,
+    whole: bool,
+) -> StoreResult<()> {
     let balance: i64 = sqlx::query_scalar(
         "UPDATE vouchers SET current_balance = current_balance + $3,
-             usage_count = CASE WHEN usage_count > 0 THEN usage_count - 1 ELSE 0 END,
+             usage_count = CASE WHEN $5 AND usage_count > 0 THEN usage_count - 1
+                                ELSE usage_count END,
              updated_at = $4
          WHERE tenant_id = $1 AND id = $2
          RETURNING current_balance",
     )
     .bind(w.tenant.as_str())
-    .bind(v.voucher_id)
-    .bind(v.amount)
+    .bind(voucher)
+    .bind(amount)
     .bind(w.now)
+    .bind(whole)
     .fetch_one(&mut *w.tx)
     .await?;
-    insert_entry(w, v.voucher_id, booking, "reverse", v.amount, balance).await
+    insert_entry(w, voucher, booking, "reverse", amount, balance).await
+}
+
+/// Gives back what vouchers took for a booking beyond what its `price` lets them pay (the
+/// price went down after they were applied: a promotion, a catalog change), so that no
+/// voucher pays more than the booking costs. In voucher id order, as every write that
+/// changes several vouchers locks them.
+pub(super) async fn return_excess(
+    w: &mut Write,
+    booking: Uuid,
+    reductions: &Reductions,
+    price: &PriceBreakdown,
+) -> StoreResult<()> {
+    let mut vouchers: Vec<&AppliedVoucher> = reductions.vouchers.iter().collect();
+    vouchers.sort_by_key(|v| v.voucher_id);
+    for v in vouchers {
+        let used = price
+            .vouchers
+            .iter()
+            .find(|p| p.voucher_id == v.voucher_id)
+            .map_or(0, |p| p.amount);
+        if used < v.amount {
+            give_back(w, booking, v.voucher_id, v.amount - used, used == 0).await?;
+        }
+    }
+    Ok(())
 }
 
 async fn insert_entry(
@@ -248,8 +284,15 @@ async fn checked_price(
     Ok((price, reductions))
 }
 
-/// Writes a booking's new price and keeps its uses' discount amounts in step with it.
-async fn store_price(w: &mut Write, b: &mut Booking, price: PriceBreakdown) -> StoreResult<()> {
+/// Writes a booking's new price, keeps its uses' discount amounts in step with it, and
+/// gives back what its vouchers (`reductions`) no longer pay.
+async fn store_price(
+    w: &mut Write,
+    b: &mut Booking,
+    price: PriceBreakdown,
+    reductions: &Reductions,
+) -> StoreResult<()> {
+    return_excess(w, b.id, reductions, &price).await?;
     sqlx::query(
         "UPDATE bookings SET price = $3, total = $4, pricing_hash = $5, updated_at = $6
          WHERE tenant_id = $1 AND id = $2",
@@ -501,7 +544,7 @@ async fn apply_promotion(
     .execute(&mut *w.tx)
     .await?;
     let before = (price.total, price.pricing_hash.clone());
-    store_price(w, &mut b, new_price).await?;
+    store_price(w, &mut b, new_price, &reductions).await?;
     w.audit(
         actor,
         Change {
@@ -544,7 +587,7 @@ async fn remove_promotion(
     let removed = reductions.promotions.remove(i);
     release_use(w, removed.usage_id, removed.promotion_id).await?;
     let new_price = current_price(w, &b, &reductions).await?;
-    store_price(w, &mut b, new_price).await?;
+    store_price(w, &mut b, new_price, &reductions).await?;
     w.audit(
         actor,
         Change {
@@ -678,7 +721,7 @@ async fn apply_voucher(
         amount,
     });
     let new_price = current_price(w, &b, &reductions).await?;
-    store_price(w, &mut b, new_price).await?;
+    store_price(w, &mut b, new_price, &reductions).await?;
     w.audit(
         actor,
         Change {
