@@ -816,3 +816,41 @@ async fn a_code_applied_after_a_voucher_gives_the_voucher_back_what_it_no_longer
     assert_eq!(got.body["voucher"]["usage_count"], 0);
     assert_invariants(&f).await;
 }
+
+#[tokio::test]
+async fn a_deleted_promotion_never_applies_again_but_stays_on_the_bookings_that_have_it() {
+    let f = fx().await;
+    let id = promotion(
+        &f,
+        json!({"code": "GONE", "type": "fixed_amount", "discount_value": 5, "is_stackable": true}),
+    )
+    .await;
+    let (booking, token, _) = hold(&f, 2, "ada@example.com").await;
+    let res = apply(&f, &booking, &token, "GONE").await;
+    res.assert_status(200);
+    let hash = res.str("/booking/pricing_hash").to_owned();
+    f.app
+        .delete(&format!("/api/v1/admin/promotions/{id}"))
+        .tenant("acme")
+        .token(&f.t.owner_token)
+        .send()
+        .await
+        .assert_status(200);
+    let (other, other_token, _) = hold(&f, 1, "bob@example.com").await;
+    let refused = apply(&f, &other, &other_token, "GONE").await;
+    refused.assert_error(400, "INVALID_PROMOTION");
+    assert_eq!(refused.body["details"]["reason"], "not_found");
+    // The hold that has it keeps its price, and confirms with it.
+    let confirmed = f
+        .app
+        .post(&format!("/api/v1/bookings/{booking}/confirm"))
+        .tenant("acme")
+        .header("x-booking-token", &token)
+        .json(json!({"pricingHash": hash, "paymentMethod": "poa"}))
+        .send()
+        .await;
+    confirmed.assert_status(200);
+    assert_eq!(confirmed.body["price"]["total"], 35.0);
+    assert_eq!(confirmed.body["price"]["discounts"][0]["code"], "GONE");
+    assert_invariants(&f).await;
+}
