@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod clock;
 pub mod customers;
 pub mod ids;
+pub mod messaging;
 pub mod money;
 pub mod payments;
 pub mod pricing;

@@ -42,6 +42,11 @@ impl Currency {
         self.code.code()
     }
 
+    /// The symbol customers know it by (`€`, `$`, `¥`).
+    pub fn symbol(&self) -> String {
+        self.code.symbol().symbol
+    }
+
     /// Digits after the decimal point (2 for EUR, 0 for JPY).
     pub fn minor_digits(&self) -> u32 {
         u32::from(self.code.exponent().unwrap_or(2))
