@@ -7,10 +7,10 @@
 
 use crate::bookings::{BookingAccess, StackingDto, accessible_booking, major};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Json, can, decode_json};
+use crate::extract::{Json, Query, can, decode_json};
 use crate::openapi::schemas::{BookingStatusSchema, PromotionTypeSchema};
 use crate::state::AppState;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::ids::parse_id;

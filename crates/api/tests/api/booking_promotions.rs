@@ -854,3 +854,20 @@ async fn a_deleted_promotion_never_applies_again_but_stays_on_the_bookings_that_
     assert_eq!(confirmed.body["price"]["discounts"][0]["code"], "GONE");
     assert_invariants(&f).await;
 }
+
+#[tokio::test]
+async fn a_bad_query_on_removing_a_code_is_a_400_in_shape_a() {
+    let f = fx().await;
+    let (booking, token, _) = hold(&f, 1, "ada@example.com").await;
+    let res = f
+        .app
+        .delete(&format!(
+            "/api/v1/bookings/{booking}/promotions/TEN?expected_pricing_hash=a&expected_pricing_hash=b"
+        ))
+        .tenant("acme")
+        .header("x-booking-token", &token)
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.body["code"], 400);
+}

@@ -1,5 +1,5 @@
-//! Promotions: administration and statistics (this file); their use by bookings is in
-//! `ops/bookings/reductions.rs`.
+//! Promotions: administration and statistics (this file), importing (`import.rs`); their
+//! use by bookings is in `ops/bookings/reductions.rs`.
 
 use super::audit::{Change, diff};
 use super::{Db, Repo, dialect};

@@ -1,5 +1,5 @@
-//! Vouchers: issuing, listing, reading and deactivating (this file); spending them on
-//! bookings comes with the booking flow.
+//! Vouchers: issuing, listing, reading and deactivating (this file), importing
+//! (`import.rs`); spending them on holds is in `ops/bookings/reductions.rs`.
 
 use super::audit::Change;
 use super::{Db, Repo, dialect};
@@ -15,9 +15,9 @@ use serde_json::json;
 use sqlx::QueryBuilder;
 use uuid::Uuid;
 
-/// Attempts at a generated code before giving up (a collision is about one in 10^12).
 mod import;
 
+/// Attempts at a generated code before giving up (a collision is about one in 10^12).
 const CODE_ATTEMPTS: usize = 5;
 
 #[derive(sqlx::FromRow)]
