@@ -12,8 +12,8 @@ use super::fields::{PromotionInput, promotion_fields};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Staff, can};
 use crate::import::{
-    Cells, Checked, ExecuteResponse, ImportError, ImportUpload, PreviewResponse, mark_duplicates,
-    preview, sheet, unknown_columns_warning, upload,
+    Cells, Checked, ExecuteResponse, ImportError, ImportUpload, PreviewResponse, checked_upload,
+    mark_duplicates, preview,
 };
 use crate::state::AppState;
 use axum::extract::multipart::MultipartRejection;
@@ -202,33 +202,15 @@ async fn checked_rows(
     Vec<String>,
 )> {
     let currency = tenant_currency(auth)?;
-    let bytes = upload(multipart).await?;
-    let sheet = sheet(&bytes, COLUMNS, REQUIRED)?;
-    let warnings: Vec<String> = unknown_columns_warning(&sheet).into_iter().collect();
-    let mut rows: Vec<Checked<NewPromotion>> = Vec::with_capacity(sheet.rows.len());
-    for (n, row) in sheet.rows {
-        rows.push(match row {
-            Ok(cells) => check(n, cells, currency),
-            Err(reason) => Checked {
-                row_number: n,
-                data: HashMap::new(),
-                code: None,
-                errors: vec![ImportError::new("row", "unknown_error", reason, None)],
-                warnings: Vec::new(),
-                value: None,
-            },
-        });
-    }
+    let (mut rows, warnings) = checked_upload(multipart, COLUMNS, REQUIRED, |n, cells| {
+        check(n, cells, currency)
+    })
+    .await?;
     let ctx: ImportContext = state
         .store
         .promotion_import_context(auth.tenant.id())
         .await?;
-    let existing: HashMap<String, String> = ctx
-        .codes
-        .iter()
-        .map(|(k, id)| (k.clone(), id.to_string()))
-        .collect();
-    let duplicates = mark_duplicates(&mut rows, &existing);
+    let duplicates = mark_duplicates(&mut rows, &ctx.codes);
     for row in &mut rows {
         if let Some(p) = &row.value
             && let Some(ImportOutcome::Failed {

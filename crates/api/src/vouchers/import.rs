@@ -14,7 +14,7 @@ use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Staff, can};
 use crate::import::{
     Cells, Checked, DuplicateCode, ExecuteResponse, ImportError, ImportUpload, PreviewResponse,
-    executed, mark_duplicates, preview, sheet, unknown_columns_warning, upload,
+    checked_upload, executed, mark_duplicates, preview,
 };
 use crate::state::AppState;
 use axum::extract::multipart::MultipartRejection;
@@ -198,31 +198,13 @@ async fn checked_rows(
     Vec<String>,
 )> {
     let currency = tenant_currency(auth)?;
-    let bytes = upload(multipart).await?;
-    let sheet = sheet(&bytes, COLUMNS, REQUIRED)?;
-    let warnings: Vec<String> = unknown_columns_warning(&sheet).into_iter().collect();
     let now = state.now();
-    let mut rows = Vec::with_capacity(sheet.rows.len());
-    for (n, row) in sheet.rows {
-        rows.push(match row {
-            Ok(cells) => check(n, cells, currency, now),
-            Err(reason) => Checked {
-                row_number: n,
-                data: HashMap::new(),
-                code: None,
-                errors: vec![ImportError::new("row", "unknown_error", reason, None)],
-                warnings: Vec::new(),
-                value: None,
-            },
-        });
-    }
+    let (mut rows, warnings) = checked_upload(multipart, COLUMNS, REQUIRED, |n, cells| {
+        check(n, cells, currency, now)
+    })
+    .await?;
     let ctx = state.store.voucher_import_context(auth.tenant.id()).await?;
-    let existing: HashMap<String, String> = ctx
-        .codes
-        .iter()
-        .map(|(k, id)| (k.clone(), id.to_string()))
-        .collect();
-    let duplicates = mark_duplicates(&mut rows, &existing);
+    let duplicates = mark_duplicates(&mut rows, &ctx.codes);
     Ok((rows, duplicates, warnings))
 }
 

@@ -871,3 +871,50 @@ async fn a_bad_query_on_removing_a_code_is_a_400_in_shape_a() {
     res.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(res.body["code"], 400);
 }
+
+#[tokio::test]
+async fn the_invariant_checks_find_a_count_or_balance_that_drifted() {
+    let f = fx().await;
+    let id = promotion(
+        &f,
+        json!({"code": "TEN", "type": "percentage", "discount_value": 10, "is_stackable": true}),
+    )
+    .await;
+    voucher(
+        &f,
+        json!({"code": "GIFT", "type": "multi_use", "original_value": 10}),
+    )
+    .await;
+    let (booking, token, _) = hold(&f, 1, "ada@example.com").await;
+    apply(&f, &booking, &token, "TEN").await.assert_status(200);
+    apply_voucher(&f, &booking, &token, "GIFT")
+        .await
+        .assert_status(200);
+    assert_invariants(&f).await;
+    // Changed behind the store's back, both checks name what drifted.
+    f.app
+        .store
+        .execute_raw(
+            "UPDATE promotions SET usage_count = usage_count + 1;
+             UPDATE vouchers SET current_balance = current_balance + 1",
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tenant = TenantId::parse("acme").unwrap_or_else(|e| panic!("{e}"));
+    let uses = f
+        .app
+        .store
+        .promotion_usage_mismatches(&tenant)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(uses.len(), 1);
+    assert_eq!((uses[0].0.to_string(), uses[0].1, uses[0].2), (id, 2, 1));
+    let ledgers = f
+        .app
+        .store
+        .voucher_ledger_mismatches(&tenant)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ledgers.len(), 1);
+    assert_eq!(ledgers[0].1, ledgers[0].2 + 1);
+}

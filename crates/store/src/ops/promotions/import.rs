@@ -65,26 +65,10 @@ impl Repo {
         now: Timestamp,
     ) -> StoreResult<Vec<ImportOutcome>> {
         let mut w = self.begin(tenant, now).await?;
-        let ctx = context_in(&mut w.tx, tenant).await;
-        let ctx = match ctx {
-            Ok(c) => c,
-            Err(e) => return w.finish(Err(e), None).await,
-        };
+        let ctx = context_in(&mut w.tx, tenant).await?;
         let result = import(&mut w, &ctx, &rows).await;
         if let Ok(outcomes) = &result {
-            let created = outcomes
-                .iter()
-                .filter(|o| matches!(o, ImportOutcome::Created { .. }))
-                .count();
-            w.audit(
-                actor,
-                Change {
-                    action: "promotions.imported",
-                    entity_type: "promotion",
-                    entity_id: String::new(),
-                    changes: json!({"rows": rows.len(), "created": created}),
-                },
-            );
+            audit_import(&mut w, actor, "promotion", "promotions.imported", outcomes);
         }
         w.finish(result, None).await
     }
@@ -230,4 +214,27 @@ async fn insert(
     q.push(" ON CONFLICT (tenant_id, code_key) WHERE deleted_at IS NULL DO NOTHING RETURNING id");
     let ids: Vec<Uuid> = q.build_query_scalar().fetch_all(&mut **tx).await?;
     Ok(ids.into_iter().collect::<HashSet<_>>())
+}
+
+/// The audit row of an import: how many rows came and how many were created.
+pub(crate) fn audit_import(
+    w: &mut Write,
+    actor: &Actor,
+    entity_type: &'static str,
+    action: &'static str,
+    outcomes: &[ImportOutcome],
+) {
+    let created = outcomes
+        .iter()
+        .filter(|o| matches!(o, ImportOutcome::Created { .. }))
+        .count();
+    w.audit(
+        actor,
+        Change {
+            action,
+            entity_type,
+            entity_id: String::new(),
+            changes: json!({"rows": outcomes.len(), "created": created}),
+        },
+    );
 }

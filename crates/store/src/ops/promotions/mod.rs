@@ -1,5 +1,5 @@
 //! Promotions: administration and statistics (this file), importing (`import.rs`); their
-//! use by bookings is in `ops/bookings/reductions.rs`.
+//! use by bookings is in `ops/bookings/reductions/`.
 
 use super::audit::{Change, diff};
 use super::{Db, Repo, dialect};
@@ -17,6 +17,8 @@ use sqlx::{QueryBuilder, Transaction};
 use uuid::Uuid;
 
 mod import;
+
+pub(crate) use import::audit_import;
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct PromotionRow {

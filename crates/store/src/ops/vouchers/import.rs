@@ -6,7 +6,7 @@
 //! generated here, inside the transaction, against the codes taken. Batches the database
 //! refuses are retried row by row under savepoints (`database_error` for the bad ones).
 
-use super::super::audit::Change;
+use super::super::promotions::audit_import;
 use super::super::write::Write;
 use super::super::{Db, Repo};
 use super::code_key;
@@ -14,7 +14,6 @@ use crate::{Actor, ImportContext, ImportOutcome, ImportedVoucher, StoreResult, T
 use kairos_domain::vouchers::generate_code;
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
-use serde_json::json;
 use sqlx::QueryBuilder;
 use std::collections::HashSet;
 use uuid::Uuid;
@@ -62,25 +61,10 @@ impl Repo {
     ) -> StoreResult<Vec<ImportOutcome>> {
         let mut w = self.begin(tenant, now).await?;
         let issued_by = actor.name.clone().or_else(|| actor.id.clone());
-        let ctx = match codes_in(&mut w.tx, tenant).await {
-            Ok(c) => c,
-            Err(e) => return w.finish(Err(e), None).await,
-        };
+        let ctx = codes_in(&mut w.tx, tenant).await?;
         let result = import(&mut w, &ctx, &rows, issued_by.as_deref()).await;
         if let Ok(outcomes) = &result {
-            let created = outcomes
-                .iter()
-                .filter(|o| matches!(o, ImportOutcome::Created { .. }))
-                .count();
-            w.audit(
-                actor,
-                Change {
-                    action: "vouchers.imported",
-                    entity_type: "voucher",
-                    entity_id: String::new(),
-                    changes: json!({"rows": rows.len(), "created": created}),
-                },
-            );
+            audit_import(&mut w, actor, "voucher", "vouchers.imported", outcomes);
         }
         w.finish(result, None).await
     }

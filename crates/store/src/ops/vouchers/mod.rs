@@ -1,5 +1,5 @@
 //! Vouchers: issuing, listing, reading and deactivating (this file), importing
-//! (`import.rs`); spending them on holds is in `ops/bookings/reductions.rs`.
+//! (`import.rs`); spending them on holds is in `ops/bookings/reductions/`.
 
 use super::audit::Change;
 use super::{Db, Repo, dialect};

@@ -1,0 +1,179 @@
+//! Vouchers paying for a hold.
+
+use super::super::super::promotions::code_key;
+use super::super::actions::current_price;
+use super::super::{Change, Repo, Write};
+use super::{checked_price, insert_entry, live_hold, store_price};
+use crate::{
+    Actor, AppliedVoucher, BookingError, BookingRefusal, Timestamp, VoucherApplied, stored,
+};
+use kairos_domain::TenantId;
+use kairos_domain::vouchers::VoucherType;
+use kairos_store_macros::operations;
+use serde_json::json;
+use uuid::Uuid;
+
+#[operations]
+impl Repo {
+    /// Applies a voucher to a hold (rule 6 of spec Part A 4.7): the smaller of its balance
+    /// and what is left to pay comes off its balance, with a ledger entry. Applying the
+    /// same voucher to the same booking again answers the first application.
+    pub async fn apply_voucher(
+        &self,
+        tenant: &TenantId,
+        booking: Uuid,
+        code: &str,
+        expected_hash: Option<&str>,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<VoucherApplied, BookingError> {
+        let mut w = self.begin(tenant, now).await?;
+        let result = apply_voucher(&mut w, booking, code, expected_hash, actor).await;
+        w.finish(result, None).await
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct VoucherState {
+    id: Uuid,
+    code: String,
+    voucher_type: String,
+    current_balance: i64,
+    usage_limit: Option<i32>,
+    usage_count: i32,
+    expires_at: Option<Timestamp>,
+    is_active: bool,
+}
+
+async fn apply_voucher(
+    w: &mut Write,
+    booking: Uuid,
+    code: &str,
+    expected_hash: Option<&str>,
+    actor: &Actor,
+) -> Result<VoucherApplied, BookingError> {
+    let mut b = live_hold(w, booking, actor).await?;
+    let (price, mut reductions) = checked_price(w, &b, expected_hash).await?;
+    let voucher: VoucherState = sqlx::query_as(&format!(
+        "SELECT id, code, voucher_type, current_balance, usage_limit, usage_count, expires_at,
+                is_active
+         FROM vouchers WHERE tenant_id = $1 AND code_key = $2{}",
+        super::super::dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(code_key(code))
+    .fetch_optional(&mut *w.tx)
+    .await?
+    .ok_or(BookingRefusal::VoucherNotFound)?;
+    let voucher_type = stored("voucher_type", &voucher.voucher_type, VoucherType::parse)?;
+    if reductions
+        .vouchers
+        .iter()
+        .any(|v| v.voucher_id == voucher.id)
+    {
+        // The first application's result, from its ledger entry.
+        let (amount, balance_after, at): (i64, i64, Timestamp) = sqlx::query_as(
+            "SELECT amount, balance_after, created_at FROM voucher_transactions
+             WHERE tenant_id = $1 AND voucher_id = $2 AND booking_id = $3 AND kind = 'redeem'
+             ORDER BY created_at DESC, id DESC LIMIT 1",
+        )
+        .bind(w.tenant.as_str())
+        .bind(voucher.id)
+        .bind(b.id)
+        .fetch_one(&mut *w.tx)
+        .await?;
+        return Ok(VoucherApplied {
+            booking: b,
+            voucher_id: voucher.id,
+            code: voucher.code,
+            voucher_type,
+            applied_amount: -amount,
+            balance_before: balance_after - amount,
+            balance_after,
+            applied_at: at,
+            recalculated: false,
+            hash_validated: expected_hash.is_some(),
+        });
+    }
+    if !voucher.is_active {
+        return Err(BookingRefusal::VoucherUnusable { reason: "inactive" }.into());
+    }
+    if voucher.expires_at.is_some_and(|t| t <= w.now) {
+        return Err(BookingRefusal::VoucherUnusable { reason: "expired" }.into());
+    }
+    if voucher
+        .usage_limit
+        .is_some_and(|limit| voucher.usage_count >= limit)
+    {
+        return Err(BookingRefusal::VoucherUnusable {
+            reason: "usage_limit_reached",
+        }
+        .into());
+    }
+    if voucher.current_balance <= 0 {
+        return Err(BookingRefusal::InsufficientFunds {
+            balance: voucher.current_balance,
+            currency: price.currency,
+        }
+        .into());
+    }
+    if price.total <= 0 {
+        return Err(BookingRefusal::NothingToPay.into());
+    }
+    let amount = voucher.current_balance.min(price.total);
+    // The decrement is conditional: the balance never goes below zero, whatever runs
+    // alongside (the CHECK constraint says so too).
+    let balance_after: Option<i64> = sqlx::query_scalar(
+        "UPDATE vouchers SET current_balance = current_balance - $3,
+             usage_count = usage_count + 1, updated_at = $4
+         WHERE tenant_id = $1 AND id = $2 AND current_balance >= $3
+           AND (usage_limit IS NULL OR usage_count < usage_limit)
+         RETURNING current_balance",
+    )
+    .bind(w.tenant.as_str())
+    .bind(voucher.id)
+    .bind(amount)
+    .bind(w.now)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    let Some(balance_after) = balance_after else {
+        return Err(BookingRefusal::InsufficientFunds {
+            balance: voucher.current_balance,
+            currency: price.currency,
+        }
+        .into());
+    };
+    insert_entry(w, voucher.id, b.id, "redeem", -amount, balance_after).await?;
+    reductions.vouchers.push(AppliedVoucher {
+        voucher_id: voucher.id,
+        code: voucher.code.clone(),
+        amount,
+    });
+    let new_price = current_price(w, &b, &reductions).await?;
+    store_price(w, &mut b, new_price, &reductions).await?;
+    w.audit(
+        actor,
+        Change {
+            action: "booking.voucher_applied",
+            entity_type: "booking",
+            entity_id: b.id.to_string(),
+            changes: json!({
+                "voucherId": voucher.id,
+                "amount": amount,
+                "total": {"from": price.total, "to": b.price.total},
+            }),
+        },
+    );
+    Ok(VoucherApplied {
+        booking: b,
+        voucher_id: voucher.id,
+        code: voucher.code,
+        voucher_type,
+        applied_amount: amount,
+        balance_before: balance_after + amount,
+        balance_after,
+        applied_at: w.now,
+        recalculated: true,
+        hash_validated: expected_hash.is_some(),
+    })
+}
