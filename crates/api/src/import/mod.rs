@@ -138,7 +138,12 @@ pub async fn upload(multipart: Result<Multipart, MultipartRejection>) -> ApiResu
                 ),
             ));
         }
-        file = Some(bytes.to_vec());
+        if file.replace(bytes.to_vec()).is_some() {
+            return Err(ApiError::invalid_field(
+                "file",
+                "is sent twice: import one file at a time",
+            ));
+        }
     }
     file.ok_or_else(|| {
         ApiError::invalid_field(

@@ -266,6 +266,23 @@ async fn uploads_are_checked_before_any_row() {
         .await;
     res.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(res.error_fields(), vec!["file"]);
+    // Two files in one upload.
+    let mut two = multipart("file", b"code\n");
+    two.truncate(two.len() - format!("--{BOUNDARY}--\r\n").len());
+    two.extend_from_slice(&multipart("file", b"code\n"));
+    let twice = app
+        .post(path)
+        .tenant("acme")
+        .token(&t.owner_token)
+        .header(
+            "content-type",
+            &format!("multipart/form-data; boundary={BOUNDARY}"),
+        )
+        .raw(two)
+        .send()
+        .await;
+    twice.assert_error(400, "VALIDATION_ERROR");
+    assert!(twice.text.contains("twice"), "{}", twice.text);
     // Not multipart at all.
     let json_body = app
         .post(path)
