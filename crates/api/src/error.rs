@@ -1,7 +1,9 @@
 //! API errors and their rendering (spec Part A section 7).
 //!
 //! Shape A `{error, message, code, details?}` is the default; shape B
-//! `{statusCode, message, error}` is used for rate limiting (plus `retryAfter`).
+//! `{statusCode, message, error}` is used for rate limiting (plus `retryAfter`) and by the
+//! notification endpoints (plus `errors[] {field, message}` for validation, spec Part B 7):
+//! an error turns into shape B with [`ApiError::shape_b`].
 //! A 5xx body never carries internals: the cause is logged once, with the request id.
 
 use axum::http::{HeaderValue, StatusCode, header};
@@ -73,7 +75,31 @@ pub struct RateLimitedBody {
     pub retry_after: u64,
 }
 
-/// A failed request, rendered as shape A.
+/// Error body shape B of the notification endpoints.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShapeBBody {
+    /// The HTTP status.
+    #[schema(example = 400)]
+    pub status_code: u16,
+    pub message: String,
+    /// The HTTP reason phrase, for example `Bad Request`.
+    #[schema(example = "Bad Request")]
+    pub error: String,
+    /// Every bad field of a validation failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<FieldProblem>>,
+}
+
+/// One bad field of a shape B validation failure.
+#[derive(Debug, Serialize, serde::Deserialize, ToSchema)]
+pub struct FieldProblem {
+    /// The field as the client sent it.
+    pub field: String,
+    pub message: String,
+}
+
+/// A failed request, rendered as shape A (or B after [`ApiError::shape_b`]).
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
@@ -84,6 +110,8 @@ pub struct ApiError {
     pub retry_after: Option<u64>,
     /// Logged, never sent.
     pub(crate) source: Option<Box<str>>,
+    /// Rendered as shape B.
+    pub(crate) shape_b: bool,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -97,7 +125,14 @@ impl ApiError {
             details: None,
             retry_after: None,
             source: None,
+            shape_b: false,
         }
+    }
+
+    /// The same error in shape B (`{statusCode, message, error, errors?}`).
+    pub fn shape_b(mut self) -> Self {
+        self.shape_b = true;
+        self
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
@@ -174,6 +209,7 @@ impl ApiError {
             details: None,
             retry_after: None,
             source: Some(format!("{cause} (at {location})").into_boxed_str()),
+            shape_b: false,
         }
     }
 }
@@ -221,13 +257,27 @@ impl IntoResponse for ApiError {
                 "request failed"
             );
         }
-        let body = ErrorBody {
-            error: self.code.to_owned(),
-            message: self.message,
-            code: self.status.as_u16(),
-            details: self.details.map(|d| *d),
+        let mut response = if self.shape_b {
+            let errors = self
+                .details
+                .and_then(|d| d.get("errors").cloned())
+                .and_then(|e| serde_json::from_value(e).ok());
+            let body = ShapeBBody {
+                status_code: self.status.as_u16(),
+                message: self.message,
+                error: self.status.canonical_reason().unwrap_or("Error").to_owned(),
+                errors,
+            };
+            (self.status, axum::Json(body)).into_response()
+        } else {
+            let body = ErrorBody {
+                error: self.code.to_owned(),
+                message: self.message,
+                code: self.status.as_u16(),
+                details: self.details.map(|d| *d),
+            };
+            (self.status, axum::Json(body)).into_response()
         };
-        let mut response = (self.status, axum::Json(body)).into_response();
         if let Some(v) = self
             .retry_after
             .and_then(|s| HeaderValue::from_str(&s.to_string()).ok())

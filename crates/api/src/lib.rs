@@ -13,6 +13,7 @@ pub mod export;
 pub mod extract;
 pub mod idempotency;
 pub mod import;
+pub mod messaging;
 pub mod openapi;
 pub mod operations;
 pub mod promotions;

@@ -24,6 +24,10 @@ pub enum Tier {
     Standard,
     /// Availability and public reads.
     Relaxed,
+    /// Reads of the notification endpoints (spec Part B 8).
+    NotificationRead,
+    /// Writes (POST, PUT, PATCH, DELETE) of the notification endpoints.
+    NotificationWrite,
 }
 
 impl Tier {
@@ -38,7 +42,23 @@ impl Tier {
             Tier::Strict => router.layer(axum::middleware::from_fn(strict)),
             Tier::Standard => router.layer(axum::middleware::from_fn(standard)),
             Tier::Relaxed => router.layer(axum::middleware::from_fn(relaxed)),
+            Tier::NotificationRead | Tier::NotificationWrite => {
+                router.layer(axum::middleware::from_fn(notifications))
+            }
         }
+    }
+
+    /// Puts the notification endpoints of `router` in their tiers: reads in
+    /// [`Tier::NotificationRead`], writes in [`Tier::NotificationWrite`] (spec Part B 8).
+    pub fn notifications(
+        mut router: utoipa_axum::router::OpenApiRouter<AppState>,
+    ) -> utoipa_axum::router::OpenApiRouter<AppState> {
+        crate::openapi::mark_tier_by_method(
+            router.get_openapi_mut(),
+            Tier::NotificationRead.as_str(),
+            Tier::NotificationWrite.as_str(),
+        );
+        router.layer(axum::middleware::from_fn(notifications))
     }
 
     fn as_str(self) -> &'static str {
@@ -46,6 +66,8 @@ impl Tier {
             Tier::Strict => "strict",
             Tier::Standard => "standard",
             Tier::Relaxed => "relaxed",
+            Tier::NotificationRead => "notification_read",
+            Tier::NotificationWrite => "notification_write",
         }
     }
 }
@@ -56,6 +78,8 @@ pub struct Limits {
     pub strict: u32,
     pub standard: u32,
     pub relaxed: u32,
+    pub notification_read: u32,
+    pub notification_write: u32,
 }
 
 impl Default for Limits {
@@ -64,6 +88,8 @@ impl Default for Limits {
             strict: 5,
             standard: 100,
             relaxed: 200,
+            notification_read: 100,
+            notification_write: 30,
         }
     }
 }
@@ -74,6 +100,8 @@ impl Limits {
         strict: 0,
         standard: 0,
         relaxed: 0,
+        notification_read: 0,
+        notification_write: 0,
     };
 
     fn of(&self, tier: Tier) -> u32 {
@@ -81,6 +109,8 @@ impl Limits {
             Tier::Strict => self.strict,
             Tier::Standard => self.standard,
             Tier::Relaxed => self.relaxed,
+            Tier::NotificationRead => self.notification_read,
+            Tier::NotificationWrite => self.notification_write,
         }
     }
 }
@@ -268,6 +298,22 @@ pub async fn relaxed(
     tier(Tier::Relaxed, req, next).await
 }
 
+/// Middleware of the notification endpoints: reads and writes counted apart.
+pub async fn notifications(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let t = if matches!(
+        *req.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD
+    ) {
+        Tier::NotificationRead
+    } else {
+        Tier::NotificationWrite
+    };
+    tier(t, req, next).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +324,7 @@ mod tests {
             strict: 2,
             standard: 0,
             relaxed: 5,
+            ..Limits::default()
         });
         let t = 1_800_000_050;
         let a1 = limiter.hit(Tier::Strict, "a", t).await;

@@ -7,7 +7,8 @@
 use crate::error::{ApiError, code};
 use crate::state::AppState;
 use crate::{
-    auth, availability, bookings, catalog, customers, operations, promotions, scheduling, vouchers,
+    auth, availability, bookings, catalog, customers, messaging, operations, promotions,
+    scheduling, vouchers,
 };
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
@@ -37,6 +38,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(bookings::router())
         .merge(promotions::router())
         .merge(vouchers::router())
+        .merge(messaging::router())
         .merge(operations::router())
 }
 

@@ -42,6 +42,9 @@ pub struct Config {
     pub rate_limit_strict: u32,
     pub rate_limit_standard: u32,
     pub rate_limit_relaxed: u32,
+    /// Requests per minute to the notification endpoints: reads, and writes.
+    pub rate_limit_notification_read: u32,
+    pub rate_limit_notification_write: u32,
     /// Take client addresses from `X-Forwarded-For` (only behind a trusted proxy).
     pub trust_forwarded_for: bool,
     /// Largest accepted JSON body in bytes.
@@ -83,6 +86,8 @@ impl Default for Config {
             rate_limit_strict: 5,
             rate_limit_standard: 100,
             rate_limit_relaxed: 200,
+            rate_limit_notification_read: 100,
+            rate_limit_notification_write: 30,
             trust_forwarded_for: false,
             body_limit_bytes: 1024 * 1024,
             max_connections: 16,

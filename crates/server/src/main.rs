@@ -391,6 +391,8 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
         strict: config.rate_limit_strict,
         standard: config.rate_limit_standard,
         relaxed: config.rate_limit_relaxed,
+        notification_read: config.rate_limit_notification_read,
+        notification_write: config.rate_limit_notification_write,
     };
     let limiter = match &config.redis_url {
         Some(redis) => RateLimiter::redis(limits, redis, "kairos:rl:")

@@ -85,6 +85,7 @@ viewer (admin:bookings:read, admin:customers:read, admin:read).",
         (name = "bookings", description = "Public booking flow: hold, confirm, cancel, reschedule (booking token, customer or staff); staff actions"),
         (name = "promotions", description = "Promotions: administration (admin:write) and public listings"),
         (name = "vouchers", description = "Vouchers: administration (admin:write) and the public balance"),
+        (name = "messaging", description = "Notifications: templates, automation rules, sending and tracking messages, customer preferences, the dead-letter queue. Errors in shape B; reads 100 and writes 30 per minute"),
         (name = "admin-bookings", description = "Booking administration: search, creation, details, notes, status and customer changes, customer history"),
         (name = "operations", description = "Health, readiness, metrics, this document"),
     )
@@ -114,6 +115,16 @@ fn operations_mut(
 /// Marks every operation of a router with its rate limit tier (before the routers merge).
 pub fn mark_tier(doc: &mut utoipa::openapi::OpenApi, tier: &str) {
     for (_, _, op) in operations_mut(doc) {
+        op.extensions
+            .get_or_insert_with(Default::default)
+            .insert(TIER_EXTENSION.to_owned(), json!(tier));
+    }
+}
+
+/// Marks each operation of `doc` with `read` (GET) or `write` (any other method).
+pub fn mark_tier_by_method(doc: &mut utoipa::openapi::OpenApi, read: &str, write: &str) {
+    for (_, method, op) in operations_mut(doc) {
+        let tier = if method == "get" { read } else { write };
         op.extensions
             .get_or_insert_with(Default::default)
             .insert(TIER_EXTENSION.to_owned(), json!(tier));

@@ -304,3 +304,19 @@ closed_set!(
     "ActorKind",
     "Who performed a change: admin (a staff member), customer or system."
 );
+
+closed_set!(
+    TemplateTypeSchema = kairos_domain::messaging::Channel,
+    "TemplateType",
+    "How a message is delivered: email or sms."
+);
+closed_set!(
+    TriggerEventSchema = kairos_domain::messaging::automation::TriggerEvent,
+    "TriggerEvent",
+    "What an automation rule counts from: booking_created (the booking was made), booking_confirmed (payment confirmed), booking_completed, booking_date (the booking's start)."
+);
+closed_set!(
+    OffsetUnitSchema = kairos_domain::messaging::automation::OffsetUnit,
+    "OffsetUnit",
+    "Unit of triggerOffset: hours, or days (from a booking's date: 08:00 local time on that day)."
+);

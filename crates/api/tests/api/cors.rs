@@ -73,6 +73,7 @@ async fn preflights_are_answered_before_the_rate_limits() {
             strict: 1,
             standard: 1,
             relaxed: 1,
+            ..Limits::default()
         })
         .spawn()
         .await;

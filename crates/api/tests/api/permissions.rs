@@ -434,6 +434,47 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/customers/{identifier}/bookings",
         "ok ok ok ok 403 401 mis",
     ),
+    // messaging: templates read with admin:read, changed with admin:write
+    (
+        "GET",
+        "/api/v1/admin/messaging/templates",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/messaging/templates",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/templates/types",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/messaging/templates/preview",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/templates/key/{templateKey}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/templates/{id}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PUT",
+        "/api/v1/admin/messaging/templates/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/messaging/templates/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
     // operations
     ("GET", "/healthz", "ok ok ok ok ok ok ok"),
     ("GET", "/readyz", "ok ok ok ok ok ok ok"),

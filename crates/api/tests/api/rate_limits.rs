@@ -97,6 +97,7 @@ async fn authenticated_clients_are_counted_by_token_subject() {
             strict: 50,
             standard: 2,
             relaxed: 200,
+            ..Limits::default()
         })
         .spawn()
         .await;

@@ -1,7 +1,9 @@
 //! Messages to customers (spec Part B 2.7, 4.7, 4.8): the kinds of message the product
-//! sends with their variables and English defaults ([`catalog`]), and rendering a
-//! template with handlebars ([`render`]).
+//! sends with their variables and English defaults ([`catalog`]), rendering a template
+//! with handlebars ([`render`]), automation rules ([`automation`]), and whose choices
+//! allow which message ([`allowed`]).
 
+pub mod automation;
 pub mod catalog;
 pub mod render;
 
@@ -10,5 +12,148 @@ crate::text_enum! {
     pub enum Channel {
         Email = "email",
         Sms = "sms",
+    }
+}
+
+/// Which of a customer's choices a message answers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    /// About a booking or purchase the customer made (confirmation, receipt, cancellation,
+    /// waiver, gift card): always by email.
+    Transactional,
+    /// Reminders before a visit.
+    Reminder,
+    /// The arrival confirmation on the day.
+    Arrival,
+    /// Follow-ups and feedback requests after a visit.
+    FollowUp,
+    /// Offers: only with marketing opt-in.
+    Marketing,
+}
+
+/// A customer's message choices (spec Part B 4.8). A recipient who is not a customer
+/// account has [`Preferences::default`]: email yes, SMS and marketing no.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preferences {
+    pub sms_opt_in: bool,
+    pub marketing_opt_in: bool,
+    pub email_booking_confirmation: bool,
+    pub email_reminders: bool,
+    pub email_follow_up: bool,
+    pub sms_reminders: bool,
+    pub sms_arrival_confirmation: bool,
+}
+
+impl Default for Preferences {
+    fn default() -> Self {
+        Self {
+            sms_opt_in: false,
+            marketing_opt_in: false,
+            email_booking_confirmation: true,
+            email_reminders: true,
+            email_follow_up: true,
+            sms_reminders: true,
+            sms_arrival_confirmation: true,
+        }
+    }
+}
+
+/// Why a message is not sent to someone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Withheld {
+    /// No SMS without sms opt-in.
+    NoSmsOptIn,
+    /// No marketing without marketing opt-in.
+    NoMarketingOptIn,
+    /// The customer switched this kind of message off.
+    OptedOut,
+    /// No address or phone number to send to.
+    NoRecipient,
+}
+
+impl Withheld {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Withheld::NoSmsOptIn => "no_sms_opt_in",
+            Withheld::NoMarketingOptIn => "no_marketing_opt_in",
+            Withheld::OptedOut => "opted_out",
+            Withheld::NoRecipient => "no_recipient",
+        }
+    }
+}
+
+/// Whether a message of `category` may go to someone with `prefs` by `channel`.
+/// Transactional email always goes (a booking confirmation is part of the booking, so
+/// `email_booking_confirmation` is kept but does not stop it); SMS needs sms opt-in and
+/// marketing needs marketing opt-in, whatever else is chosen.
+pub fn allowed(category: Category, channel: Channel, prefs: &Preferences) -> Result<(), Withheld> {
+    if channel == Channel::Sms && !prefs.sms_opt_in {
+        return Err(Withheld::NoSmsOptIn);
+    }
+    if category == Category::Marketing && !prefs.marketing_opt_in {
+        return Err(Withheld::NoMarketingOptIn);
+    }
+    let wanted = match (category, channel) {
+        (Category::Transactional | Category::Marketing, _) => true,
+        (Category::Reminder, Channel::Email) => prefs.email_reminders,
+        (Category::Reminder, Channel::Sms) => prefs.sms_reminders,
+        (Category::Arrival, Channel::Email) => prefs.email_reminders,
+        (Category::Arrival, Channel::Sms) => prefs.sms_arrival_confirmation,
+        (Category::FollowUp, Channel::Email) => prefs.email_follow_up,
+        (Category::FollowUp, Channel::Sms) => prefs.sms_reminders,
+    };
+    if wanted {
+        Ok(())
+    } else {
+        Err(Withheld::OptedOut)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transactional_email_always_goes() {
+        let prefs = Preferences {
+            email_booking_confirmation: false,
+            email_reminders: false,
+            email_follow_up: false,
+            ..Preferences::default()
+        };
+        assert_eq!(
+            allowed(Category::Transactional, Channel::Email, &prefs),
+            Ok(())
+        );
+        assert_eq!(
+            allowed(Category::Reminder, Channel::Email, &prefs),
+            Err(Withheld::OptedOut)
+        );
+        assert_eq!(
+            allowed(Category::FollowUp, Channel::Email, &prefs),
+            Err(Withheld::OptedOut)
+        );
+    }
+
+    #[test]
+    fn sms_needs_opt_in_and_marketing_needs_opt_in() {
+        let mut prefs = Preferences::default();
+        assert_eq!(
+            allowed(Category::Transactional, Channel::Sms, &prefs),
+            Err(Withheld::NoSmsOptIn)
+        );
+        assert_eq!(
+            allowed(Category::Marketing, Channel::Email, &prefs),
+            Err(Withheld::NoMarketingOptIn)
+        );
+        prefs.sms_opt_in = true;
+        prefs.marketing_opt_in = true;
+        assert_eq!(allowed(Category::Arrival, Channel::Sms, &prefs), Ok(()));
+        assert_eq!(allowed(Category::Marketing, Channel::Email, &prefs), Ok(()));
+        prefs.sms_arrival_confirmation = false;
+        assert_eq!(
+            allowed(Category::Arrival, Channel::Sms, &prefs),
+            Err(Withheld::OptedOut)
+        );
     }
 }

@@ -17,6 +17,7 @@ mod availability;
 mod bookings;
 mod catalog;
 mod customers;
+mod messaging;
 mod promotions;
 mod scheduling;
 mod system;

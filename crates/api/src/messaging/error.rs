@@ -1,0 +1,46 @@
+//! Messaging failures → HTTP status, in shape B (spec Part B 7): the area's one table.
+
+use crate::error::{ApiError, code};
+use axum::http::StatusCode;
+use kairos_domain::FieldErrors;
+use kairos_store::MessagingError;
+
+impl From<MessagingError> for ApiError {
+    #[track_caller]
+    fn from(e: MessagingError) -> Self {
+        let error = match e {
+            MessagingError::TemplateNotFound => ApiError::not_found("Template"),
+            MessagingError::TemplateExists => ApiError::conflict(
+                code::CONFLICT,
+                "A template with this templateKey, languageCode, templateType and siteId already exists; change that one instead",
+            ),
+            MessagingError::RuleNotFound => ApiError::not_found("Automation rule"),
+            MessagingError::SiteNotFound => field("siteId", "no such site"),
+            MessagingError::ProductNotFound(id) => {
+                field("productIds", format!("no such product {id}"))
+            }
+            MessagingError::CustomerNotFound => field("recipientId", "no such customer"),
+            MessagingError::BookingNotFound => field("recipientId", "no such booking"),
+            MessagingError::MessageNotFound => ApiError::not_found("Message"),
+            MessagingError::DeadLetterNotFound => ApiError::not_found("Dead letter"),
+            MessagingError::DeadLetterClosed(status, action) => ApiError::new(
+                StatusCode::CONFLICT,
+                code::INVALID_TRANSITION,
+                format!("The dead letter is {status}; only an open one can be {action}"),
+            ),
+            MessagingError::Store(e) => e.into(),
+        };
+        error.shape_b()
+    }
+}
+
+fn field(name: &str, message: impl Into<String>) -> ApiError {
+    let mut errors = FieldErrors::new();
+    errors.add(name, message);
+    ApiError::validation(errors)
+}
+
+/// A 400 in shape B naming every bad field.
+pub(super) fn invalid(errors: FieldErrors) -> ApiError {
+    ApiError::validation(errors).shape_b()
+}

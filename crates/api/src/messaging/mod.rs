@@ -1,0 +1,32 @@
+//! Messaging (camelCase, spec Part B 4.7, 4.8, 4.11): templates, automation rules, the
+//! messaging tools and the dead-letter queue, under `/api/v1/admin/…`. Errors are shape B
+//! (spec Part B 7); reads are limited to 100 and writes to 30 per minute (Part B 8).
+//!
+//! One file per resource; [`router`] lists the routes.
+
+mod error;
+mod templates;
+
+use crate::rate_limit::Tier;
+use crate::state::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// The notification endpoints, in their own rate limit tiers.
+pub fn router() -> OpenApiRouter<AppState> {
+    Tier::notifications(
+        OpenApiRouter::new()
+            .routes(routes!(
+                templates::list_templates,
+                templates::create_template
+            ))
+            .routes(routes!(templates::template_types))
+            .routes(routes!(templates::preview_template))
+            .routes(routes!(templates::template_by_key))
+            .routes(routes!(
+                templates::get_template,
+                templates::update_template,
+                templates::delete_template
+            )),
+    )
+}

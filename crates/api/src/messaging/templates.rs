@@ -1,0 +1,698 @@
+//! `/api/v1/admin/messaging/templates…` (spec Part B 4.7): a tenant's message templates
+//! beside the global defaults that ship with the product, resolution by key, previews.
+
+use super::error::invalid;
+use crate::error::{ApiError, ApiResult, ShapeBBody};
+use crate::extract::{JsonB, QueryB, Staff, bool_param, can, nullable, path_id};
+use crate::openapi::schemas::TemplateTypeSchema;
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use kairos_domain::FieldErrors;
+use kairos_domain::messaging::catalog::{
+    self, DefaultTemplate, FALLBACK_LANGUAGE, KINDS, Resolved, Scoped,
+};
+use kairos_domain::messaging::{Channel, render};
+use kairos_store::{
+    MessageTemplate, MessageTemplateFilter, MessageTemplatePatch, NewMessageTemplate,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+/// Longest subject template, in characters.
+const SUBJECT_MAX: usize = 500;
+/// Longest email body template, in characters.
+const BODY_MAX: usize = 100_000;
+/// Longest SMS body template, in characters (ten concatenated SMS parts).
+const SMS_MAX: usize = 1_600;
+
+/// When the global defaults were first shipped: their `createdAt` and `updatedAt`.
+const GLOBAL_SINCE: &str = "2026-11-24T00:00:00Z";
+
+/// A message template (spec Part B 2.7): a tenant's own, or a global default
+/// (`isGlobal`, `tenantId` null), which cannot be changed but can be overridden by a
+/// tenant template with the same key.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateDto {
+    pub id: Uuid,
+    /// null for a global default.
+    pub tenant_id: Option<String>,
+    /// null: tenant-wide.
+    pub site_id: Option<Uuid>,
+    pub template_key: String,
+    #[schema(example = "en")]
+    pub language_code: String,
+    pub subject_template: String,
+    /// HTML for email, plain text for SMS.
+    pub body_template: String,
+    #[schema(value_type = TemplateTypeSchema)]
+    pub template_type: String,
+    pub is_global: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+fn own_dto(t: MessageTemplate, tenant: &str) -> TemplateDto {
+    TemplateDto {
+        id: t.id,
+        tenant_id: Some(tenant.to_owned()),
+        site_id: t.site_id,
+        template_key: t.template_key,
+        language_code: t.language_code,
+        subject_template: t.subject_template,
+        body_template: t.body_template,
+        template_type: t.template_type.as_str().to_owned(),
+        is_global: false,
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+    }
+}
+
+fn global_dto(d: DefaultTemplate) -> TemplateDto {
+    let since = GLOBAL_SINCE.parse().unwrap_or_default();
+    TemplateDto {
+        id: d.id(),
+        tenant_id: None,
+        site_id: None,
+        template_key: d.key.to_owned(),
+        language_code: FALLBACK_LANGUAGE.to_owned(),
+        subject_template: d.subject.to_owned(),
+        body_template: d.body.to_owned(),
+        template_type: d.channel.as_str().to_owned(),
+        is_global: true,
+        created_at: since,
+        updated_at: since,
+    }
+}
+
+/// Resolution looks at stored templates through this view.
+struct Stored<'a>(&'a MessageTemplate);
+
+impl Scoped for Stored<'_> {
+    fn site_id(&self) -> Option<Uuid> {
+        self.0.site_id
+    }
+    fn language(&self) -> &str {
+        &self.0.language_code
+    }
+    fn channel(&self) -> Channel {
+        self.0.template_type
+    }
+}
+
+/// `{templates, total}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TemplateList {
+    pub templates: Vec<TemplateDto>,
+    pub total: usize,
+}
+
+/// Query of `GET /admin/messaging/templates`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct ListQuery {
+    #[param(max_length = 64)]
+    pub template_key: Option<String>,
+    #[param(max_length = 12)]
+    pub language_code: Option<String>,
+    #[param(value_type = Option<TemplateTypeSchema>, inline)]
+    pub template_type: Option<String>,
+    /// This site's templates plus the tenant-wide ones (and the global defaults).
+    #[param(value_type = Option<Uuid>)]
+    pub site_id: Option<String>,
+    /// Include the global defaults (default true).
+    #[param(value_type = Option<bool>)]
+    pub include_global: Option<String>,
+}
+
+fn uuid_field(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<Uuid> {
+    let raw = raw.filter(|s| !s.is_empty())?;
+    let parsed = kairos_domain::ids::parse_id(raw);
+    if parsed.is_none() {
+        errors.add(field, "must be a UUID");
+    }
+    parsed
+}
+
+fn channel_field(errors: &mut FieldErrors, raw: Option<&str>) -> Option<Channel> {
+    let raw = raw.filter(|s| !s.is_empty())?;
+    let parsed = Channel::parse(raw);
+    if parsed.is_none() {
+        errors.add("templateType", format!("must be {}", Channel::choices()));
+    }
+    parsed
+}
+
+/// List templates: the tenant's and (unless `includeGlobal=false`) the global defaults,
+/// by key, language and type. Needs `admin:read`.
+#[utoipa::path(get, path = "/api/v1/admin/messaging/templates", tag = "messaging", security(("bearer" = [])),
+    params(ListQuery),
+    responses((status = 200, body = TemplateList),
+        (status = 400, description = "Shape B with errors[] naming each bad parameter", body = ShapeBBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody)))]
+pub async fn list_templates(
+    State(state): State<AppState>,
+    auth: Staff<can::Read>,
+    QueryB(q): QueryB<ListQuery>,
+) -> ApiResult<axum::Json<TemplateList>> {
+    let mut errors = FieldErrors::new();
+    let template_type = channel_field(&mut errors, q.template_type.as_deref());
+    let site_id = uuid_field(&mut errors, "siteId", q.site_id.as_deref());
+    let include_global = bool_param(
+        &mut errors,
+        "includeGlobal",
+        q.include_global.as_deref(),
+        true,
+    );
+    errors.finish().map_err(invalid)?;
+    let template_key = q.template_key.filter(|s| !s.is_empty());
+    let language_code = q.language_code.filter(|s| !s.is_empty());
+    let filter = MessageTemplateFilter {
+        template_key: template_key.clone(),
+        language_code: language_code.clone(),
+        template_type,
+        site_id,
+    };
+    let tenant = auth.tenant.id().as_str().to_owned();
+    let mut templates: Vec<TemplateDto> = state
+        .store
+        .list_message_templates(auth.tenant.id(), &filter)
+        .await?
+        .into_iter()
+        .map(|t| own_dto(t, &tenant))
+        .collect();
+    if include_global {
+        let globals = catalog::defaults().into_iter().filter(|d| {
+            template_key.as_deref().is_none_or(|k| k == d.key)
+                && language_code
+                    .as_deref()
+                    .is_none_or(|l| l == FALLBACK_LANGUAGE)
+                && template_type.is_none_or(|c| c == d.channel)
+        });
+        templates.extend(globals.map(global_dto));
+    }
+    templates.sort_by(|a, b| {
+        (
+            &a.template_key,
+            &a.language_code,
+            &a.template_type,
+            a.is_global,
+        )
+            .cmp(&(
+                &b.template_key,
+                &b.language_code,
+                &b.template_type,
+                b.is_global,
+            ))
+    });
+    Ok(axum::Json(TemplateList {
+        total: templates.len(),
+        templates,
+    }))
+}
+
+/// A kind of message the product sends.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateTypeDto {
+    #[schema(example = "booking_confirmation")]
+    pub key: String,
+    pub name: String,
+    pub description: String,
+    /// Variables a template of this key may use in double braces.
+    pub available_variables: Vec<String>,
+}
+
+/// The kinds of message the product sends, with the variables each may use. Needs
+/// `admin:read`.
+#[utoipa::path(get, path = "/api/v1/admin/messaging/templates/types", tag = "messaging", security(("bearer" = [])),
+    responses((status = 200, body = Vec<TemplateTypeDto>),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody)))]
+pub async fn template_types(_auth: Staff<can::Read>) -> axum::Json<Vec<TemplateTypeDto>> {
+    axum::Json(
+        KINDS
+            .iter()
+            .map(|k| TemplateTypeDto {
+                key: k.key.to_owned(),
+                name: k.name.to_owned(),
+                description: k.description.to_owned(),
+                available_variables: k.variables().into_iter().map(str::to_owned).collect(),
+            })
+            .collect(),
+    )
+}
+
+fn template_id(raw: &str) -> ApiResult<Uuid> {
+    path_id(raw, "Template").map_err(ApiError::shape_b)
+}
+
+/// Read a template by id: the tenant's own, or a global default. Needs `admin:read`.
+#[utoipa::path(get, path = "/api/v1/admin/messaging/templates/{id}", tag = "messaging", security(("bearer" = [])),
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = TemplateDto),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody),
+        (status = 404, description = "Template not found (shape B)", body = ShapeBBody)))]
+pub async fn get_template(
+    State(state): State<AppState>,
+    auth: Staff<can::Read>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<TemplateDto>> {
+    let id = template_id(&id)?;
+    if let Some(d) = catalog::global_by_id(id) {
+        return Ok(axum::Json(global_dto(d)));
+    }
+    let t = state
+        .store
+        .get_message_template(auth.tenant.id(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Template").shape_b())?;
+    Ok(axum::Json(own_dto(t, auth.tenant.id().as_str())))
+}
+
+/// Query of `GET /admin/messaging/templates/key/{templateKey}`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct KeyQuery {
+    /// Default `en`.
+    #[param(max_length = 12)]
+    pub language_code: Option<String>,
+    #[param(value_type = Option<Uuid>)]
+    pub site_id: Option<String>,
+    /// Default `email`.
+    #[param(value_type = Option<TemplateTypeSchema>, inline)]
+    pub template_type: Option<String>,
+}
+
+/// The template a message of `templateKey` would use: the site's in the language, else the
+/// tenant-wide one, else the global default; then the same in English. Needs `admin:read`.
+#[utoipa::path(get, path = "/api/v1/admin/messaging/templates/key/{templateKey}", tag = "messaging", security(("bearer" = [])),
+    params(("templateKey" = String, Path), KeyQuery),
+    responses((status = 200, body = TemplateDto),
+        (status = 400, description = "Shape B with errors[]", body = ShapeBBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody),
+        (status = 404, description = "Template not found: no template of this key in the language or in English (shape B)", body = ShapeBBody)))]
+pub async fn template_by_key(
+    State(state): State<AppState>,
+    auth: Staff<can::Read>,
+    Path(key): Path<String>,
+    QueryB(q): QueryB<KeyQuery>,
+) -> ApiResult<axum::Json<TemplateDto>> {
+    let mut errors = FieldErrors::new();
+    let channel = channel_field(&mut errors, q.template_type.as_deref()).unwrap_or(Channel::Email);
+    let site = uuid_field(&mut errors, "siteId", q.site_id.as_deref());
+    let language = q
+        .language_code
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| FALLBACK_LANGUAGE.to_owned());
+    errors.finish().map_err(invalid)?;
+    let own = state
+        .store
+        .list_message_templates(
+            auth.tenant.id(),
+            &MessageTemplateFilter {
+                template_key: Some(key.clone()),
+                template_type: Some(channel),
+                site_id: site,
+                ..MessageTemplateFilter::default()
+            },
+        )
+        .await?;
+    let views: Vec<Stored<'_>> = own.iter().map(Stored).collect();
+    let dto = match catalog::resolve(&views, &key, &language, channel, site) {
+        Some(Resolved::Own(t)) => own_dto(t.0.clone(), auth.tenant.id().as_str()),
+        Some(Resolved::Global(d)) => global_dto(d),
+        None => return Err(ApiError::not_found("Template").shape_b()),
+    };
+    Ok(axum::Json(dto))
+}
+
+/// A template to create, or (every field optional) the fields to change.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateInput {
+    /// Lower-case letters, digits and `_`, starting with a letter; one of the types or a
+    /// key of the tenant's own (for its automation rules).
+    #[schema(pattern = "^[a-z][a-z0-9_]{0,63}$", example = "booking_confirmation")]
+    pub template_key: Option<String>,
+    /// Default `en`. A language tag: `fi`, `en`, `pt-BR`.
+    #[schema(pattern = "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$", example = "fi")]
+    pub language_code: Option<String>,
+    /// Handlebars; may be empty for SMS.
+    #[schema(max_length = 500)]
+    pub subject_template: Option<String>,
+    /// Handlebars; HTML for email (values are escaped), plain text for SMS (at most 1,600
+    /// characters).
+    #[schema(min_length = 1, max_length = 100000)]
+    pub body_template: Option<String>,
+    /// Default `email`.
+    #[schema(value_type = Option<TemplateTypeSchema>)]
+    pub template_type: Option<String>,
+    /// null or absent: tenant-wide.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<Uuid>)]
+    pub site_id: Option<Option<String>>,
+}
+
+crate::openapi::schemas::create_form!(
+    /// A template to create.
+    TemplateCreate = TemplateInput,
+    "TemplateCreate",
+    ["templateKey", "subjectTemplate", "bodyTemplate"]
+);
+
+fn valid_key(key: &str) -> bool {
+    let mut chars = key.chars();
+    (1..=64).contains(&key.len())
+        && chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+fn valid_language(code: &str) -> bool {
+    let (lang, region) = code
+        .split_once('-')
+        .map_or((code, None), |(l, r)| (l, Some(r)));
+    (2..=3).contains(&lang.len())
+        && lang.chars().all(|c| c.is_ascii_lowercase())
+        && region.is_none_or(|r| {
+            (2..=8).contains(&r.len()) && r.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+}
+
+/// The checked fields of a template, as they will be stored.
+struct Checked {
+    template_key: String,
+    language_code: String,
+    template_type: Channel,
+    subject: String,
+    body: String,
+}
+
+/// Checks a whole template (after a patch is laid over the stored one): each field, then
+/// that both parts parse and render with sample values.
+fn check_template(errors: &mut FieldErrors, t: &Checked) {
+    if !valid_key(&t.template_key) {
+        errors.add(
+            "templateKey",
+            "must be 1 to 64 lower-case letters, digits or '_', starting with a letter",
+        );
+    }
+    if !valid_language(&t.language_code) {
+        errors.add(
+            "languageCode",
+            "must be a language tag such as en, fi or pt-BR",
+        );
+    }
+    if t.subject.chars().count() > SUBJECT_MAX {
+        errors.add(
+            "subjectTemplate",
+            format!("must be at most {SUBJECT_MAX} characters"),
+        );
+    } else if t.template_type == Channel::Email && t.subject.trim().is_empty() {
+        errors.add("subjectTemplate", "must not be empty for an email");
+    }
+    let body_max = match t.template_type {
+        Channel::Email => BODY_MAX,
+        Channel::Sms => SMS_MAX,
+    };
+    if t.body.trim().is_empty() {
+        errors.add("bodyTemplate", "must not be empty");
+    } else if t.body.chars().count() > body_max {
+        errors.add(
+            "bodyTemplate",
+            format!(
+                "must be at most {body_max} characters for {}",
+                t.template_type
+            ),
+        );
+    }
+    if !errors.is_empty() {
+        return;
+    }
+    let known = catalog::variables_of(Some(&t.template_key));
+    if let Err(p) = render::render(
+        &t.subject,
+        &t.body,
+        t.template_type,
+        &catalog::sample_data(),
+        &known,
+    ) {
+        errors.add(p.field, p.message);
+    }
+}
+
+fn text_field(
+    errors: &mut FieldErrors,
+    field: &str,
+    value: Option<String>,
+    required: bool,
+) -> Option<String> {
+    if value.is_none() && required {
+        errors.add(field, "is required");
+    }
+    value
+}
+
+/// Create a template for the tenant or one of its sites. Needs `admin:write`.
+#[utoipa::path(post, path = "/api/v1/admin/messaging/templates", tag = "messaging", security(("bearer" = [])),
+    request_body = TemplateCreate,
+    responses((status = 201, body = TemplateDto),
+        (status = 400, description = "Shape B with errors[] {field, message}: a missing or bad field, a template that does not parse or render, an unknown siteId", body = ShapeBBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody),
+        (status = 409, description = "A template with this key, language, type and site already exists (shape B)", body = ShapeBBody)))]
+pub async fn create_template(
+    State(state): State<AppState>,
+    auth: Staff<can::Write>,
+    JsonB(input): JsonB<TemplateInput>,
+) -> ApiResult<(StatusCode, axum::Json<TemplateDto>)> {
+    let mut errors = FieldErrors::new();
+    let template_key = text_field(&mut errors, "templateKey", input.template_key, true);
+    let subject = text_field(&mut errors, "subjectTemplate", input.subject_template, true);
+    let body = text_field(&mut errors, "bodyTemplate", input.body_template, true);
+    let template_type = channel_field(&mut errors, input.template_type.as_deref());
+    let site_id = uuid_field(&mut errors, "siteId", input.site_id.flatten().as_deref());
+    let (Some(template_key), Some(subject), Some(body)) = (template_key, subject, body) else {
+        return Err(invalid(errors));
+    };
+    let checked = Checked {
+        template_key,
+        language_code: input
+            .language_code
+            .unwrap_or_else(|| FALLBACK_LANGUAGE.to_owned()),
+        template_type: template_type.unwrap_or(Channel::Email),
+        subject,
+        body,
+    };
+    check_template(&mut errors, &checked);
+    errors.finish().map_err(invalid)?;
+    let t = state
+        .store
+        .create_message_template(
+            auth.tenant.id(),
+            NewMessageTemplate {
+                site_id,
+                template_key: checked.template_key,
+                language_code: checked.language_code,
+                template_type: checked.template_type,
+                subject_template: checked.subject,
+                body_template: checked.body,
+            },
+            &auth.actor(),
+            state.now(),
+        )
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(own_dto(t, auth.tenant.id().as_str())),
+    ))
+}
+
+fn global_is_fixed() -> ApiError {
+    ApiError::forbidden(
+        "Global default templates cannot be changed or deleted; create a tenant template with the same templateKey to use instead",
+    )
+    .shape_b()
+}
+
+/// Change the given fields of a tenant's template (not a global default). Needs
+/// `admin:write`.
+#[utoipa::path(put, path = "/api/v1/admin/messaging/templates/{id}", tag = "messaging", security(("bearer" = [])),
+    params(("id" = Uuid, Path)),
+    request_body = TemplateInput,
+    responses((status = 200, body = TemplateDto),
+        (status = 400, description = "Shape B with errors[] {field, message}", body = ShapeBBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS, or a global default (shape B)", body = ShapeBBody),
+        (status = 404, description = "Template not found (shape B)", body = ShapeBBody),
+        (status = 409, description = "A template with this key, language, type and site already exists (shape B)", body = ShapeBBody)))]
+pub async fn update_template(
+    State(state): State<AppState>,
+    auth: Staff<can::Write>,
+    Path(id): Path<String>,
+    JsonB(input): JsonB<TemplateInput>,
+) -> ApiResult<axum::Json<TemplateDto>> {
+    let id = template_id(&id)?;
+    if catalog::global_by_id(id).is_some() {
+        return Err(global_is_fixed());
+    }
+    let current = state
+        .store
+        .get_message_template(auth.tenant.id(), id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Template").shape_b())?;
+    let mut errors = FieldErrors::new();
+    let template_type = channel_field(&mut errors, input.template_type.as_deref());
+    let site_id = match input.site_id {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(raw)) => Some(uuid_field(&mut errors, "siteId", Some(&raw))),
+    };
+    // The whole template as it would be is checked; the store writes only the patch.
+    let checked = Checked {
+        template_key: input
+            .template_key
+            .clone()
+            .unwrap_or_else(|| current.template_key.clone()),
+        language_code: input
+            .language_code
+            .clone()
+            .unwrap_or_else(|| current.language_code.clone()),
+        template_type: template_type.unwrap_or(current.template_type),
+        subject: input
+            .subject_template
+            .clone()
+            .unwrap_or_else(|| current.subject_template.clone()),
+        body: input
+            .body_template
+            .clone()
+            .unwrap_or_else(|| current.body_template.clone()),
+    };
+    check_template(&mut errors, &checked);
+    errors.finish().map_err(invalid)?;
+    let t = state
+        .store
+        .update_message_template(
+            auth.tenant.id(),
+            id,
+            MessageTemplatePatch {
+                site_id,
+                template_key: input.template_key,
+                language_code: input.language_code,
+                template_type,
+                subject_template: input.subject_template,
+                body_template: input.body_template,
+            },
+            &auth.actor(),
+            state.now(),
+        )
+        .await?;
+    Ok(axum::Json(own_dto(t, auth.tenant.id().as_str())))
+}
+
+/// Delete a tenant's template; messages then use the next template of the resolution
+/// chain. Needs `admin:write`.
+#[utoipa::path(delete, path = "/api/v1/admin/messaging/templates/{id}", tag = "messaging", security(("bearer" = [])),
+    params(("id" = Uuid, Path)),
+    responses((status = 204, description = "Deleted"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS, or a global default (shape B)", body = ShapeBBody),
+        (status = 404, description = "Template not found (shape B)", body = ShapeBBody)))]
+pub async fn delete_template(
+    State(state): State<AppState>,
+    auth: Staff<can::Write>,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    let id = template_id(&id)?;
+    if catalog::global_by_id(id).is_some() {
+        return Err(global_is_fixed());
+    }
+    state
+        .store
+        .delete_message_template(auth.tenant.id(), id, &auth.actor(), state.now())
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// A template to try out.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviewInput {
+    #[schema(max_length = 500)]
+    pub subject_template: Option<String>,
+    #[schema(min_length = 1, max_length = 100000)]
+    pub body_template: Option<String>,
+    /// Values of the variables; missing ones take sample values.
+    #[schema(value_type = Option<Object>)]
+    pub sample_data: Option<Value>,
+    /// Default `email` (HTML-escaped values).
+    #[schema(value_type = Option<TemplateTypeSchema>)]
+    pub template_type: Option<String>,
+    /// Whose variables are known (default: the booking variables).
+    pub template_key: Option<String>,
+}
+
+/// The rendered template.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PreviewDto {
+    pub subject: String,
+    pub body: String,
+    /// One per variable the template uses that its key does not offer (it renders empty).
+    pub warnings: Vec<String>,
+}
+
+/// Render a template with sample data. Needs `admin:read`.
+#[utoipa::path(post, path = "/api/v1/admin/messaging/templates/preview", tag = "messaging", security(("bearer" = [])),
+    request_body = PreviewInput,
+    responses((status = 200, body = PreviewDto),
+        (status = 400, description = "Shape B with errors[]: a missing field, sampleData not an object, a template that does not parse or render", body = ShapeBBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody)))]
+pub async fn preview_template(
+    _auth: Staff<can::Read>,
+    JsonB(input): JsonB<PreviewInput>,
+) -> ApiResult<axum::Json<PreviewDto>> {
+    let mut errors = FieldErrors::new();
+    let subject = input.subject_template.unwrap_or_default();
+    let body = text_field(&mut errors, "bodyTemplate", input.body_template, true);
+    let channel =
+        channel_field(&mut errors, input.template_type.as_deref()).unwrap_or(Channel::Email);
+    if subject.chars().count() > SUBJECT_MAX {
+        errors.add(
+            "subjectTemplate",
+            format!("must be at most {SUBJECT_MAX} characters"),
+        );
+    }
+    if body.as_ref().is_some_and(|b| b.chars().count() > BODY_MAX) {
+        errors.add(
+            "bodyTemplate",
+            format!("must be at most {BODY_MAX} characters"),
+        );
+    }
+    let mut data = catalog::sample_data();
+    match input.sample_data {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(given)) => {
+            if let Value::Object(map) = &mut data {
+                map.extend(given);
+            }
+        }
+        Some(_) => errors.add("sampleData", "must be an object"),
+    }
+    let Some(body) = body else {
+        return Err(invalid(errors));
+    };
+    errors.finish().map_err(invalid)?;
+    let known = catalog::variables_of(input.template_key.as_deref());
+    let rendered = render::render(&subject, &body, channel, &data, &known).map_err(|p| {
+        let mut errors = FieldErrors::new();
+        errors.add(p.field, p.message);
+        invalid(errors)
+    })?;
+    Ok(axum::Json(PreviewDto {
+        subject: rendered.subject,
+        body: rendered.body,
+        warnings: rendered.warnings,
+    }))
+}

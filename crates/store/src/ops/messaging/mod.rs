@@ -1,0 +1,24 @@
+//! Messaging: templates (`templates.rs`), automation rules and their firing (`rules.rs`,
+//! `automation.rs`), the message log and its delivery through the outbox (`messages.rs`,
+//! `delivery.rs`), and the dead-letter queue (`dead_letters.rs`).
+
+mod templates;
+
+use super::Db;
+use sqlx::Transaction;
+use uuid::Uuid;
+
+/// Whether the tenant has the site.
+async fn site_exists(
+    tx: &mut Transaction<'static, Db>,
+    tenant: &str,
+    site: Uuid,
+) -> Result<bool, sqlx::Error> {
+    let found: Option<i32> =
+        sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
+            .bind(tenant)
+            .bind(site)
+            .fetch_optional(&mut **tx)
+            .await?;
+    Ok(found.is_some())
+}
