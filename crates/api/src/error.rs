@@ -89,6 +89,10 @@ pub struct ShapeBBody {
     /// Every bad field of a validation failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<FieldProblem>>,
+    /// The machine-readable code, as `error` of shape A (for example `VALIDATION_ERROR`,
+    /// `NOT_FOUND`, `TENANT_MISMATCH`).
+    #[schema(example = "VALIDATION_ERROR")]
+    pub error_code: String,
 }
 
 /// One bad field of a shape B validation failure.
@@ -246,6 +250,41 @@ impl std::fmt::Display for ApiError {
     }
 }
 
+/// An error answer as rendered, kept on the response so that [`shape_b_errors`] can
+/// render it again in shape B.
+#[derive(Debug, Clone)]
+struct Rendered {
+    code: &'static str,
+    message: String,
+    details: Option<Value>,
+}
+
+/// Middleware of the notification endpoints (spec Part B 7): every error answer of the
+/// routes it wraps, extractor rejections and authentication included, in shape B.
+pub async fn shape_b_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let response = next.run(req).await;
+    let Some(rendered) = response.extensions().get::<Rendered>().cloned() else {
+        return response;
+    };
+    let (parts, _) = response.into_parts();
+    let mut again = ApiError {
+        status: parts.status,
+        code: rendered.code,
+        message: rendered.message,
+        details: rendered.details.map(Box::new),
+        retry_after: None,
+        source: None,
+        shape_b: true,
+    }
+    .into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            again.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    again
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if self.status.is_server_error() {
@@ -267,16 +306,24 @@ impl IntoResponse for ApiError {
                 message: self.message,
                 error: self.status.canonical_reason().unwrap_or("Error").to_owned(),
                 errors,
+                error_code: self.code.to_owned(),
             };
             (self.status, axum::Json(body)).into_response()
         } else {
+            let rendered = Rendered {
+                code: self.code,
+                message: self.message.clone(),
+                details: self.details.as_deref().cloned(),
+            };
             let body = ErrorBody {
                 error: self.code.to_owned(),
                 message: self.message,
                 code: self.status.as_u16(),
                 details: self.details.map(|d| *d),
             };
-            (self.status, axum::Json(body)).into_response()
+            let mut response = (self.status, axum::Json(body)).into_response();
+            response.extensions_mut().insert(rendered);
+            response
         };
         if let Some(v) = self
             .retry_after

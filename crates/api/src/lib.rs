@@ -8,6 +8,7 @@ pub mod bookings;
 pub mod catalog;
 pub mod cors;
 pub mod customers;
+pub mod dead_letters;
 pub mod error;
 pub mod export;
 pub mod extract;

@@ -58,7 +58,9 @@ impl Tier {
             Tier::NotificationRead.as_str(),
             Tier::NotificationWrite.as_str(),
         );
-        router.layer(axum::middleware::from_fn(notifications))
+        router
+            .layer(axum::middleware::from_fn(crate::error::shape_b_errors))
+            .layer(axum::middleware::from_fn(notifications))
     }
 
     fn as_str(self) -> &'static str {

@@ -7,8 +7,8 @@
 use crate::error::{ApiError, code};
 use crate::state::AppState;
 use crate::{
-    auth, availability, bookings, catalog, customers, messaging, operations, promotions,
-    scheduling, vouchers,
+    auth, availability, bookings, catalog, customers, dead_letters, messaging, operations,
+    promotions, scheduling, vouchers,
 };
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
@@ -39,6 +39,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(promotions::router())
         .merge(vouchers::router())
         .merge(messaging::router())
+        .merge(dead_letters::router())
         .merge(operations::router())
 }
 

@@ -11,6 +11,7 @@ pub mod bookings;
 pub mod catalog;
 pub mod clock;
 pub mod customers;
+pub mod dead_letters;
 pub mod ids;
 pub mod messaging;
 pub mod money;

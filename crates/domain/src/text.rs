@@ -19,10 +19,13 @@ pub enum TextKind {
 pub const MULTI_LINE_FIELDS: &[&str] = &[
     "adminNotes",
     "admin_notes",
+    "body",
+    "bodyTemplate",
     "content",
     "description",
     "internalNotes",
     "message",
+    "note",
     "notes",
     "reason",
     "specialRequests",

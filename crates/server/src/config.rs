@@ -71,6 +71,26 @@ pub struct Config {
     pub holds_per_customer: u32,
     /// Live holds one client address may have in a tenant; 0 = no cap.
     pub holds_per_address: u32,
+    /// Sends email over SMTP when set: `smtp://host:port` (plain, or STARTTLS with
+    /// `?tls=required`), `smtps://user:pass@host:465`. Unset: email is written to files
+    /// under `data_dir/messages`.
+    pub smtp_url: Option<String>,
+    /// The sender of email, e.g. `Kairos <bookings@example.com>`.
+    pub mail_from: String,
+    /// Sends SMS through an HTTP provider when set with `sms_token` (see docs). Unset: SMS
+    /// are written to files under `data_dir/messages`.
+    pub sms_url: Option<String>,
+    /// Bearer token of the SMS provider.
+    pub sms_token: Option<String>,
+    /// Sender name or number of SMS, if the provider takes one.
+    pub sms_from: Option<String>,
+    /// The service's public address (`https://book.example.com`), for the open-tracking
+    /// pixel and click links in tracked emails; unset, emails are not rewritten.
+    pub public_url: Option<String>,
+    /// Delivery attempts of a message before it goes to the dead-letter queue.
+    pub delivery_max_attempts: i32,
+    /// Seconds before the second attempt; each later wait doubles (at most an hour).
+    pub delivery_backoff_secs: u64,
 }
 
 impl Default for Config {
@@ -100,6 +120,14 @@ impl Default for Config {
             password_hash_wait_ms: 5000,
             holds_per_customer: 5,
             holds_per_address: 20,
+            smtp_url: None,
+            mail_from: "Kairos <no-reply@kairos.localhost>".into(),
+            sms_url: None,
+            sms_token: None,
+            sms_from: None,
+            public_url: None,
+            delivery_max_attempts: kairos_domain::messaging::MAX_ATTEMPTS,
+            delivery_backoff_secs: 30,
         }
     }
 }
@@ -136,6 +164,22 @@ impl Config {
             .map_err(|e| format!("cors_origins (KAIROS_CORS_ORIGINS): {e}"))
     }
 
+    /// Message delivery as configured: SMTP and the SMS provider when set, files under
+    /// `data_dir/messages` otherwise.
+    pub fn mailer(&self) -> anyhow::Result<crate::delivery::Mailer> {
+        crate::delivery::Mailer::new(&crate::delivery::DeliverySettings {
+            smtp_url: self.smtp_url.clone().filter(|u| !u.is_empty()),
+            mail_from: self.mail_from.clone(),
+            sms_url: self.sms_url.clone().filter(|u| !u.is_empty()),
+            sms_token: self.sms_token.clone().filter(|t| !t.is_empty()),
+            sms_from: self.sms_from.clone(),
+            public_url: self.public_url.clone().filter(|u| !u.is_empty()),
+            files_dir: self.data_dir.join("messages"),
+            max_attempts: self.delivery_max_attempts,
+            backoff: std::time::Duration::from_secs(self.delivery_backoff_secs.max(1)),
+        })
+    }
+
     /// The database URL in use and whether it is the embedded default.
     pub fn database(&self) -> (String, bool) {
         match &self.database_url {
@@ -145,6 +189,20 @@ impl Config {
                 (format!("sqlite://{}", path.display()), true)
             }
         }
+    }
+}
+
+/// `url` with the password of its credentials masked, for logs and banners.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
     }
 }
 

@@ -4,9 +4,7 @@
 //! (`hide_env_values`): clap would otherwise print it, and a database URL or a password
 //! is a secret.
 
-mod config;
-mod demo;
-mod workers;
+use kairos_server::{config, demo, workers};
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
@@ -224,7 +222,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Migrate => {
             let (store, url, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
             store.close().await;
-            println!("migrations applied to {}", redact(&url));
+            println!("migrations applied to {}", config::redact_url(&url));
             Ok(())
         }
         Command::Demo => {
@@ -335,8 +333,15 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         }
         Command::Worker => {
             let (store, _, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
+            let mailer = Arc::new(config.mailer()?);
+            tracing::info!("messages: {}", mailer.describe());
             let (tx, rx) = watch::channel(false);
-            let handle = tokio::spawn(workers::run(store.clone(), Arc::new(SystemClock), rx));
+            let handle = tokio::spawn(workers::run(
+                store.clone(),
+                Arc::new(SystemClock),
+                mailer,
+                rx,
+            ));
             tracing::info!("kairos workers running; press Ctrl-C to stop");
             shutdown_signal().await;
             let _ = tx.send(true);
@@ -397,7 +402,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     let limiter = match &config.redis_url {
         Some(redis) => RateLimiter::redis(limits, redis, "kairos:rl:")
             .await
-            .with_context(|| format!("connecting to Redis at {}", redact(redis)))?,
+            .with_context(|| format!("connecting to Redis at {}", config::redact_url(redis)))?,
         None => RateLimiter::in_memory(limits),
     };
 
@@ -440,7 +445,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     // the log format and stream chosen (JSON to a collector, text to a terminal).
     tracing::info!(
         address = %addr,
-        database = %redact(&url),
+        database = %config::redact_url(&url),
         "Kairos {} listening on http://{addr} (API docs: http://{addr}/docs)",
         env!("CARGO_PKG_VERSION"),
     );
@@ -461,9 +466,13 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     }
     tracing::info!("ready; press Ctrl-C to stop");
 
+    let mailer = Arc::new(config.mailer()?);
+    if !args.no_workers {
+        tracing::info!("messages: {}", mailer.describe());
+    }
     let (stop_tx, stop_rx) = watch::channel(false);
     let worker = (!args.no_workers)
-        .then(|| tokio::spawn(workers::run(store.clone(), clock.clone(), stop_rx)));
+        .then(|| tokio::spawn(workers::run(store.clone(), clock.clone(), mailer, stop_rx)));
     let limits = kairos_api::ConnectionLimits {
         max_connections: config.http_max_connections,
         header_timeout: std::time::Duration::from_millis(config.http_header_timeout_ms),
@@ -501,19 +510,6 @@ fn read_password_stdin() -> anyhow::Result<String> {
 }
 
 /// Hides the password of a database or Redis URL.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let creds = &url[s + 3..at];
-            match creds.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
-                None => url.to_owned(),
-            }
-        }
-        _ => url.to_owned(),
-    }
-}
-
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -538,20 +534,20 @@ async fn shutdown_signal() {
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use super::config;
 
     #[test]
     fn passwords_are_hidden_in_printed_urls() {
         assert_eq!(
-            redact("postgres://kairos:s3cret@db:5432/k"),
+            config::redact_url("postgres://kairos:s3cret@db:5432/k"),
             "postgres://kairos:***@db:5432/k"
         );
         assert_eq!(
-            redact("postgres://postgres@127.0.0.1/k"),
+            config::redact_url("postgres://postgres@127.0.0.1/k"),
             "postgres://postgres@127.0.0.1/k"
         );
         assert_eq!(
-            redact("sqlite://./data/kairos.db"),
+            config::redact_url("sqlite://./data/kairos.db"),
             "sqlite://./data/kairos.db"
         );
     }

@@ -1,5 +1,6 @@
 //! Background workers. Each job is idempotent and safe with several instances running.
 
+use crate::delivery::Mailer;
 use kairos_domain::Clock;
 use kairos_domain::scheduling::ScopeType;
 use kairos_store::{DateSpan, Store};
@@ -21,15 +22,28 @@ const EXPIRY_EVERY: Duration = Duration::from_secs(5);
 /// however many holds expire at once.
 const EXPIRY_BATCH: i64 = 50;
 
+/// How often due messages are looked for.
+const DELIVERY_EVERY: Duration = Duration::from_secs(1);
+
 /// Runs the periodic jobs until `shutdown` turns true.
-pub async fn run(store: Store, clock: Arc<dyn Clock>, mut shutdown: watch::Receiver<bool>) {
+pub async fn run(
+    store: Store,
+    clock: Arc<dyn Clock>,
+    mailer: Arc<Mailer>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let mut tick = tokio::time::interval(Duration::from_secs(60));
+    let mut delivery = tokio::time::interval(DELIVERY_EVERY);
+    delivery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut generation = tokio::time::interval(GENERATION_EVERY);
     let mut expiry = tokio::time::interval(EXPIRY_EVERY);
     loop {
         tokio::select! {
             _ = expiry.tick() => {
                 expire_holds(&store, clock.as_ref()).await;
+            }
+            _ = delivery.tick() => {
+                deliver_messages(&store, &mailer, clock.as_ref()).await;
             }
             _ = tick.tick() => {
                 purge_idempotency_keys(&store, clock.as_ref()).await;
@@ -72,6 +86,20 @@ pub async fn expire_holds(store: &Store, clock: &dyn Clock) -> u64 {
         tracing::info!(expired = total, "overdue holds expired");
     }
     total
+}
+
+/// Sends the messages that are due.
+pub async fn deliver_messages(store: &Store, mailer: &Arc<Mailer>, clock: &dyn Clock) {
+    match crate::delivery::deliver_due(store, mailer, clock.now()).await {
+        Ok(round) if round.total() > 0 => tracing::info!(
+            delivered = round.delivered,
+            retrying = round.retrying,
+            dead_lettered = round.dead_lettered,
+            "messages sent"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "message delivery failed"),
+    }
 }
 
 /// Idempotency records live 24 hours (ARCHITECTURE section 5); expired ones go.

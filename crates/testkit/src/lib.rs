@@ -7,6 +7,7 @@
 
 mod db;
 mod request;
+pub mod smtp;
 
 pub use db::TestDb;
 pub use request::{TestRequest, TestResponse};

@@ -159,8 +159,14 @@ impl TestResponse {
     }
 
     /// The fields named by a validation error's `details.errors`.
+    /// The fields a validation failure names: `details.errors` (shape A) or `errors`
+    /// (shape B).
     pub fn error_fields(&self) -> Vec<String> {
-        self.body["details"]["errors"]
+        let errors = match &self.body["errors"] {
+            serde_json::Value::Array(_) => &self.body["errors"],
+            _ => &self.body["details"]["errors"],
+        };
+        errors
             .as_array()
             .map(|a| {
                 a.iter()

@@ -7,7 +7,6 @@ mod client;
 mod json;
 mod permission;
 mod query;
-mod shape_b;
 mod tenant;
 
 pub use auth::{AdminAuth, CustomerAuth, bearer_token};
@@ -15,7 +14,6 @@ pub use client::ClientAddress;
 pub use json::{Json, decode_json};
 pub use permission::{Permission, Staff, can};
 pub use query::{Query, bool_param, page_param, timestamp_param};
-pub use shape_b::{JsonB, QueryB};
 pub use tenant::{TENANT_HEADER, Tenant};
 
 use crate::error::ApiError;

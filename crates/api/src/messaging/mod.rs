@@ -5,6 +5,7 @@
 //! One file per resource; [`router`] lists the routes.
 
 mod error;
+mod messages;
 mod templates;
 
 use crate::rate_limit::Tier;
@@ -23,6 +24,8 @@ pub fn router() -> OpenApiRouter<AppState> {
             .routes(routes!(templates::template_types))
             .routes(routes!(templates::preview_template))
             .routes(routes!(templates::template_by_key))
+            .routes(routes!(messages::list_messages))
+            .routes(routes!(messages::message_status))
             .routes(routes!(
                 templates::get_template,
                 templates::update_template,

@@ -3,7 +3,7 @@
 
 use super::error::invalid;
 use crate::error::{ApiError, ApiResult, ShapeBBody};
-use crate::extract::{JsonB, QueryB, Staff, bool_param, can, nullable, path_id};
+use crate::extract::{Json, Query, Staff, bool_param, can, nullable, path_id};
 use crate::openapi::schemas::TemplateTypeSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -37,7 +37,7 @@ const GLOBAL_SINCE: &str = "2026-11-24T00:00:00Z";
 /// tenant template with the same key.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TemplateDto {
+pub struct MessageTemplateDto {
     pub id: Uuid,
     /// null for a global default.
     pub tenant_id: Option<String>,
@@ -56,8 +56,8 @@ pub struct TemplateDto {
     pub updated_at: DateTime<Utc>,
 }
 
-fn own_dto(t: MessageTemplate, tenant: &str) -> TemplateDto {
-    TemplateDto {
+fn own_dto(t: MessageTemplate, tenant: &str) -> MessageTemplateDto {
+    MessageTemplateDto {
         id: t.id,
         tenant_id: Some(tenant.to_owned()),
         site_id: t.site_id,
@@ -72,9 +72,9 @@ fn own_dto(t: MessageTemplate, tenant: &str) -> TemplateDto {
     }
 }
 
-fn global_dto(d: DefaultTemplate) -> TemplateDto {
+fn global_dto(d: DefaultTemplate) -> MessageTemplateDto {
     let since = GLOBAL_SINCE.parse().unwrap_or_default();
-    TemplateDto {
+    MessageTemplateDto {
         id: d.id(),
         tenant_id: None,
         site_id: None,
@@ -106,8 +106,8 @@ impl Scoped for Stored<'_> {
 
 /// `{templates, total}`.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct TemplateList {
-    pub templates: Vec<TemplateDto>,
+pub struct MessageTemplateList {
+    pub templates: Vec<MessageTemplateDto>,
     pub total: usize,
 }
 
@@ -152,14 +152,14 @@ fn channel_field(errors: &mut FieldErrors, raw: Option<&str>) -> Option<Channel>
 /// by key, language and type. Needs `admin:read`.
 #[utoipa::path(get, path = "/api/v1/admin/messaging/templates", tag = "messaging", security(("bearer" = [])),
     params(ListQuery),
-    responses((status = 200, body = TemplateList),
+    responses((status = 200, body = MessageTemplateList),
         (status = 400, description = "Shape B with errors[] naming each bad parameter", body = ShapeBBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody)))]
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH (shape B)", body = ShapeBBody)))]
 pub async fn list_templates(
     State(state): State<AppState>,
     auth: Staff<can::Read>,
-    QueryB(q): QueryB<ListQuery>,
-) -> ApiResult<axum::Json<TemplateList>> {
+    Query(q): Query<ListQuery>,
+) -> ApiResult<axum::Json<MessageTemplateList>> {
     let mut errors = FieldErrors::new();
     let template_type = channel_field(&mut errors, q.template_type.as_deref());
     let site_id = uuid_field(&mut errors, "siteId", q.site_id.as_deref());
@@ -179,7 +179,7 @@ pub async fn list_templates(
         site_id,
     };
     let tenant = auth.tenant.id().as_str().to_owned();
-    let mut templates: Vec<TemplateDto> = state
+    let mut templates: Vec<MessageTemplateDto> = state
         .store
         .list_message_templates(auth.tenant.id(), &filter)
         .await?
@@ -210,7 +210,7 @@ pub async fn list_templates(
                 b.is_global,
             ))
     });
-    Ok(axum::Json(TemplateList {
+    Ok(axum::Json(MessageTemplateList {
         total: templates.len(),
         templates,
     }))
@@ -219,7 +219,7 @@ pub async fn list_templates(
 /// A kind of message the product sends.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TemplateTypeDto {
+pub struct MessageKindDto {
     #[schema(example = "booking_confirmation")]
     pub key: String,
     pub name: String,
@@ -231,13 +231,13 @@ pub struct TemplateTypeDto {
 /// The kinds of message the product sends, with the variables each may use. Needs
 /// `admin:read`.
 #[utoipa::path(get, path = "/api/v1/admin/messaging/templates/types", tag = "messaging", security(("bearer" = [])),
-    responses((status = 200, body = Vec<TemplateTypeDto>),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody)))]
-pub async fn template_types(_auth: Staff<can::Read>) -> axum::Json<Vec<TemplateTypeDto>> {
+    responses((status = 200, body = Vec<MessageKindDto>),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH (shape B)", body = ShapeBBody)))]
+pub async fn template_types(_auth: Staff<can::Read>) -> axum::Json<Vec<MessageKindDto>> {
     axum::Json(
         KINDS
             .iter()
-            .map(|k| TemplateTypeDto {
+            .map(|k| MessageKindDto {
                 key: k.key.to_owned(),
                 name: k.name.to_owned(),
                 description: k.description.to_owned(),
@@ -254,14 +254,14 @@ fn template_id(raw: &str) -> ApiResult<Uuid> {
 /// Read a template by id: the tenant's own, or a global default. Needs `admin:read`.
 #[utoipa::path(get, path = "/api/v1/admin/messaging/templates/{id}", tag = "messaging", security(("bearer" = [])),
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = TemplateDto),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody),
+    responses((status = 200, body = MessageTemplateDto),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH (shape B)", body = ShapeBBody),
         (status = 404, description = "Template not found (shape B)", body = ShapeBBody)))]
 pub async fn get_template(
     State(state): State<AppState>,
     auth: Staff<can::Read>,
     Path(id): Path<String>,
-) -> ApiResult<axum::Json<TemplateDto>> {
+) -> ApiResult<axum::Json<MessageTemplateDto>> {
     let id = template_id(&id)?;
     if let Some(d) = catalog::global_by_id(id) {
         return Ok(axum::Json(global_dto(d)));
@@ -293,16 +293,16 @@ pub struct KeyQuery {
 /// tenant-wide one, else the global default; then the same in English. Needs `admin:read`.
 #[utoipa::path(get, path = "/api/v1/admin/messaging/templates/key/{templateKey}", tag = "messaging", security(("bearer" = [])),
     params(("templateKey" = String, Path), KeyQuery),
-    responses((status = 200, body = TemplateDto),
+    responses((status = 200, body = MessageTemplateDto),
         (status = 400, description = "Shape B with errors[]", body = ShapeBBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH (shape B)", body = ShapeBBody),
         (status = 404, description = "Template not found: no template of this key in the language or in English (shape B)", body = ShapeBBody)))]
 pub async fn template_by_key(
     State(state): State<AppState>,
     auth: Staff<can::Read>,
     Path(key): Path<String>,
-    QueryB(q): QueryB<KeyQuery>,
-) -> ApiResult<axum::Json<TemplateDto>> {
+    Query(q): Query<KeyQuery>,
+) -> ApiResult<axum::Json<MessageTemplateDto>> {
     let mut errors = FieldErrors::new();
     let channel = channel_field(&mut errors, q.template_type.as_deref()).unwrap_or(Channel::Email);
     let site = uuid_field(&mut errors, "siteId", q.site_id.as_deref());
@@ -335,7 +335,7 @@ pub async fn template_by_key(
 /// A template to create, or (every field optional) the fields to change.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TemplateInput {
+pub struct MessageTemplateInput {
     /// Lower-case letters, digits and `_`, starting with a letter; one of the types or a
     /// key of the tenant's own (for its automation rules).
     #[schema(pattern = "^[a-z][a-z0-9_]{0,63}$", example = "booking_confirmation")]
@@ -361,8 +361,8 @@ pub struct TemplateInput {
 
 crate::openapi::schemas::create_form!(
     /// A template to create.
-    TemplateCreate = TemplateInput,
-    "TemplateCreate",
+    MessageTemplateCreate = MessageTemplateInput,
+    "MessageTemplateCreate",
     ["templateKey", "subjectTemplate", "bodyTemplate"]
 );
 
@@ -460,16 +460,16 @@ fn text_field(
 
 /// Create a template for the tenant or one of its sites. Needs `admin:write`.
 #[utoipa::path(post, path = "/api/v1/admin/messaging/templates", tag = "messaging", security(("bearer" = [])),
-    request_body = TemplateCreate,
-    responses((status = 201, body = TemplateDto),
+    request_body = MessageTemplateCreate,
+    responses((status = 201, body = MessageTemplateDto),
         (status = 400, description = "Shape B with errors[] {field, message}: a missing or bad field, a template that does not parse or render, an unknown siteId", body = ShapeBBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH (shape B)", body = ShapeBBody),
         (status = 409, description = "A template with this key, language, type and site already exists (shape B)", body = ShapeBBody)))]
 pub async fn create_template(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
-    JsonB(input): JsonB<TemplateInput>,
-) -> ApiResult<(StatusCode, axum::Json<TemplateDto>)> {
+    Json(input): Json<MessageTemplateInput>,
+) -> ApiResult<(StatusCode, axum::Json<MessageTemplateDto>)> {
     let mut errors = FieldErrors::new();
     let template_key = text_field(&mut errors, "templateKey", input.template_key, true);
     let subject = text_field(&mut errors, "subjectTemplate", input.subject_template, true);
@@ -523,18 +523,18 @@ fn global_is_fixed() -> ApiError {
 /// `admin:write`.
 #[utoipa::path(put, path = "/api/v1/admin/messaging/templates/{id}", tag = "messaging", security(("bearer" = [])),
     params(("id" = Uuid, Path)),
-    request_body = TemplateInput,
-    responses((status = 200, body = TemplateDto),
+    request_body = MessageTemplateInput,
+    responses((status = 200, body = MessageTemplateDto),
         (status = 400, description = "Shape B with errors[] {field, message}", body = ShapeBBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS, or a global default (shape B)", body = ShapeBBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH, or a global default (shape B)", body = ShapeBBody),
         (status = 404, description = "Template not found (shape B)", body = ShapeBBody),
         (status = 409, description = "A template with this key, language, type and site already exists (shape B)", body = ShapeBBody)))]
 pub async fn update_template(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
     Path(id): Path<String>,
-    JsonB(input): JsonB<TemplateInput>,
-) -> ApiResult<axum::Json<TemplateDto>> {
+    Json(input): Json<MessageTemplateInput>,
+) -> ApiResult<axum::Json<MessageTemplateDto>> {
     let id = template_id(&id)?;
     if catalog::global_by_id(id).is_some() {
         return Err(global_is_fixed());
@@ -598,7 +598,7 @@ pub async fn update_template(
 #[utoipa::path(delete, path = "/api/v1/admin/messaging/templates/{id}", tag = "messaging", security(("bearer" = [])),
     params(("id" = Uuid, Path)),
     responses((status = 204, description = "Deleted"),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS, or a global default (shape B)", body = ShapeBBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH, or a global default (shape B)", body = ShapeBBody),
         (status = 404, description = "Template not found (shape B)", body = ShapeBBody)))]
 pub async fn delete_template(
     State(state): State<AppState>,
@@ -619,7 +619,7 @@ pub async fn delete_template(
 /// A template to try out.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct PreviewInput {
+pub struct TemplatePreviewInput {
     #[schema(max_length = 500)]
     pub subject_template: Option<String>,
     #[schema(min_length = 1, max_length = 100000)]
@@ -636,7 +636,7 @@ pub struct PreviewInput {
 
 /// The rendered template.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PreviewDto {
+pub struct TemplatePreview {
     pub subject: String,
     pub body: String,
     /// One per variable the template uses that its key does not offer (it renders empty).
@@ -645,14 +645,14 @@ pub struct PreviewDto {
 
 /// Render a template with sample data. Needs `admin:read`.
 #[utoipa::path(post, path = "/api/v1/admin/messaging/templates/preview", tag = "messaging", security(("bearer" = [])),
-    request_body = PreviewInput,
-    responses((status = 200, body = PreviewDto),
+    request_body = TemplatePreviewInput,
+    responses((status = 200, body = TemplatePreview),
         (status = 400, description = "Shape B with errors[]: a missing field, sampleData not an object, a template that does not parse or render", body = ShapeBBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = crate::error::ErrorBody)))]
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH (shape B)", body = ShapeBBody)))]
 pub async fn preview_template(
     _auth: Staff<can::Read>,
-    JsonB(input): JsonB<PreviewInput>,
-) -> ApiResult<axum::Json<PreviewDto>> {
+    Json(input): Json<TemplatePreviewInput>,
+) -> ApiResult<axum::Json<TemplatePreview>> {
     let mut errors = FieldErrors::new();
     let subject = input.subject_template.unwrap_or_default();
     let body = text_field(&mut errors, "bodyTemplate", input.body_template, true);
@@ -690,7 +690,7 @@ pub async fn preview_template(
         errors.add(p.field, p.message);
         invalid(errors)
     })?;
-    Ok(axum::Json(PreviewDto {
+    Ok(axum::Json(TemplatePreview {
         subject: rendered.subject,
         body: rendered.body,
         warnings: rendered.warnings,

@@ -50,6 +50,10 @@ pub(super) const SHARED_ERRORS: [(&str, &str, &str); 8] = [
     ),
 ];
 
+/// The shared errors a notification endpoint answers in shape B (the others come from
+/// the server loop before routing, in shape A).
+const SHAPE_B_STATUSES: [&str; 5] = ["400", "401", "403", "404", "415"];
+
 /// Which of [`SHARED_ERRORS`] an operation can answer.
 fn shared_errors_of(path: &str, op: &Value) -> Vec<&'static str> {
     let has_body = op.get("requestBody").is_some();
@@ -80,6 +84,8 @@ fn shared_errors_of(path: &str, op: &Value) -> Vec<&'static str> {
 pub(super) fn add_shared_errors(doc: &mut Value) {
     let error_body =
         json!({"$ref": format!("#/components/schemas/{}", crate::error::ErrorBody::name())});
+    let shape_b_body =
+        json!({"$ref": format!("#/components/schemas/{}", crate::error::ShapeBBody::name())});
     let mut headers = Map::new();
     for (name, _) in RATE_LIMIT_HEADERS {
         headers.insert(
@@ -94,11 +100,19 @@ pub(super) fn add_shared_errors(doc: &mut Value) {
             };
             for op in item.values_mut() {
                 let statuses = shared_errors_of(path, op);
+                let shape_b = op[super::TIER_EXTENSION]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("notification"));
                 let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
                     continue;
                 };
                 for (status, component, _) in SHARED_ERRORS {
                     if statuses.contains(&status) && !responses.contains_key(status) {
+                        let component = if shape_b && SHAPE_B_STATUSES.contains(&status) {
+                            format!("{component}ShapeB")
+                        } else {
+                            component.to_owned()
+                        };
                         responses.insert(
                             status.to_owned(),
                             json!({"$ref": format!("#/components/responses/{component}")}),
@@ -112,7 +126,7 @@ pub(super) fn add_shared_errors(doc: &mut Value) {
         .pointer_mut("/components/responses")
         .and_then(Value::as_object_mut)
     {
-        for (_, component, description) in SHARED_ERRORS {
+        for (status, component, description) in SHARED_ERRORS {
             responses.insert(
                 component.to_owned(),
                 json!({
@@ -121,6 +135,16 @@ pub(super) fn add_shared_errors(doc: &mut Value) {
                     "content": {"application/json": {"schema": error_body}},
                 }),
             );
+            if SHAPE_B_STATUSES.contains(&status) {
+                responses.insert(
+                    format!("{component}ShapeB"),
+                    json!({
+                        "description": format!("In shape B (the notification endpoints): {description}"),
+                        "headers": headers,
+                        "content": {"application/json": {"schema": shape_b_body}},
+                    }),
+                );
+            }
         }
     }
 }

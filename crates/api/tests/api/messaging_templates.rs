@@ -12,6 +12,7 @@ fn assert_shape_b(res: &TestResponse, status: u16) {
     assert!(res.body["message"].is_string(), "{}", res.body);
     assert!(res.body["error"].is_string(), "{}", res.body);
     assert!(res.body.get("code").is_none(), "not shape A: {}", res.body);
+    assert!(res.body["errorCode"].is_string(), "{}", res.body);
 }
 
 fn error_fields(res: &TestResponse) -> Vec<String> {
@@ -146,7 +147,7 @@ async fn templates_are_created_filtered_changed_and_deleted() {
             "templateKey": "booking_confirmation",
             "languageCode": "fi",
             "subjectTemplate": "Varaus {{bookingReference}}",
-            "bodyTemplate": "<p>Hei {{customerName}}!</p>",
+            "bodyTemplate": "<p>Hei {{customerName}}!</p>\n<p>Tervetuloa</p>",
             "siteId": cat.site_id,
         }))
         .send()
@@ -274,7 +275,10 @@ async fn templates_are_created_filtered_changed_and_deleted() {
         put.body["subjectTemplate"],
         "Varauksesi {{bookingReference}}"
     );
-    assert_eq!(put.body["bodyTemplate"], "<p>Hei {{customerName}}!</p>");
+    assert_eq!(
+        put.body["bodyTemplate"], "<p>Hei {{customerName}}!</p>\n<p>Tervetuloa</p>",
+        "line breaks are kept in bodies"
+    );
     // Moving it tenant-wide collides with the tenant-wide one.
     let clash = app
         .put(&format!("{BASE}/{id}"))
@@ -519,6 +523,17 @@ async fn bad_templates_are_400_in_shape_b_naming_each_field() {
         post(json!({"templateKey": 7, "subjectTemplate": "s", "bodyTemplate": "b"})).await;
     assert_shape_b(&wrong_type, 400);
     assert_eq!(error_fields(&wrong_type), ["templateKey"]);
+
+    // Authentication and tenancy failures of these endpoints are shape B too.
+    let unknown_tenant = app
+        .get(BASE)
+        .tenant("nobody")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_shape_b(&unknown_tenant, 404);
+    let no_token = app.get(BASE).tenant("acme").send().await;
+    assert_shape_b(&no_token, 401);
 
     // Nothing was written.
     let list = app

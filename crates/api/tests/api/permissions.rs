@@ -475,6 +475,42 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/messaging/templates/{id}",
         "ok ok 403 403 403 401 mis",
     ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/messages",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/{messageId}/status",
+        "ok ok ok ok 403 401 mis",
+    ),
+    // dead letters: read with admin:read, acted on with admin:write
+    (
+        "GET",
+        "/api/v1/admin/dead-letters",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/dead-letters/{id}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/dead-letters/{id}/retry",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/dead-letters/{id}/resolve",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/dead-letters/{id}/skip",
+        "ok ok 403 403 403 401 mis",
+    ),
     // operations
     ("GET", "/healthz", "ok ok ok ok ok ok ok"),
     ("GET", "/readyz", "ok ok ok ok ok ok ok"),
@@ -566,7 +602,11 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
                 req = req.json(json!({}));
             }
             let res = req.send().await;
-            let got = match (res.status.as_u16(), res.body["error"].as_str()) {
+            // Shape A names the code in `error`, shape B (notifications) in `errorCode`.
+            let code = res.body["errorCode"]
+                .as_str()
+                .or(res.body["error"].as_str());
+            let got = match (res.status.as_u16(), code) {
                 (401, _) => "401",
                 (403, Some("TENANT_MISMATCH")) => "mis",
                 (403, _) => "403",

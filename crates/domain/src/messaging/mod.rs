@@ -15,6 +15,40 @@ crate::text_enum! {
     }
 }
 
+crate::text_enum! {
+    /// Where a message is.
+    pub enum MessageStatus {
+        /// Waiting for its send time or its next attempt.
+        Queued = "queued",
+        /// Accepted by the next hop (the mail server, the SMS provider, the message file).
+        Delivered = "delivered",
+        /// Every attempt failed: it is in the dead-letter queue.
+        Failed = "failed",
+        /// Skipped from the dead-letter queue.
+        Canceled = "canceled",
+    }
+}
+
+crate::text_enum! {
+    /// How urgent a message is: high ones are sent first.
+    pub enum Priority {
+        Low = "low",
+        Normal = "normal",
+        High = "high",
+    }
+}
+
+/// Delivery attempts of a message before it goes to the dead-letter queue.
+pub const MAX_ATTEMPTS: i32 = 5;
+
+/// The wait before attempt `attempt + 1` after attempt `attempt` failed: `base`, doubling
+/// each time, at most an hour.
+pub fn backoff(attempt: i32, base: std::time::Duration) -> std::time::Duration {
+    let doublings = u32::try_from(attempt.saturating_sub(1).clamp(0, 16)).unwrap_or(0);
+    base.saturating_mul(1 << doublings)
+        .min(std::time::Duration::from_secs(3600))
+}
+
 /// Which of a customer's choices a message answers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Category {
@@ -112,6 +146,14 @@ pub fn allowed(category: Category, channel: Channel, prefs: &Preferences) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_an_hour() {
+        let base = std::time::Duration::from_secs(30);
+        let waits: Vec<u64> = (1..=5).map(|a| backoff(a, base).as_secs()).collect();
+        assert_eq!(waits, [30, 60, 120, 240, 480]);
+        assert_eq!(backoff(40, base).as_secs(), 3600);
+    }
 
     #[test]
     fn transactional_email_always_goes() {

@@ -2,8 +2,8 @@
 //! dead-letter queue.
 
 use super::Timestamp;
-use kairos_domain::messaging::Channel;
 use kairos_domain::messaging::automation::{OffsetUnit, TriggerEvent};
+use kairos_domain::messaging::{Channel, MessageStatus, Priority};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -140,3 +140,145 @@ pub enum MessagingError {
 }
 
 crate::store_error_from_sqlx!(MessagingError);
+
+/// A message to send. Rendered already: delivery sends it as it is.
+#[derive(Debug, Clone)]
+pub struct NewMessage {
+    pub channel: Channel,
+    pub template_key: Option<String>,
+    /// What made it: `automation`, `booking`, `send`, `bulk`.
+    pub source: &'static str,
+    /// An email address or a phone number.
+    pub recipient: String,
+    pub recipient_name: String,
+    pub customer_id: Option<Uuid>,
+    pub booking_id: Option<Uuid>,
+    pub rule_id: Option<Uuid>,
+    pub bulk_id: Option<Uuid>,
+    pub subject: String,
+    pub body: String,
+    pub priority: Priority,
+    pub track_delivery: bool,
+    /// Not sent before.
+    pub send_after: Timestamp,
+}
+
+/// A message of the log, with its delivery state.
+#[derive(Debug, Clone, Serialize)]
+pub struct Message {
+    pub id: Uuid,
+    pub channel: Channel,
+    pub template_key: Option<String>,
+    pub source: String,
+    pub recipient: String,
+    pub recipient_name: String,
+    pub customer_id: Option<Uuid>,
+    pub booking_id: Option<Uuid>,
+    pub rule_id: Option<Uuid>,
+    pub bulk_id: Option<Uuid>,
+    pub subject: String,
+    pub body: String,
+    pub priority: Priority,
+    pub track_delivery: bool,
+    pub status: MessageStatus,
+    pub send_after: Timestamp,
+    pub sent_at: Option<Timestamp>,
+    pub delivered_at: Option<Timestamp>,
+    pub opened_at: Option<Timestamp>,
+    pub clicked_at: Option<Timestamp>,
+    pub failed_at: Option<Timestamp>,
+    pub last_error: Option<String>,
+    /// Delivery attempts since it was queued (or last retried from the dead-letter queue).
+    pub attempts: i32,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Which messages to list, newest first.
+#[derive(Debug, Clone, Default)]
+pub struct MessageFilter {
+    pub booking_id: Option<Uuid>,
+    pub customer_id: Option<Uuid>,
+    pub channel: Option<Channel>,
+    pub status: Option<MessageStatus>,
+    pub bulk_id: Option<Uuid>,
+    pub limit: u32,
+}
+
+/// A message claimed for one delivery attempt.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    pub tenant: kairos_domain::TenantId,
+    pub id: Uuid,
+    /// This attempt's number, from 1.
+    pub attempt: i32,
+    pub channel: Channel,
+    pub recipient: String,
+    pub recipient_name: String,
+    pub subject: String,
+    pub body: String,
+    pub track_delivery: bool,
+}
+
+/// How one delivery attempt went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeliveryResult {
+    Delivered,
+    /// Worth another attempt (a connection failure, a 4xx SMTP reply, a 5xx from the SMS
+    /// provider): retried after a backoff until the attempts run out.
+    Transient {
+        error_type: String,
+        message: String,
+    },
+    /// Will not work however often it is tried (a 5xx SMTP reply, a bad address): to the
+    /// dead-letter queue at once.
+    Permanent {
+        error_type: String,
+        message: String,
+    },
+}
+
+/// What happened to a message after an attempt was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    Delivered,
+    /// Another attempt at this time.
+    Retrying(Timestamp),
+    DeadLettered,
+    /// The claim was no longer ours (another worker took the message after the lease ran
+    /// out): nothing recorded.
+    Stale,
+}
+
+/// A dead letter (spec Part B 4.11).
+#[derive(Debug, Clone, Serialize)]
+pub struct DeadLetter {
+    pub id: Uuid,
+    pub category: kairos_domain::dead_letters::Category,
+    pub kind: String,
+    pub error_type: String,
+    pub error_message: String,
+    pub retry_count: i32,
+    pub outbox_id: Option<Uuid>,
+    pub booking_id: Option<Uuid>,
+    pub transaction_id: Option<Uuid>,
+    pub status: kairos_domain::dead_letters::Status,
+    pub resolution: Option<String>,
+    pub resolved_by: Option<String>,
+    pub resolved_at: Option<Timestamp>,
+    pub failed_at: Timestamp,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Which dead letters to list, newest failure first.
+#[derive(Debug, Clone, Default)]
+pub struct DeadLetterFilter {
+    pub category: Option<kairos_domain::dead_letters::Category>,
+    pub kind: Option<String>,
+    pub status: Option<kairos_domain::dead_letters::Status>,
+    pub booking_id: Option<Uuid>,
+    /// From 1.
+    pub page: u32,
+    pub per_page: u32,
+}

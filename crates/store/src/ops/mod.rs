@@ -17,6 +17,7 @@ mod availability;
 mod bookings;
 mod catalog;
 mod customers;
+mod dead_letters;
 mod messaging;
 mod promotions;
 mod scheduling;

@@ -2,6 +2,7 @@
 //! `automation.rs`), the message log and its delivery through the outbox (`messages.rs`,
 //! `delivery.rs`), and the dead-letter queue (`dead_letters.rs`).
 
+mod messages;
 mod templates;
 
 use super::Db;
