@@ -16,6 +16,7 @@ impl From<MessagingError> for ApiError {
             ),
             MessagingError::RuleNotFound => ApiError::not_found("Automation rule"),
             MessagingError::SiteNotFound => field("siteId", "no such site"),
+            MessagingError::RuleSiteNotFound(id) => field("siteIds", format!("no such site {id}")),
             MessagingError::ProductNotFound(id) => {
                 field("productIds", format!("no such product {id}"))
             }

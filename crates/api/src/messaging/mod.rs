@@ -6,6 +6,7 @@
 
 mod error;
 mod messages;
+mod rules;
 mod templates;
 
 use crate::rate_limit::Tier;
@@ -24,6 +25,12 @@ pub fn router() -> OpenApiRouter<AppState> {
             .routes(routes!(templates::template_types))
             .routes(routes!(templates::preview_template))
             .routes(routes!(templates::template_by_key))
+            .routes(routes!(rules::list_rules, rules::create_rule))
+            .routes(routes!(
+                rules::get_rule,
+                rules::update_rule,
+                rules::delete_rule
+            ))
             .routes(routes!(messages::list_messages))
             .routes(routes!(messages::message_status))
             .routes(routes!(

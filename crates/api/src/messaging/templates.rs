@@ -366,7 +366,7 @@ crate::openapi::schemas::create_form!(
     ["templateKey", "subjectTemplate", "bodyTemplate"]
 );
 
-fn valid_key(key: &str) -> bool {
+pub(super) fn valid_key(key: &str) -> bool {
     let mut chars = key.chars();
     (1..=64).contains(&key.len())
         && chars.next().is_some_and(|c| c.is_ascii_lowercase())

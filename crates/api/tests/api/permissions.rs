@@ -485,6 +485,31 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/messaging/{messageId}/status",
         "ok ok ok ok 403 401 mis",
     ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/automation-rules",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/messaging/automation-rules",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/automation-rules/{id}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PUT",
+        "/api/v1/admin/messaging/automation-rules/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/messaging/automation-rules/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
     // dead letters: read with admin:read, acted on with admin:write
     (
         "GET",

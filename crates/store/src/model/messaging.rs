@@ -123,6 +123,8 @@ pub enum MessagingError {
     RuleNotFound,
     #[error("no such site")]
     SiteNotFound,
+    #[error("no such site {0}")]
+    RuleSiteNotFound(Uuid),
     #[error("no such product {0}")]
     ProductNotFound(Uuid),
     #[error("no such customer")]

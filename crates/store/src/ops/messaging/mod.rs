@@ -3,7 +3,10 @@
 //! `delivery.rs`), and the dead-letter queue (`dead_letters.rs`).
 
 mod messages;
+mod rules;
 mod templates;
+
+pub(crate) use rules::insert_default_rules;
 
 use super::Db;
 use sqlx::Transaction;

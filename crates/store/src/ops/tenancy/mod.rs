@@ -62,6 +62,7 @@ impl Repo {
                 e.into()
             }
         })?;
+        super::messaging::insert_default_rules(&mut w).await?;
         w.audit(&Actor::system("kairos"), Change {
                 action: "tenant.created",
                 entity_type: "tenant",
