@@ -25,6 +25,10 @@ const EXPIRY_BATCH: i64 = 50;
 /// How often due messages are looked for.
 const DELIVERY_EVERY: Duration = Duration::from_secs(1);
 
+/// How often automation rules are checked for bookings they came due for (a
+/// confirmation goes out within this time of the booking).
+const AUTOMATION_EVERY: Duration = Duration::from_secs(10);
+
 /// Runs the periodic jobs until `shutdown` turns true.
 pub async fn run(
     store: Store,
@@ -35,12 +39,17 @@ pub async fn run(
     let mut tick = tokio::time::interval(Duration::from_secs(60));
     let mut delivery = tokio::time::interval(DELIVERY_EVERY);
     delivery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut automation = tokio::time::interval(AUTOMATION_EVERY);
+    automation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut generation = tokio::time::interval(GENERATION_EVERY);
     let mut expiry = tokio::time::interval(EXPIRY_EVERY);
     loop {
         tokio::select! {
             _ = expiry.tick() => {
                 expire_holds(&store, clock.as_ref()).await;
+            }
+            _ = automation.tick() => {
+                run_automation(&store, clock.as_ref()).await;
             }
             _ = delivery.tick() => {
                 deliver_messages(&store, &mailer, clock.as_ref()).await;
@@ -86,6 +95,20 @@ pub async fn expire_holds(store: &Store, clock: &dyn Clock) -> u64 {
         tracing::info!(expired = total, "overdue holds expired");
     }
     total
+}
+
+/// Fires the automation rules that came due (spec Part B 4.8).
+pub async fn run_automation(store: &Store, clock: &dyn Clock) {
+    match store.run_automation(clock.now()).await {
+        Ok(r) if r.fired + r.skipped > 0 => tracing::info!(
+            fired = r.fired,
+            skipped = r.skipped,
+            messages = r.messages,
+            "automation rules fired"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "automation pass failed"),
+    }
 }
 
 /// Sends the messages that are due.

@@ -615,17 +615,32 @@ async fn customer_corrections_are_audited_field_by_field() {
 }
 
 #[tokio::test]
-async fn confirmations_and_cancellations_are_queued_in_the_outbox() {
+async fn confirmations_and_cancellations_are_queued_as_messages() {
     let (app, t, fx) = setup().await;
     let tenant = kairos_domain::TenantId::parse(&t.id).unwrap_or_else(|e| panic!("{e}"));
-    let outbox = || async {
-        app.store
-            .list_outbox(&tenant)
+    let messages = || async {
+        let mut list: Vec<(String, String, String)> = app
+            .store
+            .list_messages(
+                &tenant,
+                &kairos_store::MessageFilter {
+                    limit: 50,
+                    ..Default::default()
+                },
+            )
             .await
             .unwrap_or_else(|e| panic!("{e}"))
             .into_iter()
-            .map(|(kind, payload, status)| (kind, payload["bookingReference"].clone(), status))
-            .collect::<Vec<_>>()
+            .map(|m| {
+                (
+                    m.template_key.unwrap_or_default(),
+                    m.subject,
+                    m.status.as_str().to_owned(),
+                )
+            })
+            .collect();
+        list.sort();
+        list
     };
     let quiet = create(
         &app,
@@ -636,7 +651,6 @@ async fn confirmations_and_cancellations_are_queued_in_the_outbox() {
     .await;
     quiet.assert_status(201);
     let hold = create(&app, &t, &fx, json!({"startTime": start(1)})).await;
-    assert_eq!(outbox().await, [], "no email for a quiet booking or a hold");
     let loud = create(
         &app,
         &t,
@@ -644,16 +658,44 @@ async fn confirmations_and_cancellations_are_queued_in_the_outbox() {
         json!({"autoConfirm": true, "startTime": start(2)}),
     )
     .await;
-    let reference = loud.body["bookingReference"].clone();
-    assert_eq!(
-        outbox().await,
-        [(
-            "booking_confirmation".to_owned(),
-            reference.clone(),
-            "pending".to_owned()
-        )]
+    let reference = loud.body["bookingReference"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    // The confirmation is the booking_created rule's: sent by the scheduler.
+    assert_eq!(messages().await, [], "nothing before the scheduler runs");
+    let report = app
+        .store
+        .run_automation(app.clock_now())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.messages, 1, "{report:?}");
+    let confirmation = (
+        "booking_confirmation".to_owned(),
+        format!("Your booking {reference} at Helsinki"),
+        "queued".to_owned(),
     );
-    // Canceling a hold sends nothing; canceling a confirmed booking does.
+    let got = messages().await;
+    assert_eq!(
+        got.len(),
+        1,
+        "no email for a quiet booking or a hold: {got:?}"
+    );
+    assert_eq!(got[0].0, confirmation.0);
+    assert!(
+        got[0]
+            .1
+            .starts_with(&format!("Your booking {reference} at ")),
+        "{got:?}"
+    );
+    // Again: nothing more.
+    let again = app
+        .store
+        .run_automation(app.clock_now())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.messages, 0);
+    // Canceling a hold sends nothing; canceling a confirmed booking does, at once.
     for res in [&hold, &loud] {
         app.post(&format!("/api/v1/bookings/{}/cancel", res.str("bookingId")))
             .tenant(&t.id)
@@ -662,21 +704,10 @@ async fn confirmations_and_cancellations_are_queued_in_the_outbox() {
             .await
             .assert_status(200);
     }
-    assert_eq!(
-        outbox().await,
-        [
-            (
-                "booking_confirmation".to_owned(),
-                reference.clone(),
-                "pending".to_owned()
-            ),
-            (
-                "booking_cancellation".to_owned(),
-                reference,
-                "pending".to_owned()
-            ),
-        ]
-    );
+    let got = messages().await;
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[1].0, "cancellation");
+    assert_eq!(got[1].1, format!("Booking {reference} is cancelled"));
 }
 
 #[tokio::test]

@@ -16,6 +16,7 @@ mod customers;
 mod errors;
 mod hold_caps;
 mod imports;
+mod messaging_automation;
 mod messaging_rules;
 mod messaging_templates;
 mod operations;

@@ -284,3 +284,14 @@ pub struct DeadLetterFilter {
     pub page: u32,
     pub per_page: u32,
 }
+
+/// What one scheduler pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AutomationReport {
+    /// Firings that queued at least one message.
+    pub fired: usize,
+    /// Firings recorded without a message (cancelled, too late, opted out, …).
+    pub skipped: usize,
+    /// Messages queued.
+    pub messages: usize,
+}

@@ -1,8 +1,9 @@
 //! The one write path: every store operation that changes data runs as a [`Write`].
 //!
 //! `Repo::begin` opens the write transaction. The use case reads and changes rows through
-//! `w.tx`, and states its audit rows ([`Write::audit`]) and outbox messages
-//! ([`Write::outbox`]) as it goes. [`Write::finish`] then writes them, stores the
+//! `w.tx`, and states its audit rows ([`Write::audit`]) as it goes; messages to send go
+//! into the outbox through `messaging::enqueue(w, …)`, in the same transaction.
+//! [`Write::finish`] then writes the audit rows, stores the
 //! idempotent response of a claimed key, and commits. On an error it rolls everything
 //! back, unless the use case kept what it had done ([`Write::keep_on_refusal`], for an
 //! overdue hold found expired on the way).
@@ -26,7 +27,6 @@ pub(crate) struct Write {
     pub tenant: TenantId,
     pub now: Timestamp,
     audit: Vec<AuditRow>,
-    outbox: Vec<(TenantId, String, Value)>,
     /// The Idempotency-Key this write claimed.
     key: Option<String>,
     keep_on_refusal: bool,
@@ -53,7 +53,6 @@ impl Repo {
             tenant: tenant.clone(),
             now,
             audit: Vec::new(),
-            outbox: Vec::new(),
             key: None,
             keep_on_refusal: false,
         })
@@ -103,20 +102,14 @@ impl Write {
         });
     }
 
-    /// Queues an outbox message, written on commit and delivered after it.
-    pub(crate) fn outbox(&mut self, kind: &str, payload: Value) {
-        self.outbox
-            .push((self.tenant.clone(), kind.to_owned(), payload));
-    }
-
     /// Commits what was done so far even if the use case then refuses (an overdue hold
     /// expired on the way stays expired).
     pub(crate) fn keep_on_refusal(&mut self) {
         self.keep_on_refusal = true;
     }
 
-    /// Ends the write with the use case's `result`: on success writes the audit rows, the
-    /// outbox messages and (for a claimed key) the response `render` gives, then commits;
+    /// Ends the write with the use case's `result`: on success writes the audit rows and
+    /// (for a claimed key) the response `render` gives, then commits;
     /// on an error rolls back (or commits what [`Write::keep_on_refusal`] kept).
     pub(crate) async fn finish<T, E>(
         self,
@@ -142,7 +135,7 @@ impl Write {
         }
     }
 
-    /// Writes the audit rows and outbox messages recorded so far, now rather than at the
+    /// Writes the audit rows recorded so far, now rather than at the
     /// commit. A use case that ends by locking a contended row (a hold taking a slot's
     /// seats) flushes first, so the lock is held only for its statement and the commit.
     pub(crate) async fn flush(&mut self) -> Result<(), StoreError> {
@@ -166,29 +159,10 @@ impl Write {
             });
             q.build().execute(&mut *self.tx).await?;
         }
-        if !self.outbox.is_empty() {
-            let mut q = QueryBuilder::<Db>::new(
-                "INSERT INTO outbox (tenant_id, id, kind, payload, status, attempts, \
-                 next_attempt_at, created_at, updated_at) ",
-            );
-            let now = self.now;
-            q.push_values(self.outbox.drain(..), |mut row, (tenant, kind, payload)| {
-                row.push_bind(tenant.as_str().to_owned())
-                    .push_bind(new_id())
-                    .push_bind(kind)
-                    .push_bind(Json(payload))
-                    .push_bind("pending")
-                    .push_bind(0_i32)
-                    .push_bind(now)
-                    .push_bind(now)
-                    .push_bind(now);
-            });
-            q.build().execute(&mut *self.tx).await?;
-        }
         Ok(())
     }
 
-    /// Writes the audit rows, outbox messages and the claimed key's response (without one,
+    /// Writes the audit rows and the claimed key's response (without one,
     /// the claim is dropped), and commits.
     pub(crate) async fn commit(
         mut self,

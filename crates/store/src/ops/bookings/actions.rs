@@ -1,11 +1,12 @@
 //! Actions on a booking (confirm, cancel, mark-*, staff status changes), each through
 //! the status machine in one transaction.
 
+use super::super::messaging::{Compose, booking_facts, queue_booking_message};
 use super::offer::{load_addons, load_offer, load_variant, site_policy};
 use super::payments::record_payment;
 use super::reductions::{load_reductions, return_excess};
 use super::reschedule::reschedule;
-use super::transition::{apply_transition, booking_message, check_window, insert_payment};
+use super::transition::{apply_transition, check_window, insert_payment};
 use super::{Repo, Write, load_for_update};
 use crate::pricing::price_booking;
 use crate::{
@@ -194,9 +195,7 @@ async fn act(
                 )
                 .await?;
             }
-            if b.send_confirmation {
-                w.outbox("booking_confirmation", booking_message(b));
-            }
+            // Its confirmation is sent by the automation rule on booking_created.
         }
         BookingAction::Cancel {
             reason,
@@ -209,8 +208,20 @@ async fn act(
             }
             let notify = !matches!(b.status, BookingStatus::Hold | BookingStatus::Expired);
             apply_transition(w, b, Trigger::Cancel, actor, reason.as_deref()).await?;
-            if notify {
-                w.outbox("booking_cancellation", booking_message(b));
+            if notify && let Some(facts) = booking_facts(w, b.id).await? {
+                let now = w.now;
+                queue_booking_message(
+                    w,
+                    &facts,
+                    Compose {
+                        template_key: "cancellation",
+                        template_id: None,
+                        source: "booking",
+                        rule_id: None,
+                        now,
+                    },
+                )
+                .await?;
             }
         }
         BookingAction::Reschedule {

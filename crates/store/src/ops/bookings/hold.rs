@@ -3,7 +3,6 @@
 use super::offer::{Offer, load_addons, load_offer, load_variant};
 use super::search::phone_key;
 use super::seats::take_seats_reclaiming;
-use super::transition::booking_message;
 use super::{Change, Repo, Write, dialect};
 use crate::pricing::{check_addons, price_booking};
 use crate::{
@@ -256,9 +255,7 @@ async fn create(
             }),
         },
     );
-    if booking.status != BookingStatus::Hold && booking.send_confirmation {
-        w.outbox("booking_confirmation", booking_message(&booking));
-    }
+    // Its confirmation is sent by the automation rule on booking_created.
     // The seats last: on a busy slot its row lock is then held only for this statement
     // and the commit. Should the slot be full, the whole transaction rolls back.
     w.flush().await?;

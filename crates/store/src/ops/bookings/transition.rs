@@ -1,17 +1,15 @@
-//! Status changes through the booking status machine, with their audit rows, outbox
-//! messages and payment rows.
+//! Status changes through the booking status machine, with their audit rows, the times
+//! automation rules count from, and payment rows.
 
 use super::offer::site_policy;
 use super::reductions::on_status_change;
 use super::seats::{release_seats, take_seats_reclaiming};
-use super::{Change, Repo, Write};
-use crate::{Actor, Booking, BookingError, BookingRefusal, SeatPolicy, StoreError, StoreResult};
+use super::{Change, Write};
+use crate::{Actor, Booking, BookingError, BookingRefusal, SeatPolicy, StoreError};
 use kairos_domain::bookings::{BookingStatus, CapacityEffect, Trigger, transition};
+use kairos_domain::new_id;
 use kairos_domain::payments::PaymentStatus;
-use kairos_domain::{TenantId, new_id};
-use kairos_store_macros::operations;
-use serde_json::{Value, json};
-use sqlx::types::Json;
+use serde_json::json;
 use uuid::Uuid;
 
 /// Records the audit row of a status change.
@@ -37,17 +35,6 @@ pub(super) fn audit_status(
             }),
         },
     );
-}
-
-/// The payload of a booking's outbox message (confirmation, cancellation).
-pub(super) fn booking_message(booking: &Booking) -> Value {
-    json!({
-        "bookingId": booking.id,
-        "bookingReference": booking.reference,
-        "customerEmail": booking.customer.email,
-        "customerName": booking.customer.name,
-        "status": booking.status.as_str(),
-    })
 }
 
 /// Writes a payment row of a booking.
@@ -120,6 +107,22 @@ pub(super) async fn apply_transition(
     .bind(canceled_at)
     .execute(&mut *w.tx)
     .await?;
+    // The times automation rules count from (booking_confirmed, booking_completed).
+    let stamp = match tr.to {
+        BookingStatus::Paid => Some("paid_at"),
+        BookingStatus::Completed => Some("completed_at"),
+        _ => None,
+    };
+    if let Some(column) = stamp {
+        sqlx::query(&format!(
+            "UPDATE bookings SET {column} = COALESCE({column}, $3) WHERE tenant_id = $1 AND id = $2"
+        ))
+        .bind(w.tenant.as_str())
+        .bind(booking.id)
+        .bind(now)
+        .execute(&mut *w.tx)
+        .await?;
+    }
     audit_status(w, actor, booking.id, tr.from, tr.to, trigger, reason);
     on_status_change(w, booking.id, tr.from, tr.to).await?;
     booking.status = tr.to;
@@ -144,21 +147,4 @@ pub(super) async fn check_window(w: &mut Write, booking: &Booking) -> Result<(),
         .into());
     }
     Ok(())
-}
-
-#[operations]
-impl Repo {
-    /// The tenant's outbox messages, oldest first: (kind, payload, status).
-    pub async fn list_outbox(
-        &self,
-        tenant: &TenantId,
-    ) -> StoreResult<Vec<(String, Value, String)>> {
-        let rows: Vec<(String, Json<Value>, String)> = sqlx::query_as(
-            "SELECT kind, payload, status FROM outbox WHERE tenant_id = $1 ORDER BY created_at, id",
-        )
-        .bind(tenant.as_str())
-        .fetch_all(&self.read)
-        .await?;
-        Ok(rows.into_iter().map(|(k, p, s)| (k, p.0, s)).collect())
-    }
 }

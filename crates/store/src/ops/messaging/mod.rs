@@ -2,10 +2,13 @@
 //! `automation.rs`), the message log and its delivery through the outbox (`messages.rs`,
 //! `delivery.rs`), and the dead-letter queue (`dead_letters.rs`).
 
+mod automation;
+mod compose;
 mod messages;
 mod rules;
 mod templates;
 
+pub(crate) use compose::{Compose, booking_facts, queue_booking_message};
 pub(crate) use rules::insert_default_rules;
 
 use super::Db;

@@ -1,0 +1,316 @@
+//! Composing a booking's messages inside a write: the booking's variables (spec Part B
+//! 4.7) in its site's time zone, the template of each channel by the resolution chain,
+//! the customer's choices, and queueing what may be sent.
+
+use super::super::write::Write;
+use super::messages::enqueue;
+use crate::{NewMessage, StoreError, Timestamp};
+use kairos_domain::messaging::catalog::{self, Resolved, Scoped};
+use kairos_domain::messaging::{Channel, Preferences, Priority, Withheld, allowed, render};
+use kairos_domain::money::to_major;
+use kairos_domain::tenancy::Currency;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+/// What a booking's messages say and whom they go to, read in the write's transaction.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct BookingFacts {
+    pub id: Uuid,
+    pub reference: String,
+    pub status: String,
+    pub starts_at: Timestamp,
+    pub party_size: i32,
+    pub customer_id: Option<Uuid>,
+    pub customer_name: String,
+    pub customer_email: String,
+    pub customer_phone: String,
+    pub total: i64,
+    pub currency: String,
+    pub confirmed_at: Option<Timestamp>,
+    pub paid_at: Option<Timestamp>,
+    pub completed_at: Option<Timestamp>,
+    pub payment_method: Option<String>,
+    pub payment_reference: Option<String>,
+    pub send_confirmation: bool,
+    pub site_id: Uuid,
+    pub site_name: String,
+    pub timezone: String,
+    pub locale: String,
+    pub address: Option<String>,
+    pub contact_email: Option<String>,
+    pub contact_phone: Option<String>,
+    pub product_name: String,
+    pub business_name: String,
+}
+
+/// Reads a booking's facts, locking the booking (PostgreSQL) so that a cancellation
+/// waits for a message being decided, or the other way round.
+pub(crate) async fn booking_facts(
+    w: &mut Write,
+    booking: Uuid,
+) -> Result<Option<BookingFacts>, StoreError> {
+    let locked: Option<i32> = sqlx::query_scalar(&format!(
+        "SELECT 1 FROM bookings WHERE tenant_id = $1 AND id = $2{}",
+        super::super::dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(booking)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    if locked.is_none() {
+        return Ok(None);
+    }
+    let facts = sqlx::query_as::<_, BookingFacts>(
+        "SELECT b.id, b.reference, b.status, b.starts_at, b.party_size, b.customer_id,
+                b.customer_name, b.customer_email, b.customer_phone, b.total, b.currency,
+                b.confirmed_at, b.paid_at, b.completed_at, b.payment_method,
+                (SELECT p.method_reference FROM payments p
+                  WHERE p.tenant_id = b.tenant_id AND p.booking_id = b.id
+                  ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS payment_reference,
+                b.send_confirmation, b.site_id, s.name AS site_name,
+                s.timezone, s.locale, s.address, s.contact_email, s.contact_phone,
+                p.name AS product_name, t.name AS business_name
+         FROM bookings b
+         JOIN sites s ON s.tenant_id = b.tenant_id AND s.id = b.site_id
+         JOIN products p ON p.tenant_id = b.tenant_id AND p.id = b.product_id
+         JOIN tenants t ON t.id = b.tenant_id
+         WHERE b.tenant_id = $1 AND b.id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(booking)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    Ok(facts)
+}
+
+/// The template variables of a booking (spec Part B 4.7), with `timezone` for
+/// `formatDate`.
+pub(crate) fn booking_variables(b: &BookingFacts) -> Value {
+    let total = Currency::parse(&b.currency).map_or(0.0, |c| to_major(b.total, c));
+    json!({
+        "customerName": b.customer_name,
+        "customerEmail": b.customer_email,
+        "customerPhone": b.customer_phone,
+        "bookingId": b.id,
+        "bookingReference": b.reference,
+        "bookingDateTime": b.starts_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "partySize": b.party_size,
+        "status": b.status,
+        "productName": b.product_name,
+        "siteName": b.site_name,
+        "siteAddress": b.address.clone().unwrap_or_default(),
+        "businessName": b.business_name,
+        "supportEmail": b.contact_email.clone().unwrap_or_default(),
+        "supportPhone": b.contact_phone.clone().unwrap_or_default(),
+        "totalAmount": total,
+        "currency": b.currency,
+        "confirmedAt": b.confirmed_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+        "paymentMethod": b.payment_method,
+        "paymentReference": b.payment_reference,
+        "timezone": b.timezone,
+    })
+}
+
+#[derive(sqlx::FromRow)]
+struct PreferenceRow {
+    id: Uuid,
+    sms_opt_in: bool,
+    marketing_opt_in: bool,
+    email_booking_confirmation: bool,
+    email_reminders: bool,
+    email_follow_up: bool,
+    sms_reminders: bool,
+    sms_arrival_confirmation: bool,
+    language: Option<String>,
+}
+
+/// The customer account a booking belongs to (by id, else by email): its choices and
+/// language. A guest has the defaults.
+async fn recipient_choices(
+    w: &mut Write,
+    b: &BookingFacts,
+) -> Result<(Option<Uuid>, Preferences, Option<String>), StoreError> {
+    let columns = "id, sms_opt_in, marketing_opt_in, email_booking_confirmation, \
+         email_reminders, email_follow_up, sms_reminders, sms_arrival_confirmation, language";
+    let row: Option<PreferenceRow> = match b.customer_id {
+        Some(id) => {
+            sqlx::query_as(&format!(
+                "SELECT {columns} FROM customers WHERE tenant_id = $1 AND id = $2"
+            ))
+            .bind(w.tenant.as_str())
+            .bind(id)
+            .fetch_optional(&mut *w.tx)
+            .await?
+        }
+        None if !b.customer_email.is_empty() => {
+            sqlx::query_as(&format!(
+                "SELECT {columns} FROM customers WHERE tenant_id = $1 AND email = $2"
+            ))
+            .bind(w.tenant.as_str())
+            .bind(&b.customer_email)
+            .fetch_optional(&mut *w.tx)
+            .await?
+        }
+        None => None,
+    };
+    Ok(match row {
+        Some(r) => (
+            Some(r.id),
+            Preferences {
+                sms_opt_in: r.sms_opt_in,
+                marketing_opt_in: r.marketing_opt_in,
+                email_booking_confirmation: r.email_booking_confirmation,
+                email_reminders: r.email_reminders,
+                email_follow_up: r.email_follow_up,
+                sms_reminders: r.sms_reminders,
+                sms_arrival_confirmation: r.sms_arrival_confirmation,
+            },
+            r.language,
+        ),
+        None => (b.customer_id, Preferences::default(), None),
+    })
+}
+
+#[derive(sqlx::FromRow)]
+struct TemplateRow {
+    id: Uuid,
+    site_id: Option<Uuid>,
+    language_code: String,
+    template_type: String,
+    subject_template: String,
+    body_template: String,
+}
+
+impl Scoped for TemplateRow {
+    fn site_id(&self) -> Option<Uuid> {
+        self.site_id
+    }
+    fn language(&self) -> &str {
+        &self.language_code
+    }
+    fn channel(&self) -> Channel {
+        Channel::parse(&self.template_type).unwrap_or(Channel::Email)
+    }
+}
+
+/// What became of one channel of a booking message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChannelOutcome {
+    Queued(Uuid),
+    Withheld(Withheld),
+    /// No template of the key for this channel anywhere in the chain.
+    NoTemplate,
+    /// The template failed to render (it was valid when saved; a helper met odd data).
+    RenderFailed,
+}
+
+/// How a booking message is sent.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Compose<'a> {
+    pub template_key: &'a str,
+    /// One particular template instead of resolving by key.
+    pub template_id: Option<Uuid>,
+    pub source: &'static str,
+    pub rule_id: Option<Uuid>,
+    pub now: Timestamp,
+}
+
+/// Renders and queues the message `c` describes for booking `b`: by email and by SMS,
+/// each where a template resolves and the customer's choices allow it.
+pub(crate) async fn queue_booking_message(
+    w: &mut Write,
+    b: &BookingFacts,
+    c: Compose<'_>,
+) -> Result<Vec<(Channel, ChannelOutcome)>, StoreError> {
+    let (customer_id, prefs, language) = recipient_choices(w, b).await?;
+    let language = language.unwrap_or_else(|| b.locale.clone());
+    let rows: Vec<TemplateRow> = sqlx::query_as(
+        "SELECT id, site_id, language_code, template_type, subject_template, body_template
+         FROM message_templates
+         WHERE tenant_id = $1 AND template_key = $2 AND (site_id IS NULL OR site_id = $3)",
+    )
+    .bind(w.tenant.as_str())
+    .bind(c.template_key)
+    .bind(b.site_id)
+    .fetch_all(&mut *w.tx)
+    .await?;
+    let category = catalog::kind(c.template_key)
+        .map_or(kairos_domain::messaging::Category::Transactional, |k| {
+            k.category
+        });
+    let known = catalog::variables_of(Some(c.template_key));
+    let data = booking_variables(b);
+    let mut outcomes = Vec::new();
+    for channel in [Channel::Email, Channel::Sms] {
+        let template = match c.template_id {
+            Some(id) => rows
+                .iter()
+                .find(|t| t.id == id && t.channel() == channel)
+                .map(|t| (t.subject_template.clone(), t.body_template.clone()))
+                .or_else(|| {
+                    catalog::global_by_id(id)
+                        .filter(|d| d.channel == channel)
+                        .map(|d| (d.subject.to_owned(), d.body.to_owned()))
+                }),
+            None => {
+                match catalog::resolve(&rows, c.template_key, &language, channel, Some(b.site_id)) {
+                    Some(Resolved::Own(t)) => {
+                        Some((t.subject_template.clone(), t.body_template.clone()))
+                    }
+                    Some(Resolved::Global(d)) => Some((d.subject.to_owned(), d.body.to_owned())),
+                    None => None,
+                }
+            }
+        };
+        let Some((subject, body)) = template else {
+            continue;
+        };
+        let recipient = match channel {
+            Channel::Email => b.customer_email.clone(),
+            Channel::Sms => b.customer_phone.clone(),
+        };
+        let verdict = if recipient.trim().is_empty() {
+            Err(Withheld::NoRecipient)
+        } else {
+            allowed(category, channel, &prefs)
+        };
+        if let Err(why) = verdict {
+            outcomes.push((channel, ChannelOutcome::Withheld(why)));
+            continue;
+        }
+        let rendered = match render::render(&subject, &body, channel, &data, &known) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!(booking_id = %b.id, template_key = c.template_key, error = %e,
+                    "a booking message could not be rendered");
+                outcomes.push((channel, ChannelOutcome::RenderFailed));
+                continue;
+            }
+        };
+        let id = enqueue(
+            w,
+            &NewMessage {
+                channel,
+                template_key: Some(c.template_key.to_owned()),
+                source: c.source,
+                recipient,
+                recipient_name: b.customer_name.clone(),
+                customer_id,
+                booking_id: Some(b.id),
+                rule_id: c.rule_id,
+                bulk_id: None,
+                subject: rendered.subject,
+                body: rendered.body,
+                priority: Priority::Normal,
+                track_delivery: false,
+                send_after: c.now,
+            },
+        )
+        .await?;
+        outcomes.push((channel, ChannelOutcome::Queued(id)));
+    }
+    if outcomes.is_empty() {
+        outcomes.push((Channel::Email, ChannelOutcome::NoTemplate));
+    }
+    Ok(outcomes)
+}
