@@ -20,7 +20,7 @@ impl From<MessagingError> for ApiError {
             MessagingError::ProductNotFound(id) => {
                 field("productIds", format!("no such product {id}"))
             }
-            MessagingError::CustomerNotFound => field("recipientId", "no such customer"),
+            MessagingError::CustomerNotFound => ApiError::not_found("Customer"),
             MessagingError::BookingNotFound => field("recipientId", "no such booking"),
             MessagingError::MessageNotFound => ApiError::not_found("Message"),
             MessagingError::DeadLetterNotFound => ApiError::not_found("Dead letter"),

@@ -6,6 +6,7 @@
 
 mod error;
 mod messages;
+mod preferences;
 mod rules;
 mod templates;
 
@@ -30,6 +31,10 @@ pub fn router() -> OpenApiRouter<AppState> {
                 rules::get_rule,
                 rules::update_rule,
                 rules::delete_rule
+            ))
+            .routes(routes!(
+                preferences::get_preferences,
+                preferences::update_preferences
             ))
             .routes(routes!(messages::list_messages))
             .routes(routes!(messages::message_status))

@@ -373,7 +373,7 @@ pub(super) fn valid_key(key: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
-fn valid_language(code: &str) -> bool {
+pub(super) fn valid_language(code: &str) -> bool {
     let (lang, region) = code
         .split_once('-')
         .map_or((code, None), |(l, r)| (l, Some(r)));

@@ -254,3 +254,152 @@ async fn a_rule_switched_off_sends_nothing_and_does_not_catch_up_when_back_on() 
     // The confirmation rule, untouched, did its work.
     assert_eq!(sent(&app, "booking_confirmation").await.len(), 1);
 }
+
+/// Registers a customer and returns its id.
+async fn customer(app: &TestApp, email: &str) -> String {
+    let res = app
+        .post("/api/v1/customers/register")
+        .tenant("acme")
+        .json(json!({
+            "email": email, "password": "customer-pass-1", "firstName": "Grace",
+            "lastName": "Hopper", "termsAccepted": true, "privacyPolicyAccepted": true
+        }))
+        .send()
+        .await;
+    res.assert_status(201);
+    res.str("customer/id").to_owned()
+}
+
+#[tokio::test]
+async fn preferences_are_read_changed_and_checked() {
+    let (app, t, _) = setup().await;
+    let id = customer(&app, "grace@example.com").await;
+    let path = format!("/api/v1/admin/customers/{id}/preferences");
+    let got = app
+        .get(&path)
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    got.assert_status(200);
+    assert_eq!(got.body["smsOptIn"], false);
+    assert_eq!(got.body["marketingOptIn"], false);
+    assert_eq!(got.body["emailNotifications"]["reminders"], true);
+    assert_eq!(got.body["smsNotifications"]["arrivalConfirmation"], true);
+    assert_eq!(got.body["language"], serde_json::Value::Null);
+
+    let changed = app
+        .patch(&path)
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({
+            "emailNotifications": {"reminders": false, "marketing": true},
+            "smsNotifications": {"arrivalConfirmation": false},
+            "smsOptIn": true, "language": "fi", "timezone": "Europe/Helsinki",
+        }))
+        .send()
+        .await;
+    changed.assert_status(200);
+    let b = &changed.body;
+    assert_eq!(b["customerId"], id.as_str());
+    assert_eq!(b["emailNotifications"]["reminders"], false);
+    assert_eq!(b["emailNotifications"]["followUp"], true, "untouched");
+    assert_eq!(b["emailNotifications"]["marketing"], true);
+    assert_eq!(b["marketingOptIn"], true);
+    assert_eq!(b["smsOptIn"], true);
+    assert_eq!(b["smsNotifications"]["arrivalConfirmation"], false);
+    assert_eq!(b["smsNotifications"]["reminders"], true);
+    assert_eq!(b["language"], "fi");
+    assert_eq!(b["timezone"], "Europe/Helsinki");
+    let cleared = app
+        .patch(&path)
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"language": null, "marketingOptIn": false}))
+        .send()
+        .await;
+    assert_eq!(cleared.body["language"], serde_json::Value::Null);
+    assert_eq!(cleared.body["emailNotifications"]["marketing"], false);
+
+    let bad = app
+        .patch(&path)
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"language": "Finnish!", "timezone": "Mars/Olympus"}))
+        .send()
+        .await;
+    bad.assert_status(400);
+    assert_eq!(bad.body["statusCode"], 400);
+    assert_eq!(bad.error_fields(), ["language", "timezone"]);
+    let unknown = app
+        .patch("/api/v1/admin/customers/0190f4c2-7b1e-7a3c-9d2e-5f6a7b8c9d0e/preferences")
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"smsOptIn": true}))
+        .send()
+        .await;
+    unknown.assert_status(404);
+    assert_eq!(unknown.body["statusCode"], 404);
+    let other = app.tenant("other").await;
+    let foreign = app
+        .get(&path)
+        .tenant("other")
+        .token(&other.owner_token)
+        .send()
+        .await;
+    foreign.assert_status(404);
+}
+
+#[tokio::test]
+async fn messages_follow_the_customers_choices() {
+    let (app, t, fx) = setup().await;
+    let texted = customer(&app, "grace@example.com").await;
+    let alan_id = customer(&app, "alan@example.com").await;
+    // Grace takes SMS; Alan wants no reminder emails.
+    app.patch(&format!("/api/v1/admin/customers/{texted}/preferences"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"smsOptIn": true}))
+        .send()
+        .await
+        .assert_status(200);
+    app.patch(&format!("/api/v1/admin/customers/{alan_id}/preferences"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(json!({"emailNotifications": {"reminders": false}}))
+        .send()
+        .await
+        .assert_status(200);
+    book(&app, &t, &fx, "2026-11-25T08:00:00Z", "grace@example.com").await;
+    book(&app, &t, &fx, "2026-11-25T08:00:00Z", "alan@example.com").await;
+    run(&app).await;
+    app.clock.set(at("2026-11-24T08:00:00Z"));
+    run(&app).await;
+    let reminders = sent(&app, "pre_arrival_reminder").await;
+    let got: Vec<(String, String)> = reminders
+        .iter()
+        .map(|m| (m.channel.as_str().to_owned(), m.recipient.clone()))
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got.contains(&("email".into(), "grace@example.com".into())));
+    assert!(
+        got.contains(&("sms".into(), "+1 555 0100".into())),
+        "{got:?}"
+    );
+    let sms = reminders
+        .iter()
+        .find(|m| m.channel.as_str() == "sms")
+        .unwrap();
+    assert!(sms.body.contains("25/11/2026 at 10:00"), "{}", sms.body);
+    // The arrival SMS on the morning of the day (08:00 Helsinki is 06:00Z), to Grace only.
+    app.clock.set(at("2026-11-25T06:00:00Z"));
+    run(&app).await;
+    let arrival = sent(&app, "arrival_confirmation").await;
+    assert_eq!(arrival.len(), 1);
+    assert_eq!(arrival[0].channel.as_str(), "sms");
+    assert!(
+        arrival[0].body.contains("today at 10:00"),
+        "{}",
+        arrival[0].body
+    );
+}

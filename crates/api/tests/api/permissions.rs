@@ -510,6 +510,16 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/messaging/automation-rules/{id}",
         "ok ok 403 403 403 401 mis",
     ),
+    (
+        "GET",
+        "/api/v1/admin/customers/{customerId}/preferences",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/customers/{customerId}/preferences",
+        "ok ok ok 403 403 401 mis",
+    ),
     // dead letters: read with admin:read, acted on with admin:write
     (
         "GET",

@@ -295,3 +295,28 @@ pub struct AutomationReport {
     /// Messages queued.
     pub messages: usize,
 }
+
+/// A customer's message choices (spec Part B 4.8) as stored.
+#[derive(Debug, Clone)]
+pub struct CustomerPreferences {
+    pub customer_id: Uuid,
+    pub prefs: kairos_domain::messaging::Preferences,
+    pub language: Option<String>,
+    pub timezone: Option<String>,
+    pub updated_at: Timestamp,
+}
+
+/// Changes to a customer's choices: `None` leaves a field as it is.
+#[derive(Debug, Clone, Default)]
+pub struct PreferencesPatch {
+    pub sms_opt_in: Option<bool>,
+    pub marketing_opt_in: Option<bool>,
+    pub email_booking_confirmation: Option<bool>,
+    pub email_reminders: Option<bool>,
+    pub email_follow_up: Option<bool>,
+    pub sms_reminders: Option<bool>,
+    pub sms_arrival_confirmation: Option<bool>,
+    /// `Some(None)` clears it.
+    pub language: Option<Option<String>>,
+    pub timezone: Option<Option<String>>,
+}

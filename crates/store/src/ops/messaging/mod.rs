@@ -5,6 +5,7 @@
 mod automation;
 mod compose;
 mod messages;
+mod preferences;
 mod rules;
 mod templates;
 
