@@ -493,3 +493,110 @@ fn a_bad_sender_or_half_sms_configuration_is_refused() {
     s.smtp_url = Some("ftp://nope".into());
     assert!(Mailer::new(&s).is_err());
 }
+
+/// The text of a quoted-printable body, enough for ASCII bodies.
+fn unquote(data: &str) -> String {
+    data.replace("=\r\n", "").replace("=3D", "=")
+}
+
+#[tokio::test]
+async fn tracked_emails_record_opens_and_clicks_and_redirect_only_to_their_links() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let sink = SmtpSink::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(Some(sink.url()), dir.path());
+    s.public_url = Some("https://book.acme.test/".into());
+    let mailer = Arc::new(Mailer::new(&s).unwrap());
+    // The tenant's own update template carries a link.
+    app.post("/api/v1/admin/messaging/templates")
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(serde_json::json!({
+            "templateKey": "booking_update", "subjectTemplate": "Directions",
+            "bodyTemplate": "<p>{{message}} <a href=\"https://maps.example.com/?q=acme&z=3\">Map</a></p>",
+        }))
+        .send()
+        .await
+        .assert_status(201);
+    let fx = app.bookable(&t).await;
+    let hold = app.hold("acme", &fx, &fx.slots[0], 2).await;
+    let sent = app
+        .post("/api/v1/admin/messaging/send")
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(serde_json::json!({
+            "recipientType": "booking", "recipientId": hold.str("id"),
+            "templateId": "booking_update", "trackDelivery": true,
+            "variables": {"message": "Parking is at the back."},
+        }))
+        .send()
+        .await;
+    sent.assert_status(200);
+    let id = sent.str("messageId").to_owned();
+    assert_eq!(deliver(&app, &mailer).await.delivered, 1);
+    let mail = &sink.wait_for(1, std::time::Duration::from_secs(5)).await[0];
+    let body = unquote(&mail.data);
+    let base = format!("https://book.acme.test/track/acme/{id}");
+    assert!(
+        body.contains(&format!("<img src=\"{base}/open.gif\"")),
+        "{body}"
+    );
+    assert!(
+        body.contains(&format!(
+            "href=\"{base}/click?url=https%3A%2F%2Fmaps.example.com%2F%3Fq%3Dacme%26z%3D3\""
+        )),
+        "{body}"
+    );
+
+    let status_path = format!("/api/v1/admin/messaging/{id}/status");
+    let status = || get(&app, &t, &status_path);
+    assert_eq!(status().await["openedAt"], Value::Null);
+    let pixel = app.get(&format!("/track/acme/{id}/open.gif")).send().await;
+    pixel.assert_status(200);
+    assert_eq!(pixel.header("content-type"), Some("image/gif"));
+    let opened = status().await;
+    assert!(opened["openedAt"].is_string());
+    assert_eq!(opened["clickedAt"], Value::Null);
+
+    // Only the message's own link redirects.
+    let elsewhere = app
+        .get(&format!(
+            "/track/acme/{id}/click?url=https%3A%2F%2Fevil.example%2F"
+        ))
+        .send()
+        .await;
+    elsewhere.assert_status(404);
+    let click = app
+        .get(&format!(
+            "/track/acme/{id}/click?url=https%3A%2F%2Fmaps.example.com%2F%3Fq%3Dacme%26z%3D3"
+        ))
+        .send()
+        .await;
+    click.assert_status(302);
+    assert_eq!(
+        click.header("location"),
+        Some("https://maps.example.com/?q=acme&z=3")
+    );
+    let clicked = status().await;
+    assert!(clicked["clickedAt"].is_string());
+    assert_eq!(
+        clicked["openedAt"], opened["openedAt"],
+        "the first open counts"
+    );
+
+    // Unknown tenants and messages: the same pixel, no redirect.
+    let unknown = app
+        .get(&format!("/track/nobody/{}/open.gif", Uuid::now_v7()))
+        .send()
+        .await;
+    unknown.assert_status(200);
+    let no_message = app
+        .get(&format!(
+            "/track/acme/{}/click?url=https%3A%2F%2Fmaps.example.com%2F",
+            Uuid::now_v7()
+        ))
+        .send()
+        .await;
+    no_message.assert_status(404);
+}

@@ -21,8 +21,19 @@ impl From<MessagingError> for ApiError {
                 field("productIds", format!("no such product {id}"))
             }
             MessagingError::CustomerNotFound => ApiError::not_found("Customer"),
-            MessagingError::BookingNotFound => field("recipientId", "no such booking"),
+            MessagingError::BookingNotFound => ApiError::not_found("Booking"),
             MessagingError::MessageNotFound => ApiError::not_found("Message"),
+            MessagingError::NoTemplate(channel) => field(
+                "templateId",
+                format!("has no {channel} template (in the tenant's templates or the defaults)"),
+            ),
+            MessagingError::Withheld(why) => {
+                ApiError::conflict(code::CONFLICT, format!("Not sent: {}", withheld_text(why)))
+            }
+            MessagingError::RenderFailed => field(
+                "variables",
+                "the template cannot be rendered with these variables",
+            ),
             MessagingError::DeadLetterNotFound => ApiError::not_found("Dead letter"),
             MessagingError::DeadLetterClosed(status, action) => ApiError::new(
                 StatusCode::CONFLICT,
@@ -44,4 +55,14 @@ fn field(name: &str, message: impl Into<String>) -> ApiError {
 /// A 400 in shape B naming every bad field.
 pub(super) fn invalid(errors: FieldErrors) -> ApiError {
     ApiError::validation(errors).shape_b()
+}
+
+fn withheld_text(why: &str) -> &'static str {
+    match why {
+        "no_sms_opt_in" => "the customer has not agreed to SMS (smsOptIn)",
+        "no_marketing_opt_in" => "the customer has not agreed to marketing (marketingOptIn)",
+        "opted_out" => "the customer switched this kind of message off",
+        "no_recipient" => "there is no email address or phone number to send to",
+        _ => "the customer's choices do not allow it",
+    }
 }

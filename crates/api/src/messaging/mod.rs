@@ -8,15 +8,28 @@ mod error;
 mod messages;
 mod preferences;
 mod rules;
+mod send;
 mod templates;
+mod tracking;
 
 use crate::rate_limit::Tier;
 use crate::state::AppState;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// The notification endpoints, in their own rate limit tiers.
+/// The notification endpoints, in their own rate limit tiers, and the public tracking
+/// endpoints (relaxed tier).
 pub fn router() -> OpenApiRouter<AppState> {
+    Tier::Relaxed
+        .apply(
+            OpenApiRouter::new()
+                .routes(routes!(tracking::open_pixel))
+                .routes(routes!(tracking::click)),
+        )
+        .merge(notification_routes())
+}
+
+fn notification_routes() -> OpenApiRouter<AppState> {
     Tier::notifications(
         OpenApiRouter::new()
             .routes(routes!(
@@ -36,6 +49,7 @@ pub fn router() -> OpenApiRouter<AppState> {
                 preferences::get_preferences,
                 preferences::update_preferences
             ))
+            .routes(routes!(send::send_message))
             .routes(routes!(messages::list_messages))
             .routes(routes!(messages::message_status))
             .routes(routes!(

@@ -18,6 +18,7 @@ mod hold_caps;
 mod imports;
 mod messaging_automation;
 mod messaging_rules;
+mod messaging_send;
 mod messaging_templates;
 mod operations;
 mod permissions;

@@ -520,6 +520,21 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/customers/{customerId}/preferences",
         "ok ok ok 403 403 401 mis",
     ),
+    (
+        "POST",
+        "/api/v1/admin/messaging/send",
+        "ok ok ok 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/track/{tenantId}/{messageId}/open.gif",
+        "ok ok ok ok ok ok ok",
+    ),
+    (
+        "GET",
+        "/track/{tenantId}/{messageId}/click",
+        "ok ok ok ok ok ok ok",
+    ),
     // dead letters: read with admin:read, acted on with admin:write
     (
         "GET",

@@ -133,6 +133,12 @@ pub enum MessagingError {
     BookingNotFound,
     #[error("message not found")]
     MessageNotFound,
+    #[error("no {0} template of this key")]
+    NoTemplate(Channel),
+    #[error("not sent: {0}")]
+    Withheld(&'static str),
+    #[error("the template could not be rendered with these variables")]
+    RenderFailed,
     #[error("dead letter not found")]
     DeadLetterNotFound,
     #[error("the dead letter is {0}; only an open one can be {1}")]
@@ -319,4 +325,23 @@ pub struct PreferencesPatch {
     /// `Some(None)` clears it.
     pub language: Option<Option<String>>,
     pub timezone: Option<Option<String>>,
+}
+
+/// Whom staff send a message to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendTo {
+    Customer(Uuid),
+    Booking(Uuid),
+}
+
+/// A message staff send (spec Part B 4.8 `POST /admin/messaging/send`).
+#[derive(Debug, Clone)]
+pub struct SendRequest {
+    pub to: SendTo,
+    pub channel: Channel,
+    pub template_key: String,
+    /// Laid over the recipient's variables (`message`, say).
+    pub variables: Option<serde_json::Value>,
+    pub priority: Priority,
+    pub track_delivery: bool,
 }

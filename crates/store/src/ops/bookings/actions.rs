@@ -210,18 +210,8 @@ async fn act(
             apply_transition(w, b, Trigger::Cancel, actor, reason.as_deref()).await?;
             if notify && let Some(facts) = booking_facts(w, b.id).await? {
                 let now = w.now;
-                queue_booking_message(
-                    w,
-                    &facts,
-                    Compose {
-                        template_key: "cancellation",
-                        template_id: None,
-                        source: "booking",
-                        rule_id: None,
-                        now,
-                    },
-                )
-                .await?;
+                queue_booking_message(w, &facts, Compose::of("cancellation", "booking", now))
+                    .await?;
             }
         }
         BookingAction::Reschedule {

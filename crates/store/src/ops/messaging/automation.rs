@@ -238,11 +238,9 @@ impl Repo {
                     &mut w,
                     &b,
                     Compose {
-                        template_key: &rule.template_key,
                         template_id: rule.template_id,
-                        source: "automation",
                         rule_id: Some(rule.id),
-                        now,
+                        ..Compose::of(&rule.template_key, "automation", now)
                     },
                 )
                 .await?;

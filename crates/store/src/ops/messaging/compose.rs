@@ -124,15 +124,16 @@ struct PreferenceRow {
     language: Option<String>,
 }
 
-/// The customer account a booking belongs to (by id, else by email): its choices and
+/// The customer account a message goes to (by id, else by email): its choices and
 /// language. A guest has the defaults.
 async fn recipient_choices(
     w: &mut Write,
-    b: &BookingFacts,
+    customer_id: Option<Uuid>,
+    email: &str,
 ) -> Result<(Option<Uuid>, Preferences, Option<String>), StoreError> {
     let columns = "id, sms_opt_in, marketing_opt_in, email_booking_confirmation, \
          email_reminders, email_follow_up, sms_reminders, sms_arrival_confirmation, language";
-    let row: Option<PreferenceRow> = match b.customer_id {
+    let row: Option<PreferenceRow> = match customer_id {
         Some(id) => {
             sqlx::query_as(&format!(
                 "SELECT {columns} FROM customers WHERE tenant_id = $1 AND id = $2"
@@ -142,12 +143,12 @@ async fn recipient_choices(
             .fetch_optional(&mut *w.tx)
             .await?
         }
-        None if !b.customer_email.is_empty() => {
+        None if !email.is_empty() => {
             sqlx::query_as(&format!(
                 "SELECT {columns} FROM customers WHERE tenant_id = $1 AND email = $2"
             ))
             .bind(w.tenant.as_str())
-            .bind(&b.customer_email)
+            .bind(email.trim().to_lowercase())
             .fetch_optional(&mut *w.tx)
             .await?
         }
@@ -167,7 +168,7 @@ async fn recipient_choices(
             },
             r.language,
         ),
-        None => (b.customer_id, Preferences::default(), None),
+        None => (customer_id, Preferences::default(), None),
     })
 }
 
@@ -193,6 +194,90 @@ impl Scoped for TemplateRow {
     }
 }
 
+/// Whom a message goes to, and the variables that describe them.
+#[derive(Debug, Clone)]
+pub(crate) struct Recipient {
+    pub name: String,
+    pub email: String,
+    pub phone: String,
+    pub customer_id: Option<Uuid>,
+    pub booking_id: Option<Uuid>,
+    /// The site whose templates come first; None: tenant-wide ones.
+    pub site_id: Option<Uuid>,
+    /// The language when the customer has none.
+    pub locale: String,
+    pub data: Value,
+}
+
+impl Recipient {
+    /// The customer of booking `b`, with the booking's variables.
+    pub fn of_booking(b: &BookingFacts) -> Recipient {
+        Recipient {
+            name: b.customer_name.clone(),
+            email: b.customer_email.clone(),
+            phone: b.customer_phone.clone(),
+            customer_id: b.customer_id,
+            booking_id: Some(b.id),
+            site_id: Some(b.site_id),
+            locale: b.locale.clone(),
+            data: booking_variables(b),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct CustomerFacts {
+    id: Uuid,
+    email: String,
+    first_name: Option<String>,
+    last_name: Option<String>,
+    phone: Option<String>,
+    business_name: String,
+    timezone: String,
+}
+
+/// A customer account as a recipient (no booking): its name and contact details, and the
+/// tenant's name and time zone.
+pub(crate) async fn customer_recipient(
+    w: &mut Write,
+    customer: Uuid,
+) -> Result<Option<Recipient>, StoreError> {
+    let row: Option<CustomerFacts> = sqlx::query_as(
+        "SELECT c.id, c.email, c.first_name, c.last_name, c.phone, t.name AS business_name,
+                t.timezone
+         FROM customers c JOIN tenants t ON t.id = c.tenant_id
+         WHERE c.tenant_id = $1 AND c.id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(customer)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    Ok(row.map(|c| {
+        let name = [c.first_name.as_deref(), c.last_name.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let phone = c.phone.unwrap_or_default();
+        Recipient {
+            data: json!({
+                "customerName": name,
+                "customerEmail": c.email,
+                "customerPhone": phone,
+                "businessName": c.business_name,
+                "timezone": c.timezone,
+            }),
+            name,
+            email: c.email,
+            phone,
+            customer_id: Some(c.id),
+            booking_id: None,
+            site_id: None,
+            locale: "en".to_owned(),
+        }
+    }))
+}
+
 /// What became of one channel of a booking message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ChannelOutcome {
@@ -204,7 +289,7 @@ pub(crate) enum ChannelOutcome {
     RenderFailed,
 }
 
-/// How a booking message is sent.
+/// How a message is made and sent.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Compose<'a> {
     pub template_key: &'a str,
@@ -213,17 +298,49 @@ pub(crate) struct Compose<'a> {
     pub source: &'static str,
     pub rule_id: Option<Uuid>,
     pub now: Timestamp,
+    /// The channels to send by (each where a template resolves).
+    pub channels: &'a [Channel],
+    /// Variables laid over the recipient's (a message staff wrote, say).
+    pub extra: Option<&'a Value>,
+    pub priority: Priority,
+    pub track_delivery: bool,
 }
 
-/// Renders and queues the message `c` describes for booking `b`: by email and by SMS,
-/// each where a template resolves and the customer's choices allow it.
+impl<'a> Compose<'a> {
+    /// A message of `template_key` by every channel, at normal priority, untracked.
+    pub fn of(template_key: &'a str, source: &'static str, now: Timestamp) -> Compose<'a> {
+        Compose {
+            template_key,
+            template_id: None,
+            source,
+            rule_id: None,
+            now,
+            channels: &[Channel::Email, Channel::Sms],
+            extra: None,
+            priority: Priority::Normal,
+            track_delivery: false,
+        }
+    }
+}
+
+/// Renders and queues the message `c` describes for booking `b`'s customer.
 pub(crate) async fn queue_booking_message(
     w: &mut Write,
     b: &BookingFacts,
     c: Compose<'_>,
 ) -> Result<Vec<(Channel, ChannelOutcome)>, StoreError> {
-    let (customer_id, prefs, language) = recipient_choices(w, b).await?;
-    let language = language.unwrap_or_else(|| b.locale.clone());
+    queue_message_to(w, &Recipient::of_booking(b), c).await
+}
+
+/// Renders and queues the message `c` describes for `to`: by each of `c.channels` where a
+/// template resolves and the customer's choices allow it.
+pub(crate) async fn queue_message_to(
+    w: &mut Write,
+    to: &Recipient,
+    c: Compose<'_>,
+) -> Result<Vec<(Channel, ChannelOutcome)>, StoreError> {
+    let (customer_id, prefs, language) = recipient_choices(w, to.customer_id, &to.email).await?;
+    let language = language.unwrap_or_else(|| to.locale.clone());
     let rows: Vec<TemplateRow> = sqlx::query_as(
         "SELECT id, site_id, language_code, template_type, subject_template, body_template
          FROM message_templates
@@ -231,7 +348,7 @@ pub(crate) async fn queue_booking_message(
     )
     .bind(w.tenant.as_str())
     .bind(c.template_key)
-    .bind(b.site_id)
+    .bind(to.site_id)
     .fetch_all(&mut *w.tx)
     .await?;
     let category = catalog::kind(c.template_key)
@@ -239,9 +356,12 @@ pub(crate) async fn queue_booking_message(
             k.category
         });
     let known = catalog::variables_of(Some(c.template_key));
-    let data = booking_variables(b);
+    let mut data = to.data.clone();
+    if let (Value::Object(map), Some(Value::Object(extra))) = (&mut data, c.extra) {
+        map.extend(extra.clone());
+    }
     let mut outcomes = Vec::new();
-    for channel in [Channel::Email, Channel::Sms] {
+    for &channel in c.channels {
         let template = match c.template_id {
             Some(id) => rows
                 .iter()
@@ -252,22 +372,20 @@ pub(crate) async fn queue_booking_message(
                         .filter(|d| d.channel == channel)
                         .map(|d| (d.subject.to_owned(), d.body.to_owned()))
                 }),
-            None => {
-                match catalog::resolve(&rows, c.template_key, &language, channel, Some(b.site_id)) {
-                    Some(Resolved::Own(t)) => {
-                        Some((t.subject_template.clone(), t.body_template.clone()))
-                    }
-                    Some(Resolved::Global(d)) => Some((d.subject.to_owned(), d.body.to_owned())),
-                    None => None,
+            None => match catalog::resolve(&rows, c.template_key, &language, channel, to.site_id) {
+                Some(Resolved::Own(t)) => {
+                    Some((t.subject_template.clone(), t.body_template.clone()))
                 }
-            }
+                Some(Resolved::Global(d)) => Some((d.subject.to_owned(), d.body.to_owned())),
+                None => None,
+            },
         };
         let Some((subject, body)) = template else {
             continue;
         };
         let recipient = match channel {
-            Channel::Email => b.customer_email.clone(),
-            Channel::Sms => b.customer_phone.clone(),
+            Channel::Email => to.email.clone(),
+            Channel::Sms => to.phone.clone(),
         };
         let verdict = if recipient.trim().is_empty() {
             Err(Withheld::NoRecipient)
@@ -281,8 +399,8 @@ pub(crate) async fn queue_booking_message(
         let rendered = match render::render(&subject, &body, channel, &data, &known) {
             Ok(r) => r,
             Err(e) => {
-                tracing::warn!(booking_id = %b.id, template_key = c.template_key, error = %e,
-                    "a booking message could not be rendered");
+                tracing::warn!(booking_id = ?to.booking_id, template_key = c.template_key,
+                    error = %e, "a message could not be rendered");
                 outcomes.push((channel, ChannelOutcome::RenderFailed));
                 continue;
             }
@@ -294,15 +412,15 @@ pub(crate) async fn queue_booking_message(
                 template_key: Some(c.template_key.to_owned()),
                 source: c.source,
                 recipient,
-                recipient_name: b.customer_name.clone(),
+                recipient_name: to.name.clone(),
                 customer_id,
-                booking_id: Some(b.id),
+                booking_id: to.booking_id,
                 rule_id: c.rule_id,
                 bulk_id: None,
                 subject: rendered.subject,
                 body: rendered.body,
-                priority: Priority::Normal,
-                track_delivery: false,
+                priority: c.priority,
+                track_delivery: c.track_delivery,
                 send_after: c.now,
             },
         )
@@ -310,7 +428,9 @@ pub(crate) async fn queue_booking_message(
         outcomes.push((channel, ChannelOutcome::Queued(id)));
     }
     if outcomes.is_empty() {
-        outcomes.push((Channel::Email, ChannelOutcome::NoTemplate));
+        for &channel in c.channels {
+            outcomes.push((channel, ChannelOutcome::NoTemplate));
+        }
     }
     Ok(outcomes)
 }

@@ -7,6 +7,7 @@ mod compose;
 mod messages;
 mod preferences;
 mod rules;
+mod send;
 mod templates;
 
 pub(crate) use compose::{Compose, booking_facts, queue_booking_message};
