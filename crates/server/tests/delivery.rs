@@ -319,6 +319,10 @@ async fn a_permanent_refusal_dead_letters_at_once_and_can_be_skipped() {
     assert_eq!(resolve.body["status"], "resolved");
     let open = get(&app, &t, "/api/v1/admin/dead-letters?status=open").await;
     assert_eq!(open["total"], 0);
+    let figures = get(&app, &t, "/api/v1/admin/messaging/analytics").await;
+    assert_eq!(figures["emailMetrics"]["bounced"], 2, "{figures}");
+    assert_eq!(figures["emailMetrics"]["delivered"], 0);
+    assert_eq!(figures["emailMetrics"]["openRate"], 0.0);
 
     // Another tenant sees none of it.
     let other_tenant = app.tenant("other").await;
@@ -585,12 +589,42 @@ async fn tracked_emails_record_opens_and_clicks_and_redirect_only_to_their_links
         "the first open counts"
     );
 
+    // The figures of the period.
+    let figures = get(&app, &t, "/api/v1/admin/messaging/analytics").await;
+    let email = &figures["emailMetrics"];
+    assert_eq!(
+        (
+            email["sent"].as_i64(),
+            email["delivered"].as_i64(),
+            email["opened"].as_i64()
+        ),
+        (Some(1), Some(1), Some(1)),
+        "{figures}"
+    );
+    assert_eq!(email["clicked"], 1);
+    assert_eq!(email["bounced"], 0);
+    assert_eq!(email["openRate"], 1.0);
+    assert_eq!(email["clickRate"], 1.0);
+    assert_eq!(figures["smsMetrics"]["sent"], 0);
+    assert_eq!(figures["topTemplates"][0]["templateKey"], "booking_update");
+    assert!(figures["period"]["from"].is_string());
+    let bad = app
+        .get("/api/v1/admin/messaging/analytics?from=2026-12-01T00:00:00Z&to=2026-11-01T00:00:00Z")
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    bad.assert_status(400);
+    assert_eq!(bad.error_fields(), ["from"]);
+
     // Unknown tenants and messages: the same pixel, no redirect.
     let unknown = app
         .get(&format!("/track/nobody/{}/open.gif", Uuid::now_v7()))
         .send()
         .await;
     unknown.assert_status(200);
+    let malformed = app.get("/track/acme/null,null/open.gif").send().await;
+    malformed.assert_status(404);
     let no_message = app
         .get(&format!(
             "/track/acme/{}/click?url=https%3A%2F%2Fmaps.example.com%2F",

@@ -15,11 +15,17 @@ impl From<MessagingError> for ApiError {
                 "A template with this templateKey, languageCode, templateType and siteId already exists; change that one instead",
             ),
             MessagingError::RuleNotFound => ApiError::not_found("Automation rule"),
-            MessagingError::SiteNotFound => field("siteId", "no such site"),
-            MessagingError::RuleSiteNotFound(id) => field("siteIds", format!("no such site {id}")),
-            MessagingError::ProductNotFound(id) => {
-                field("productIds", format!("no such product {id}"))
-            }
+            MessagingError::SiteNotFound => ApiError::not_found("Site"),
+            MessagingError::RuleSiteNotFound(id) => ApiError::new(
+                StatusCode::NOT_FOUND,
+                code::NOT_FOUND,
+                format!("Site {id} not found"),
+            ),
+            MessagingError::ProductNotFound(id) => ApiError::new(
+                StatusCode::NOT_FOUND,
+                code::NOT_FOUND,
+                format!("Product {id} not found"),
+            ),
             MessagingError::CustomerNotFound => ApiError::not_found("Customer"),
             MessagingError::BookingNotFound => ApiError::not_found("Booking"),
             MessagingError::MessageNotFound => ApiError::not_found("Message"),

@@ -4,6 +4,7 @@
 //!
 //! One file per resource; [`router`] lists the routes.
 
+mod analytics;
 mod error;
 mod messages;
 mod preferences;
@@ -50,6 +51,7 @@ fn notification_routes() -> OpenApiRouter<AppState> {
                 preferences::update_preferences
             ))
             .routes(routes!(send::send_message))
+            .routes(routes!(analytics::analytics))
             .routes(routes!(messages::list_messages))
             .routes(routes!(messages::message_status))
             .routes(routes!(

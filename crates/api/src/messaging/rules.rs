@@ -120,6 +120,7 @@ pub async fn list_rules(
         .as_deref()
         .filter(|s| !s.is_empty())
         .map(|raw| bool_param(&mut errors, "isActive", Some(raw), true));
+    let template_key = super::templates::bounded(&mut errors, "templateKey", q.template_key, 64);
     errors.finish().map_err(invalid)?;
     let rules = state
         .store
@@ -128,7 +129,7 @@ pub async fn list_rules(
             &AutomationRuleFilter {
                 trigger_event,
                 is_active,
-                template_key: q.template_key.filter(|s| !s.is_empty()),
+                template_key,
             },
         )
         .await?;
@@ -342,16 +343,15 @@ async fn check_template(
     {
         return Ok(());
     }
-    let mut errors = FieldErrors::new();
-    errors.add("templateId", "no such template");
-    Err(invalid(errors))
+    Err(ApiError::not_found("Template").shape_b())
 }
 
 /// Create a rule. Needs `admin:write`.
 #[utoipa::path(post, path = "/api/v1/admin/messaging/automation-rules", tag = "messaging", security(("bearer" = [])),
     request_body = AutomationRuleCreate,
     responses((status = 201, body = AutomationRuleDto),
-        (status = 400, description = "Shape B with errors[]: a missing or bad field, an unknown site, product or template", body = ShapeBBody)))]
+        (status = 400, description = "Shape B with errors[]: a missing or bad field", body = ShapeBBody),
+        (status = 404, description = "A site, product or template it names does not exist (shape B)", body = ShapeBBody)))]
 pub async fn create_rule(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
@@ -398,7 +398,7 @@ pub async fn create_rule(
     request_body = AutomationRuleInput,
     responses((status = 200, body = AutomationRuleDto),
         (status = 400, description = "Shape B with errors[]", body = ShapeBBody),
-        (status = 404, description = "Automation rule not found (shape B)", body = ShapeBBody)))]
+        (status = 404, description = "Automation rule not found, or a site, product or template it names (shape B)", body = ShapeBBody)))]
 pub async fn update_rule(
     State(state): State<AppState>,
     auth: Staff<can::Write>,

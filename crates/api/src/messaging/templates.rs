@@ -130,6 +130,21 @@ pub struct ListQuery {
     pub include_global: Option<String>,
 }
 
+/// A non-empty text parameter of at most `max` characters (longer is recorded).
+pub(super) fn bounded(
+    errors: &mut FieldErrors,
+    field: &str,
+    value: Option<String>,
+    max: usize,
+) -> Option<String> {
+    let value = value.filter(|s| !s.is_empty())?;
+    if value.chars().count() > max {
+        errors.add(field, format!("must be at most {max} characters"));
+        return None;
+    }
+    Some(value)
+}
+
 fn uuid_field(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<Uuid> {
     let raw = raw.filter(|s| !s.is_empty())?;
     let parsed = kairos_domain::ids::parse_id(raw);
@@ -169,9 +184,9 @@ pub async fn list_templates(
         q.include_global.as_deref(),
         true,
     );
+    let template_key = bounded(&mut errors, "templateKey", q.template_key, 64);
+    let language_code = bounded(&mut errors, "languageCode", q.language_code, 12);
     errors.finish().map_err(invalid)?;
-    let template_key = q.template_key.filter(|s| !s.is_empty());
-    let language_code = q.language_code.filter(|s| !s.is_empty());
     let filter = MessageTemplateFilter {
         template_key: template_key.clone(),
         language_code: language_code.clone(),
@@ -462,7 +477,8 @@ fn text_field(
 #[utoipa::path(post, path = "/api/v1/admin/messaging/templates", tag = "messaging", security(("bearer" = [])),
     request_body = MessageTemplateCreate,
     responses((status = 201, body = MessageTemplateDto),
-        (status = 400, description = "Shape B with errors[] {field, message}: a missing or bad field, a template that does not parse or render, an unknown siteId", body = ShapeBBody),
+        (status = 400, description = "Shape B with errors[] {field, message}: a missing or bad field, a template that does not parse or render", body = ShapeBBody),
+        (status = 404, description = "The site siteId names does not exist (shape B)", body = ShapeBBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH (shape B)", body = ShapeBBody),
         (status = 409, description = "A template with this key, language, type and site already exists (shape B)", body = ShapeBBody)))]
 pub async fn create_template(
@@ -527,7 +543,7 @@ fn global_is_fixed() -> ApiError {
     responses((status = 200, body = MessageTemplateDto),
         (status = 400, description = "Shape B with errors[] {field, message}", body = ShapeBBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH, or a global default (shape B)", body = ShapeBBody),
-        (status = 404, description = "Template not found (shape B)", body = ShapeBBody),
+        (status = 404, description = "Template not found, or the site siteId names (shape B)", body = ShapeBBody),
         (status = 409, description = "A template with this key, language, type and site already exists (shape B)", body = ShapeBBody)))]
 pub async fn update_template(
     State(state): State<AppState>,

@@ -30,20 +30,21 @@ fn ids(tenant: &str, message: &str) -> Option<(TenantId, Uuid)> {
     ))
 }
 
-/// The open pixel: records the first open of a tracked message; always the same image.
+/// The open pixel: records the first open of a tracked message; the same image whether
+/// or not the message exists (a malformed id is 404).
 #[utoipa::path(get, path = "/track/{tenantId}/{messageId}/open.gif", tag = "messaging", security(()),
     params(("tenantId" = String, Path), ("messageId" = Uuid, Path)),
-    responses((status = 200, description = "A transparent 1×1 GIF", content_type = "image/gif", body = Vec<u8>)))]
+    responses((status = 200, description = "A transparent 1×1 GIF", content_type = "image/gif", body = Vec<u8>),
+        (status = 404, description = "NOT_FOUND: the tenant or message id is malformed", body = ErrorBody)))]
 pub async fn open_pixel(
     State(state): State<AppState>,
     Path((tenant, message)): Path<(String, String)>,
 ) -> ApiResult<Response> {
-    if let Some((tenant, id)) = ids(&tenant, &message) {
-        state
-            .store
-            .track_message(&tenant, id, false, state.now())
-            .await?;
-    }
+    let (tenant, id) = ids(&tenant, &message).ok_or_else(|| ApiError::not_found("Message"))?;
+    state
+        .store
+        .track_message(&tenant, id, false, state.now())
+        .await?;
     let mut response = (StatusCode::OK, PIXEL).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/gif"));

@@ -270,17 +270,38 @@ async fn bad_rules_are_400_in_shape_b_naming_each_field() {
     let unknown_product = post(json!({"name": "n", "triggerEvent": "booking_date",
         "templateKey": "k", "productIds": ["0190f4c2-7b1e-7a3c-9d2e-5f6a7b8c9d0e"]}))
     .await;
-    unknown_product.assert_status(400);
-    assert_eq!(fields(&unknown_product), ["productIds"]);
+    unknown_product.assert_status(404);
+    assert_eq!(unknown_product.body["statusCode"], 404);
+    assert!(
+        unknown_product.body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Product ")
+    );
     let unknown_site = post(json!({"name": "n", "triggerEvent": "booking_date",
         "templateKey": "k", "siteIds": ["0190f4c2-7b1e-7a3c-9d2e-5f6a7b8c9d0e"]}))
     .await;
-    assert_eq!(fields(&unknown_site), ["siteIds"]);
+    unknown_site.assert_status(404);
+    assert!(
+        unknown_site.body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Site ")
+    );
     let unknown_template = post(json!({"name": "n", "triggerEvent": "booking_date",
         "templateKey": "k", "templateId": "0190f4c2-7b1e-7a3c-9d2e-5f6a7b8c9d0e"}))
     .await;
-    assert_eq!(fields(&unknown_template), ["templateId"]);
+    unknown_template.assert_status(404);
+    assert_eq!(unknown_template.body["message"], "Template not found");
 
+    let long = app
+        .get(&format!("{BASE}?templateKey={}", "k".repeat(65)))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    long.assert_status(400);
+    assert_eq!(fields(&long), ["templateKey"]);
     let list = app
         .get(&format!("{BASE}?triggerEvent=nope"))
         .tenant("acme")

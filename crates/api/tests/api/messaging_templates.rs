@@ -506,8 +506,8 @@ async fn bad_templates_are_400_in_shape_b_naming_each_field() {
         "siteId": "0190f4c2-7b1e-7a3c-9d2e-5f6a7b8c9d0e",
     }))
     .await;
-    assert_shape_b(&unknown_site, 400);
-    assert_eq!(error_fields(&unknown_site), ["siteId"]);
+    assert_shape_b(&unknown_site, 404);
+    assert_eq!(unknown_site.body["message"], "Site not found");
 
     // Malformed JSON and wrong types are shape B too.
     let malformed = app

@@ -535,6 +535,11 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/track/{tenantId}/{messageId}/click",
         "ok ok ok ok ok ok ok",
     ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/analytics",
+        "ok ok ok ok 403 401 mis",
+    ),
     // dead letters: read with admin:read, acted on with admin:write
     (
         "GET",

@@ -345,3 +345,16 @@ pub struct SendRequest {
     pub priority: Priority,
     pub track_delivery: bool,
 }
+
+/// Message counts of one channel and template key in a period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageCounts {
+    pub channel: Channel,
+    pub template_key: Option<String>,
+    /// Queued in the period.
+    pub queued: i64,
+    pub delivered: i64,
+    pub failed: i64,
+    pub opened: i64,
+    pub clicked: i64,
+}

@@ -7,8 +7,8 @@ use super::super::write::Write;
 use super::super::{Repo, dialect};
 use crate::stored;
 use crate::{
-    Delivery, DeliveryResult, Message, MessageFilter, MessagingError, NewMessage, Recorded,
-    StoreError, StoreResult, Timestamp,
+    Delivery, DeliveryResult, Message, MessageCounts, MessageFilter, MessagingError, NewMessage,
+    Recorded, StoreError, StoreResult, Timestamp,
 };
 use kairos_domain::dead_letters::{Category, Status as DeadStatus};
 use kairos_domain::messaging::{Channel, MessageStatus, Priority};
@@ -158,6 +158,9 @@ struct ContentRow {
     body: String,
     track_delivery: bool,
 }
+
+/// channel, template key, queued, delivered, failed, opened, clicked.
+type CountRow = (String, Option<String>, i64, i64, i64, i64, i64);
 
 #[operations]
 impl Repo {
@@ -426,6 +429,46 @@ impl Repo {
             .push_bind(i64::from(filter.limit.clamp(1, 500)));
         let rows: Vec<MessageRow> = q.build_query_as().fetch_all(&self.read).await?;
         rows.into_iter().map(Message::try_from).collect()
+    }
+
+    /// Counts of the tenant's messages created in `[from, to]`, by channel and template.
+    pub async fn message_counts(
+        &self,
+        tenant: &TenantId,
+        from: Timestamp,
+        to: Timestamp,
+    ) -> StoreResult<Vec<MessageCounts>> {
+        let rows: Vec<CountRow> = sqlx::query_as(
+            "SELECT channel, template_key, COUNT(*),
+                    COALESCE(SUM(CASE WHEN delivered_at IS NOT NULL THEN 1 ELSE 0 END), 0),
+                    COALESCE(SUM(CASE WHEN failed_at IS NOT NULL THEN 1 ELSE 0 END), 0),
+                    COALESCE(SUM(CASE WHEN opened_at IS NOT NULL THEN 1 ELSE 0 END), 0),
+                    COALESCE(SUM(CASE WHEN clicked_at IS NOT NULL THEN 1 ELSE 0 END), 0)
+             FROM messages
+             WHERE tenant_id = $1 AND created_at >= $2 AND created_at <= $3
+             GROUP BY channel, template_key
+             ORDER BY channel, template_key",
+        )
+        .bind(tenant.as_str())
+        .bind(from)
+        .bind(to)
+        .fetch_all(&self.read)
+        .await?;
+        rows.into_iter()
+            .map(
+                |(channel, template_key, queued, delivered, failed, opened, clicked)| {
+                    Ok(MessageCounts {
+                        channel: stored("channel", &channel, Channel::parse)?,
+                        template_key,
+                        queued,
+                        delivered,
+                        failed,
+                        opened,
+                        clicked,
+                    })
+                },
+            )
+            .collect()
     }
 
     /// Records that a tracked message was opened (`clicked` false) or a link in it
