@@ -9,7 +9,7 @@
 
 use super::error::invalid;
 use crate::error::{ApiResult, ShapeBBody};
-use crate::extract::{Query, Staff, can, timestamp_param};
+use crate::extract::{Query, Staff, can};
 use crate::state::AppState;
 use axum::extract::State;
 use chrono::{DateTime, Duration, Utc};
@@ -25,11 +25,13 @@ const PERIOD_MAX_DAYS: i64 = 366;
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AnalyticsQuery {
-    /// Start of the period (default: 30 days before `to`).
-    #[param(value_type = Option<DateTime<Utc>>)]
+    /// Start of the period: a timestamp, or a date (the start of that UTC day); default
+    /// 30 days before `to`.
+    #[param(max_length = 40, example = "2026-11-01")]
     pub from: Option<String>,
-    /// End of the period, inclusive (default: now).
-    #[param(value_type = Option<DateTime<Utc>>)]
+    /// End of the period, inclusive: a timestamp, or a date (the whole UTC day); default
+    /// now.
+    #[param(max_length = 40, example = "2026-11-30")]
     pub to: Option<String>,
 }
 
@@ -84,6 +86,36 @@ pub struct Analytics {
     pub top_templates: Vec<TemplateMetrics>,
 }
 
+/// A timestamp, or a date: its first instant (`end`: its last, for an inclusive end).
+fn instant(
+    errors: &mut FieldErrors,
+    field: &str,
+    raw: Option<&str>,
+    end: bool,
+) -> Option<DateTime<Utc>> {
+    let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
+    if let Ok(t) = DateTime::parse_from_rfc3339(raw) {
+        return Some(t.with_timezone(&Utc));
+    }
+    match chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
+        Ok(d) if (1900..=2999).contains(&chrono::Datelike::year(&d)) => {
+            let start = d.and_hms_opt(0, 0, 0)?.and_utc();
+            Some(if end {
+                start + Duration::days(1) - Duration::microseconds(1)
+            } else {
+                start
+            })
+        }
+        _ => {
+            errors.add(
+                field,
+                "must be a date (YYYY-MM-DD) or an RFC 3339 timestamp",
+            );
+            None
+        }
+    }
+}
+
 fn ratio(part: i64, whole: i64) -> f64 {
     if whole <= 0 {
         return 0.0;
@@ -103,17 +135,9 @@ pub async fn analytics(
     Query(q): Query<AnalyticsQuery>,
 ) -> ApiResult<axum::Json<Analytics>> {
     let mut errors = FieldErrors::new();
-    let to =
-        q.to.as_deref()
-            .filter(|s| !s.is_empty())
-            .and_then(|raw| timestamp_param(&mut errors, "to", raw))
-            .unwrap_or_else(|| state.now());
-    let from = q
-        .from
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .and_then(|raw| timestamp_param(&mut errors, "from", raw))
-        .unwrap_or(to - Duration::days(30));
+    let to = instant(&mut errors, "to", q.to.as_deref(), true).unwrap_or_else(|| state.now());
+    let from =
+        instant(&mut errors, "from", q.from.as_deref(), false).unwrap_or(to - Duration::days(30));
     if errors.is_empty() {
         if from >= to {
             errors.add("from", "must be before to");
