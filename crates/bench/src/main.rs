@@ -5,13 +5,15 @@
 //! with a built-in load generator and prints throughput and latency percentiles next to
 //! a ceiling measured in the same run, with the ratio: `/healthz` of the same server for
 //! availability, the minimal raw hold through the same pool for holds, the minimal raw
-//! INSERTs of the same vouchers for the import.
+//! INSERTs of the same vouchers for the import, the same emails sent by lettre alone for
+//! the outbox.
 
 mod app;
 mod availability;
 mod holds;
 mod import;
 mod load;
+mod outbox;
 mod scale;
 
 use anyhow::Context;
@@ -52,6 +54,9 @@ enum Command {
     /// A voucher CSV of about 10 MB previewed and imported, against the same vouchers
     /// inserted by minimal raw SQL through the same pool.
     Import(import::Rows),
+    /// 1,000 queued emails delivered through the outbox to a local SMTP sink, against the
+    /// same emails sent by lettre straight to the sink.
+    Outbox(outbox::Messages),
 }
 
 /// The database of one run.
@@ -81,6 +86,7 @@ fn main() -> anyhow::Result<()> {
             Command::Holds => holds::run(&cli, &run).await,
             Command::Scale(growth) => scale::run(&cli, &run, growth).await,
             Command::Import(ref rows) => import::run(&cli, &run, rows.clone()).await,
+            Command::Outbox(ref messages) => outbox::run(&cli, &run, messages.clone()).await,
         };
         run.store.close().await;
         drop(db);
