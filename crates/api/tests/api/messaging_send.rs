@@ -173,3 +173,25 @@ async fn bad_sends_are_refused_naming_each_field() {
         assert_eq!(unknown.body["statusCode"], 404);
     }
 }
+
+#[tokio::test]
+async fn a_new_account_gets_the_welcome_email() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let id = customer(&app, "grace@example.com").await;
+    let list = app
+        .get(&format!("/api/v1/admin/messaging/messages?customerId={id}"))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .send()
+        .await;
+    list.assert_status(200);
+    let messages = list.body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{}", list.body);
+    let m = &messages[0];
+    assert_eq!(m["templateKey"], "welcome");
+    assert_eq!(m["channel"], "email");
+    assert_eq!(m["recipient"], "grace@example.com");
+    assert_eq!(m["subject"], "Welcome to Tenant acme");
+    assert!(m["body"].as_str().unwrap().contains("Hello Grace Hopper"));
+}

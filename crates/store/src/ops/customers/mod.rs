@@ -102,6 +102,18 @@ impl Repo {
                 }),
             },
         );
+        // The welcome email (spec Part A 6), queued with the account.
+        if let Some(to) = super::messaging::customer_recipient(&mut w, id).await? {
+            super::messaging::queue_message_to(
+                &mut w,
+                &to,
+                super::messaging::Compose {
+                    channels: &[kairos_domain::messaging::Channel::Email],
+                    ..super::messaging::Compose::of("welcome", "account", now)
+                },
+            )
+            .await?;
+        }
         w.commit(None).await?;
         Ok(customer)
     }

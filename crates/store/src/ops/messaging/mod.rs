@@ -10,7 +10,9 @@ mod rules;
 mod send;
 mod templates;
 
-pub(crate) use compose::{Compose, booking_facts, queue_booking_message};
+pub(crate) use compose::{
+    Compose, booking_facts, customer_recipient, queue_booking_message, queue_message_to,
+};
 pub(crate) use rules::insert_default_rules;
 
 use super::Db;
