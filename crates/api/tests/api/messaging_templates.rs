@@ -608,6 +608,11 @@ async fn preview_renders_helpers_escapes_html_and_warns_of_unknown_variables() {
     assert_eq!(error_fields(&broken), ["bodyTemplate"]);
     let missing = preview(json!({})).await;
     assert_eq!(error_fields(&missing), ["bodyTemplate"]);
+    // Nesting that would overflow the stack while rendering is refused first.
+    let deep = "{{#if a}}".repeat(5_000) + &"{{/if}}".repeat(5_000);
+    let refused = preview(json!({"bodyTemplate": deep})).await;
+    assert_shape_b(&refused, 400);
+    assert_eq!(error_fields(&refused), ["bodyTemplate"]);
 }
 
 #[tokio::test]

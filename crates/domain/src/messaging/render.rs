@@ -40,8 +40,52 @@ pub struct Rendered {
     pub warnings: Vec<String>,
 }
 
-/// Checks that `source` parses as a template.
+/// Deepest nesting of blocks (`{{#if}}` in `{{#if}}` …), and of subexpressions within one
+/// tag, a template may have. Handlebars parses and renders nesting by recursion: a body of
+/// a few thousand nested blocks would overflow the thread's stack (an abort, not an
+/// error), so deeper templates are refused before handlebars sees them.
+pub const MAX_NESTING: usize = 32;
+
+/// The deepest block nesting and the deepest parenthesis nesting inside one tag.
+fn nesting(source: &str) -> (usize, usize) {
+    let (mut blocks, mut deepest_block, mut deepest_parens) = (0usize, 0usize, 0usize);
+    let mut rest = source;
+    while let Some(start) = rest.find("{{") {
+        let tag = &rest[start + 2..];
+        let end = tag.find("}}").unwrap_or(tag.len());
+        let inner = tag[..end].trim_start_matches(['{', '~', ' ']);
+        if inner.starts_with('#') {
+            blocks += 1;
+            deepest_block = deepest_block.max(blocks);
+        } else if inner.starts_with('/') {
+            blocks = blocks.saturating_sub(1);
+        }
+        let mut parens = 0usize;
+        for c in tag[..end].chars() {
+            match c {
+                '(' => {
+                    parens += 1;
+                    deepest_parens = deepest_parens.max(parens);
+                }
+                ')' => parens = parens.saturating_sub(1),
+                _ => {}
+            }
+        }
+        rest = &tag[end..];
+    }
+    (deepest_block, deepest_parens)
+}
+
+/// Checks that `source` parses as a template, and is not nested deeper than
+/// [`MAX_NESTING`].
 pub fn check(field: &'static str, source: &str) -> Result<(), TemplateProblem> {
+    let (blocks, parens) = nesting(source);
+    if blocks > MAX_NESTING || parens > MAX_NESTING {
+        return Err(TemplateProblem {
+            field,
+            message: format!("nests blocks or subexpressions deeper than {MAX_NESTING} levels"),
+        });
+    }
     Template::compile(source)
         .map(|_| ())
         .map_err(|e| TemplateProblem {
@@ -519,5 +563,28 @@ mod tests {
             assert!(r.warnings.is_empty(), "{}: {:?}", d.key, r.warnings);
             assert!(!r.body.is_empty());
         }
+    }
+}
+
+#[cfg(test)]
+mod hostile {
+    use super::{Channel, render};
+    use serde_json::json;
+
+    /// Body-sized (100,000 characters) nesting is a refused template, not a stack overflow.
+    #[test]
+    fn deeply_nested_templates_are_refused_not_a_crash() {
+        let blocks = "{{#if a}}".repeat(5_000) + &"{{/if}}".repeat(5_000);
+        let parens = "{{x ".to_owned() + &"(".repeat(49_000) + "a" + &")".repeat(49_000) + "}}";
+        for source in [blocks, parens] {
+            assert!(source.len() <= 100_000);
+            let r = render("s", &source, Channel::Email, &json!({"a": true}), &[]);
+            let err = r.err().map(|e| e.message).unwrap_or_default();
+            assert!(err.contains("deeper than 32"), "{err}");
+        }
+        // 32 levels render.
+        let fine = "{{#if a}}".repeat(32) + "x" + &"{{/if}}".repeat(32);
+        let r = render("s", &fine, Channel::Email, &json!({"a": true}), &[]);
+        assert_eq!(r.map(|r| r.body), Ok("x".to_owned()));
     }
 }
