@@ -634,3 +634,60 @@ async fn tracked_emails_record_opens_and_clicks_and_redirect_only_to_their_links
         .await;
     no_message.assert_status(404);
 }
+
+#[tokio::test]
+async fn a_worker_whose_lease_ran_out_records_nothing() {
+    let app = TestApp::spawn().await;
+    app.tenant("acme").await;
+    let id = queue(&app, "acme", email("ada@example.com", "Lease")).await;
+    let tenant = TenantId::parse("acme").unwrap();
+    let now = app.clock_now();
+    let first = app
+        .store
+        .claim_deliveries(now, 10, now + Duration::seconds(60))
+        .await
+        .unwrap();
+    assert_eq!(first.len(), 1);
+    assert!(
+        app.store
+            .claim_deliveries(now, 10, now + Duration::seconds(60))
+            .await
+            .unwrap()
+            .is_empty(),
+        "hidden while leased"
+    );
+    // The first worker stalls past its lease; a second takes the message over.
+    let later = now + Duration::seconds(61);
+    let second = app
+        .store
+        .claim_deliveries(later, 10, later + Duration::seconds(60))
+        .await
+        .unwrap();
+    assert_eq!((second.len(), second[0].attempt), (1, 2));
+    let late = app
+        .store
+        .record_delivery(
+            &tenant,
+            id,
+            1,
+            kairos_store::DeliveryResult::Delivered,
+            None,
+            later,
+        )
+        .await
+        .unwrap();
+    assert_eq!(late, kairos_store::Recorded::Stale);
+    let ours = app
+        .store
+        .record_delivery(
+            &tenant,
+            id,
+            2,
+            kairos_store::DeliveryResult::Delivered,
+            None,
+            later,
+        )
+        .await
+        .unwrap();
+    assert_eq!(ours, kairos_store::Recorded::Delivered);
+}

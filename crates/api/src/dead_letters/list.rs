@@ -1,7 +1,7 @@
 //! Listing and reading dead letters.
 
 use crate::error::{ApiError, ApiResult, ShapeBBody};
-use crate::extract::{Query, Staff, can, page_param, path_id};
+use crate::extract::{Query, Staff, can, optional_choice, page_param, path_id, uuid_param};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
@@ -112,39 +112,21 @@ pub async fn list_dead_letters(
     Query(q): Query<ListQuery>,
 ) -> ApiResult<axum::Json<DeadLetterList>> {
     let mut errors = FieldErrors::new();
-    let category = q
-        .category
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .and_then(|raw| {
-            let c = Category::parse(raw);
-            if c.is_none() {
-                errors.add("type", format!("must be {}", Category::choices()));
-            }
-            c
-        });
-    let status = q
-        .status
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .and_then(|raw| {
-            let s = Status::parse(raw);
-            if s.is_none() {
-                errors.add("status", format!("must be {}", Status::choices()));
-            }
-            s
-        });
-    let booking_id = q
-        .booking_id
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .and_then(|raw| {
-            let id = kairos_domain::ids::parse_id(raw);
-            if id.is_none() {
-                errors.add("bookingId", "must be a UUID");
-            }
-            id
-        });
+    let category = optional_choice(
+        &mut errors,
+        "type",
+        q.category.as_deref(),
+        Category::parse,
+        Category::choices,
+    );
+    let status = optional_choice(
+        &mut errors,
+        "status",
+        q.status.as_deref(),
+        Status::parse,
+        Status::choices,
+    );
+    let booking_id = uuid_param(&mut errors, "bookingId", q.booking_id.as_deref());
     let page = page_param(&mut errors, "page", q.page.as_deref(), 1, 1_000_000);
     let per_page = page_param(&mut errors, "perPage", q.per_page.as_deref(), 50, 100);
     errors

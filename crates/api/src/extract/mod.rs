@@ -51,6 +51,34 @@ pub fn choose<T: Copy>(
     }
 }
 
+/// An optional value of a closed set from a query parameter or field: `None` when absent
+/// or empty; an unknown spelling is recorded against `field` with the choices.
+pub fn optional_choice<T>(
+    errors: &mut FieldErrors,
+    field: &str,
+    given: Option<&str>,
+    parse: fn(&str) -> Option<T>,
+    choices: fn() -> String,
+) -> Option<T> {
+    let raw = given.filter(|s| !s.is_empty())?;
+    let parsed = parse(raw);
+    if parsed.is_none() {
+        errors.add(field, format!("must be {}", choices()));
+    }
+    parsed
+}
+
+/// An optional UUID from a query parameter or field: `None` when absent or empty; text
+/// that is not one is recorded against `field`.
+pub fn uuid_param(errors: &mut FieldErrors, field: &str, given: Option<&str>) -> Option<Uuid> {
+    let raw = given.filter(|s| !s.is_empty())?;
+    let parsed = kairos_domain::ids::parse_id(raw);
+    if parsed.is_none() {
+        errors.add(field, "must be a UUID");
+    }
+    parsed
+}
+
 /// `deserialize_with` for PATCH fields: absent → `None` (unchanged), `null` →
 /// `Some(None)` (cleared), a value → `Some(Some(v))`. Use with `#[serde(default)]`.
 pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>

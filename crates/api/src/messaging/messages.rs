@@ -3,7 +3,7 @@
 //! with their bodies, so a demo shows what a customer would get.
 
 use crate::error::{ApiError, ApiResult, ShapeBBody};
-use crate::extract::{Query, Staff, can, page_param, path_id};
+use crate::extract::{Query, Staff, can, optional_choice, page_param, path_id, uuid_param};
 use crate::openapi::schemas::TemplateTypeSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -92,15 +92,6 @@ pub struct MessageList {
     pub messages: Vec<MessageDto>,
 }
 
-fn uuid_param(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<Uuid> {
-    let raw = raw.filter(|s| !s.is_empty())?;
-    let parsed = kairos_domain::ids::parse_id(raw);
-    if parsed.is_none() {
-        errors.add(field, "must be a UUID");
-    }
-    parsed
-}
-
 /// Recent messages, newest first, with their bodies as sent. Needs `admin:bookings:read`.
 #[utoipa::path(get, path = "/api/v1/admin/messaging/messages", tag = "messaging", security(("bearer" = [])),
     params(MessagesQuery),
@@ -114,28 +105,20 @@ pub async fn list_messages(
     let mut errors = FieldErrors::new();
     let booking_id = uuid_param(&mut errors, "bookingId", q.booking_id.as_deref());
     let customer_id = uuid_param(&mut errors, "customerId", q.customer_id.as_deref());
-    let channel = q
-        .channel
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .and_then(|raw| {
-            let c = Channel::parse(raw);
-            if c.is_none() {
-                errors.add("channel", format!("must be {}", Channel::choices()));
-            }
-            c
-        });
-    let status = q
-        .status
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .and_then(|raw| {
-            let s = MessageStatus::parse(raw);
-            if s.is_none() {
-                errors.add("status", format!("must be {}", MessageStatus::choices()));
-            }
-            s
-        });
+    let channel = optional_choice(
+        &mut errors,
+        "channel",
+        q.channel.as_deref(),
+        Channel::parse,
+        Channel::choices,
+    );
+    let status = optional_choice(
+        &mut errors,
+        "status",
+        q.status.as_deref(),
+        MessageStatus::parse,
+        MessageStatus::choices,
+    );
     let limit = page_param(&mut errors, "limit", q.limit.as_deref(), 50, 500);
     errors
         .finish()

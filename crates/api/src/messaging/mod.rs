@@ -6,8 +6,10 @@
 
 mod analytics;
 mod error;
+mod fields;
 mod messages;
 mod preferences;
+mod preview;
 mod rules;
 mod send;
 mod templates;
@@ -38,7 +40,7 @@ fn notification_routes() -> OpenApiRouter<AppState> {
                 templates::create_template
             ))
             .routes(routes!(templates::template_types))
-            .routes(routes!(templates::preview_template))
+            .routes(routes!(preview::preview_template))
             .routes(routes!(templates::template_by_key))
             .routes(routes!(rules::list_rules, rules::create_rule))
             .routes(routes!(

@@ -133,7 +133,7 @@ pub async fn update_preferences(
     let id = customer_id(&id)?;
     let mut errors = FieldErrors::new();
     let language = match input.language {
-        Some(Some(l)) if !super::templates::valid_language(&l) => {
+        Some(Some(l)) if !super::fields::valid_language(&l) => {
             errors.add("language", "must be a language tag such as en, fi or pt-BR");
             None
         }

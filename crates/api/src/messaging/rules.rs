@@ -4,7 +4,7 @@
 
 use super::error::invalid;
 use crate::error::{ApiError, ApiResult, ShapeBBody};
-use crate::extract::{Json, Query, Staff, bool_param, can, nullable, path_id};
+use crate::extract::{Json, Query, Staff, bool_param, can, nullable, optional_choice, path_id};
 use crate::openapi::schemas::{OffsetUnitSchema, TriggerEventSchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -101,26 +101,19 @@ pub async fn list_rules(
     Query(q): Query<RulesQuery>,
 ) -> ApiResult<axum::Json<AutomationRuleList>> {
     let mut errors = FieldErrors::new();
-    let trigger_event = q
-        .trigger_event
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .and_then(|raw| {
-            let t = TriggerEvent::parse(raw);
-            if t.is_none() {
-                errors.add(
-                    "triggerEvent",
-                    format!("must be {}", TriggerEvent::choices()),
-                );
-            }
-            t
-        });
+    let trigger_event = optional_choice(
+        &mut errors,
+        "triggerEvent",
+        q.trigger_event.as_deref(),
+        TriggerEvent::parse,
+        TriggerEvent::choices,
+    );
     let is_active = q
         .is_active
         .as_deref()
         .filter(|s| !s.is_empty())
         .map(|raw| bool_param(&mut errors, "isActive", Some(raw), true));
-    let template_key = super::templates::bounded(&mut errors, "templateKey", q.template_key, 64);
+    let template_key = super::fields::bounded(&mut errors, "templateKey", q.template_key, 64);
     errors.finish().map_err(invalid)?;
     let rules = state
         .store
@@ -217,12 +210,8 @@ fn ids(errors: &mut FieldErrors, field: &str, raw: Option<Vec<String>>) -> Optio
     Some(out)
 }
 
-/// The checked fields of an input; `create` requires the rule's own fields.
-struct Checked {
-    patch: AutomationRulePatch,
-}
-
-fn check(input: AutomationRuleInput, create: bool) -> Result<Checked, FieldErrors> {
+/// The checked fields of an input, as a patch; `create` requires the rule's own fields.
+fn check(input: AutomationRuleInput, create: bool) -> Result<AutomationRulePatch, FieldErrors> {
     let mut errors = FieldErrors::new();
     let name = input.name.map(|n| n.trim().to_owned());
     match &name {
@@ -291,10 +280,9 @@ fn check(input: AutomationRuleInput, create: bool) -> Result<Checked, FieldError
     let template_key = input.template_key.map(|k| k.trim().to_owned());
     match &template_key {
         None if create => errors.add("templateKey", "is required"),
-        Some(k) if !super::templates::valid_key(k) => errors.add(
-            "templateKey",
-            "must be 1 to 64 lower-case letters, digits or '_', starting with a letter",
-        ),
+        Some(k) if !super::fields::valid_key(k) => {
+            errors.add("templateKey", super::fields::KEY_RULE)
+        }
         _ => {}
     }
     let template_id = match input.template_id {
@@ -311,19 +299,17 @@ fn check(input: AutomationRuleInput, create: bool) -> Result<Checked, FieldError
     let product_ids = ids(&mut errors, "productIds", input.product_ids);
     let site_ids = ids(&mut errors, "siteIds", input.site_ids);
     errors.finish()?;
-    Ok(Checked {
-        patch: AutomationRulePatch {
-            name,
-            description: input.description,
-            trigger_event,
-            trigger_offset: offset,
-            trigger_offset_unit: unit,
-            template_key,
-            template_id,
-            product_ids,
-            site_ids,
-            is_active: input.is_active,
-        },
+    Ok(AutomationRulePatch {
+        name,
+        description: input.description,
+        trigger_event,
+        trigger_offset: offset,
+        trigger_offset_unit: unit,
+        template_key,
+        template_id,
+        product_ids,
+        site_ids,
+        is_active: input.is_active,
     })
 }
 
@@ -357,7 +343,7 @@ pub async fn create_rule(
     auth: Staff<can::Write>,
     Json(input): Json<AutomationRuleInput>,
 ) -> ApiResult<(StatusCode, axum::Json<AutomationRuleDto>)> {
-    let p = check(input, true).map_err(invalid)?.patch;
+    let p = check(input, true).map_err(invalid)?;
     let (Some(name), Some(trigger_event), Some(template_key)) =
         (p.name, p.trigger_event, p.template_key)
     else {
@@ -406,7 +392,7 @@ pub async fn update_rule(
     Json(input): Json<AutomationRuleInput>,
 ) -> ApiResult<axum::Json<AutomationRuleDto>> {
     let id = rule_id(&id)?;
-    let patch = check(input, false).map_err(invalid)?.patch;
+    let patch = check(input, false).map_err(invalid)?;
     check_template(&state, &auth, patch.template_id.flatten()).await?;
     let rule = state
         .store

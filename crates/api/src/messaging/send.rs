@@ -114,10 +114,9 @@ pub async fn send_message(
     let template_key = input.template_id.map(|k| k.trim().to_owned());
     match &template_key {
         None => errors.add("templateId", "is required"),
-        Some(k) if !super::templates::valid_key(k) => errors.add(
-            "templateId",
-            "must be a template key: 1 to 64 lower-case letters, digits or '_'",
-        ),
+        Some(k) if !super::fields::valid_key(k) => {
+            errors.add("templateId", super::fields::KEY_RULE)
+        }
         _ => {}
     }
     match &input.variables {

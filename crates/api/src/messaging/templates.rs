@@ -1,33 +1,27 @@
 //! `/api/v1/admin/messaging/templates…` (spec Part B 4.7): a tenant's message templates
-//! beside the global defaults that ship with the product, resolution by key, previews.
+//! beside the global defaults that ship with the product, and resolution by key. The
+//! field rules are in `fields.rs`, previews in `preview.rs`.
 
 use super::error::invalid;
+use super::fields::{Checked, bounded, channel_choice, check_template, text_field};
 use crate::error::{ApiError, ApiResult, ShapeBBody};
-use crate::extract::{Json, Query, Staff, bool_param, can, nullable, path_id};
+use crate::extract::{Json, Query, Staff, bool_param, can, nullable, path_id, uuid_param};
 use crate::openapi::schemas::TemplateTypeSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
+use kairos_domain::messaging::Channel;
 use kairos_domain::messaging::catalog::{
     self, DefaultTemplate, FALLBACK_LANGUAGE, KINDS, Resolved, Scoped,
 };
-use kairos_domain::messaging::{Channel, render};
 use kairos_store::{
     MessageTemplate, MessageTemplateFilter, MessageTemplatePatch, NewMessageTemplate,
 };
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
-
-/// Longest subject template, in characters.
-const SUBJECT_MAX: usize = 500;
-/// Longest email body template, in characters.
-const BODY_MAX: usize = 100_000;
-/// Longest SMS body template, in characters (ten concatenated SMS parts).
-const SMS_MAX: usize = 1_600;
 
 /// When the global defaults were first shipped: their `createdAt` and `updatedAt`.
 const GLOBAL_SINCE: &str = "2026-11-24T00:00:00Z";
@@ -130,39 +124,6 @@ pub struct ListQuery {
     pub include_global: Option<String>,
 }
 
-/// A non-empty text parameter of at most `max` characters (longer is recorded).
-pub(super) fn bounded(
-    errors: &mut FieldErrors,
-    field: &str,
-    value: Option<String>,
-    max: usize,
-) -> Option<String> {
-    let value = value.filter(|s| !s.is_empty())?;
-    if value.chars().count() > max {
-        errors.add(field, format!("must be at most {max} characters"));
-        return None;
-    }
-    Some(value)
-}
-
-fn uuid_field(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<Uuid> {
-    let raw = raw.filter(|s| !s.is_empty())?;
-    let parsed = kairos_domain::ids::parse_id(raw);
-    if parsed.is_none() {
-        errors.add(field, "must be a UUID");
-    }
-    parsed
-}
-
-fn channel_field(errors: &mut FieldErrors, raw: Option<&str>) -> Option<Channel> {
-    let raw = raw.filter(|s| !s.is_empty())?;
-    let parsed = Channel::parse(raw);
-    if parsed.is_none() {
-        errors.add("templateType", format!("must be {}", Channel::choices()));
-    }
-    parsed
-}
-
 /// List templates: the tenant's and (unless `includeGlobal=false`) the global defaults,
 /// by key, language and type. Needs `admin:read`.
 #[utoipa::path(get, path = "/api/v1/admin/messaging/templates", tag = "messaging", security(("bearer" = [])),
@@ -176,8 +137,8 @@ pub async fn list_templates(
     Query(q): Query<ListQuery>,
 ) -> ApiResult<axum::Json<MessageTemplateList>> {
     let mut errors = FieldErrors::new();
-    let template_type = channel_field(&mut errors, q.template_type.as_deref());
-    let site_id = uuid_field(&mut errors, "siteId", q.site_id.as_deref());
+    let template_type = channel_choice(&mut errors, q.template_type.as_deref());
+    let site_id = uuid_param(&mut errors, "siteId", q.site_id.as_deref());
     let include_global = bool_param(
         &mut errors,
         "includeGlobal",
@@ -319,8 +280,8 @@ pub async fn template_by_key(
     Query(q): Query<KeyQuery>,
 ) -> ApiResult<axum::Json<MessageTemplateDto>> {
     let mut errors = FieldErrors::new();
-    let channel = channel_field(&mut errors, q.template_type.as_deref()).unwrap_or(Channel::Email);
-    let site = uuid_field(&mut errors, "siteId", q.site_id.as_deref());
+    let channel = channel_choice(&mut errors, q.template_type.as_deref()).unwrap_or(Channel::Email);
+    let site = uuid_param(&mut errors, "siteId", q.site_id.as_deref());
     let language = q
         .language_code
         .filter(|s| !s.is_empty())
@@ -381,98 +342,6 @@ crate::openapi::schemas::create_form!(
     ["templateKey", "subjectTemplate", "bodyTemplate"]
 );
 
-pub(super) fn valid_key(key: &str) -> bool {
-    let mut chars = key.chars();
-    (1..=64).contains(&key.len())
-        && chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-}
-
-pub(super) fn valid_language(code: &str) -> bool {
-    let (lang, region) = code
-        .split_once('-')
-        .map_or((code, None), |(l, r)| (l, Some(r)));
-    (2..=3).contains(&lang.len())
-        && lang.chars().all(|c| c.is_ascii_lowercase())
-        && region.is_none_or(|r| {
-            (2..=8).contains(&r.len()) && r.chars().all(|c| c.is_ascii_alphanumeric())
-        })
-}
-
-/// The checked fields of a template, as they will be stored.
-struct Checked {
-    template_key: String,
-    language_code: String,
-    template_type: Channel,
-    subject: String,
-    body: String,
-}
-
-/// Checks a whole template (after a patch is laid over the stored one): each field, then
-/// that both parts parse and render with sample values.
-fn check_template(errors: &mut FieldErrors, t: &Checked) {
-    if !valid_key(&t.template_key) {
-        errors.add(
-            "templateKey",
-            "must be 1 to 64 lower-case letters, digits or '_', starting with a letter",
-        );
-    }
-    if !valid_language(&t.language_code) {
-        errors.add(
-            "languageCode",
-            "must be a language tag such as en, fi or pt-BR",
-        );
-    }
-    if t.subject.chars().count() > SUBJECT_MAX {
-        errors.add(
-            "subjectTemplate",
-            format!("must be at most {SUBJECT_MAX} characters"),
-        );
-    } else if t.template_type == Channel::Email && t.subject.trim().is_empty() {
-        errors.add("subjectTemplate", "must not be empty for an email");
-    }
-    let body_max = match t.template_type {
-        Channel::Email => BODY_MAX,
-        Channel::Sms => SMS_MAX,
-    };
-    if t.body.trim().is_empty() {
-        errors.add("bodyTemplate", "must not be empty");
-    } else if t.body.chars().count() > body_max {
-        errors.add(
-            "bodyTemplate",
-            format!(
-                "must be at most {body_max} characters for {}",
-                t.template_type
-            ),
-        );
-    }
-    if !errors.is_empty() {
-        return;
-    }
-    let known = catalog::variables_of(Some(&t.template_key));
-    if let Err(p) = render::render(
-        &t.subject,
-        &t.body,
-        t.template_type,
-        &catalog::sample_data(),
-        &known,
-    ) {
-        errors.add(p.field, p.message);
-    }
-}
-
-fn text_field(
-    errors: &mut FieldErrors,
-    field: &str,
-    value: Option<String>,
-    required: bool,
-) -> Option<String> {
-    if value.is_none() && required {
-        errors.add(field, "is required");
-    }
-    value
-}
-
 /// Create a template for the tenant or one of its sites. Needs `admin:write`.
 #[utoipa::path(post, path = "/api/v1/admin/messaging/templates", tag = "messaging", security(("bearer" = [])),
     request_body = MessageTemplateCreate,
@@ -490,8 +359,8 @@ pub async fn create_template(
     let template_key = text_field(&mut errors, "templateKey", input.template_key, true);
     let subject = text_field(&mut errors, "subjectTemplate", input.subject_template, true);
     let body = text_field(&mut errors, "bodyTemplate", input.body_template, true);
-    let template_type = channel_field(&mut errors, input.template_type.as_deref());
-    let site_id = uuid_field(&mut errors, "siteId", input.site_id.flatten().as_deref());
+    let template_type = channel_choice(&mut errors, input.template_type.as_deref());
+    let site_id = uuid_param(&mut errors, "siteId", input.site_id.flatten().as_deref());
     let (Some(template_key), Some(subject), Some(body)) = (template_key, subject, body) else {
         return Err(invalid(errors));
     };
@@ -561,11 +430,11 @@ pub async fn update_template(
         .await?
         .ok_or_else(|| ApiError::not_found("Template").shape_b())?;
     let mut errors = FieldErrors::new();
-    let template_type = channel_field(&mut errors, input.template_type.as_deref());
+    let template_type = channel_choice(&mut errors, input.template_type.as_deref());
     let site_id = match input.site_id {
         None => None,
         Some(None) => Some(None),
-        Some(Some(raw)) => Some(uuid_field(&mut errors, "siteId", Some(&raw))),
+        Some(Some(raw)) => Some(uuid_param(&mut errors, "siteId", Some(&raw))),
     };
     // The whole template as it would be is checked; the store writes only the patch.
     let checked = Checked {
@@ -630,85 +499,4 @@ pub async fn delete_template(
         .delete_message_template(auth.tenant.id(), id, &auth.actor(), state.now())
         .await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-/// A template to try out.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TemplatePreviewInput {
-    #[schema(max_length = 500)]
-    pub subject_template: Option<String>,
-    #[schema(min_length = 1, max_length = 100000)]
-    pub body_template: Option<String>,
-    /// Values of the variables; missing ones take sample values.
-    #[schema(value_type = Option<Object>)]
-    pub sample_data: Option<Value>,
-    /// Default `email` (HTML-escaped values).
-    #[schema(value_type = Option<TemplateTypeSchema>)]
-    pub template_type: Option<String>,
-    /// Whose variables are known (default: the booking variables).
-    pub template_key: Option<String>,
-}
-
-/// The rendered template.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TemplatePreview {
-    pub subject: String,
-    pub body: String,
-    /// One per variable the template uses that its key does not offer (it renders empty).
-    pub warnings: Vec<String>,
-}
-
-/// Render a template with sample data. Needs `admin:read`.
-#[utoipa::path(post, path = "/api/v1/admin/messaging/templates/preview", tag = "messaging", security(("bearer" = [])),
-    request_body = TemplatePreviewInput,
-    responses((status = 200, body = TemplatePreview),
-        (status = 400, description = "Shape B with errors[]: a missing field, sampleData not an object, a template that does not parse or render", body = ShapeBBody),
-        (status = 403, description = "INSUFFICIENT_PERMISSIONS or TENANT_MISMATCH (shape B)", body = ShapeBBody)))]
-pub async fn preview_template(
-    _auth: Staff<can::Read>,
-    Json(input): Json<TemplatePreviewInput>,
-) -> ApiResult<axum::Json<TemplatePreview>> {
-    let mut errors = FieldErrors::new();
-    let subject = input.subject_template.unwrap_or_default();
-    let body = text_field(&mut errors, "bodyTemplate", input.body_template, true);
-    let channel =
-        channel_field(&mut errors, input.template_type.as_deref()).unwrap_or(Channel::Email);
-    if subject.chars().count() > SUBJECT_MAX {
-        errors.add(
-            "subjectTemplate",
-            format!("must be at most {SUBJECT_MAX} characters"),
-        );
-    }
-    if body.as_ref().is_some_and(|b| b.chars().count() > BODY_MAX) {
-        errors.add(
-            "bodyTemplate",
-            format!("must be at most {BODY_MAX} characters"),
-        );
-    }
-    let mut data = catalog::sample_data();
-    match input.sample_data {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(given)) => {
-            if let Value::Object(map) = &mut data {
-                map.extend(given);
-            }
-        }
-        Some(_) => errors.add("sampleData", "must be an object"),
-    }
-    let Some(body) = body else {
-        return Err(invalid(errors));
-    };
-    errors.finish().map_err(invalid)?;
-    let known = catalog::variables_of(input.template_key.as_deref());
-    let rendered = render::render(&subject, &body, channel, &data, &known).map_err(|p| {
-        let mut errors = FieldErrors::new();
-        errors.add(p.field, p.message);
-        invalid(errors)
-    })?;
-    Ok(axum::Json(TemplatePreview {
-        subject: rendered.subject,
-        body: rendered.body,
-        warnings: rendered.warnings,
-    }))
 }

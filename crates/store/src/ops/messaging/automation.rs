@@ -18,7 +18,7 @@ use crate::{AutomationReport, StoreError, StoreResult, Timestamp};
 use kairos_domain::TenantId;
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::messaging::automation::{
-    CATCH_UP, FiringFacts, OffsetUnit, Skip, TriggerEvent, applies, due_at, offset_duration, slack,
+    CATCH_UP, FiringFacts, OffsetUnit, TriggerEvent, applies, due_at, offset_duration, slack,
 };
 use kairos_store_macros::operations;
 use sqlx::QueryBuilder;
@@ -232,7 +232,7 @@ impl Repo {
             return Ok(());
         }
         let (outcome, queued) = match verdict {
-            Err(skip) => (skip_outcome(skip), 0),
+            Err(skip) => (skip.as_str().to_owned(), 0),
             Ok(()) => {
                 let outcomes = queue_booking_message(
                     &mut w,
@@ -281,10 +281,6 @@ impl Repo {
         }
         Ok(())
     }
-}
-
-fn skip_outcome(skip: Skip) -> String {
-    skip.as_str().to_owned()
 }
 
 fn outcome_text(o: ChannelOutcome) -> &'static str {
