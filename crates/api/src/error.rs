@@ -226,8 +226,11 @@ impl From<StoreError> for ApiError {
 }
 
 impl ApiError {
-    /// The shape A body as JSON text (stored for idempotent replays).
+    /// The body as JSON text, in the error's shape (stored for idempotent replays).
     pub fn body_text(&self) -> String {
+        if self.shape_b {
+            return serde_json::to_string(&self.shape_b_body()).unwrap_or_default();
+        }
         let body = ErrorBody {
             error: self.code.to_owned(),
             message: self.message.clone(),
@@ -235,6 +238,22 @@ impl ApiError {
             details: self.details.as_deref().cloned(),
         };
         serde_json::to_string(&body).unwrap_or_default()
+    }
+
+    /// The shape B body: `errors[]` from `details.errors`.
+    fn shape_b_body(&self) -> ShapeBBody {
+        let errors = self
+            .details
+            .as_deref()
+            .and_then(|d| d.get("errors").cloned())
+            .and_then(|e| serde_json::from_value(e).ok());
+        ShapeBBody {
+            status_code: self.status.as_u16(),
+            message: self.message.clone(),
+            error: self.status.canonical_reason().unwrap_or("Error").to_owned(),
+            errors,
+            error_code: self.code.to_owned(),
+        }
     }
 }
 
@@ -297,18 +316,7 @@ impl IntoResponse for ApiError {
             );
         }
         let mut response = if self.shape_b {
-            let errors = self
-                .details
-                .and_then(|d| d.get("errors").cloned())
-                .and_then(|e| serde_json::from_value(e).ok());
-            let body = ShapeBBody {
-                status_code: self.status.as_u16(),
-                message: self.message,
-                error: self.status.canonical_reason().unwrap_or("Error").to_owned(),
-                errors,
-                error_code: self.code.to_owned(),
-            };
-            (self.status, axum::Json(body)).into_response()
+            (self.status, axum::Json(self.shape_b_body())).into_response()
         } else {
             let rendered = Rendered {
                 code: self.code,

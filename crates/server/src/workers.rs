@@ -29,6 +29,14 @@ const DELIVERY_EVERY: Duration = Duration::from_secs(1);
 /// confirmation goes out within this time of the booking).
 const AUTOMATION_EVERY: Duration = Duration::from_secs(10);
 
+/// How often bulk sends are started and continued (a send to start now begins within
+/// this time).
+const BULK_EVERY: Duration = Duration::from_secs(2);
+
+/// Batches (of 100 bookings) one bulk send writes per pass before the next send gets a
+/// turn.
+const BULK_BATCHES_PER_PASS: usize = 20;
+
 /// Runs the periodic jobs until `shutdown` turns true.
 pub async fn run(
     store: Store,
@@ -41,6 +49,8 @@ pub async fn run(
     delivery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut automation = tokio::time::interval(AUTOMATION_EVERY);
     automation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut bulk = tokio::time::interval(BULK_EVERY);
+    bulk.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut generation = tokio::time::interval(GENERATION_EVERY);
     let mut expiry = tokio::time::interval(EXPIRY_EVERY);
     loop {
@@ -50,6 +60,9 @@ pub async fn run(
             }
             _ = automation.tick() => {
                 run_automation(&store, clock.as_ref()).await;
+            }
+            _ = bulk.tick() => {
+                run_bulk_sends(&store, clock.as_ref()).await;
             }
             _ = delivery.tick() => {
                 deliver_messages(&store, &mailer, clock.as_ref()).await;
@@ -108,6 +121,24 @@ pub async fn run_automation(store: &Store, clock: &dyn Clock) {
         ),
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "automation pass failed"),
+    }
+}
+
+/// Starts and continues the bulk sends that are due (spec Part B 4.8).
+pub async fn run_bulk_sends(store: &Store, clock: &dyn Clock) {
+    match store
+        .run_bulk_sends(clock.now(), BULK_BATCHES_PER_PASS)
+        .await
+    {
+        Ok(r) if r.started + r.messages + r.skipped + r.completed > 0 => tracing::info!(
+            started = r.started,
+            messages = r.messages,
+            skipped = r.skipped,
+            completed = r.completed,
+            "bulk sends advanced"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "bulk send pass failed"),
     }
 }
 

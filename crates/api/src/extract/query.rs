@@ -78,6 +78,22 @@ pub fn timestamp_param(
     parsed
 }
 
+/// A date `YYYY-MM-DD` from a request (body or query) between the years 1900 and 2999.
+pub fn date_param(errors: &mut FieldErrors, field: &str, value: &str) -> Option<chrono::NaiveDate> {
+    use chrono::Datelike;
+    match chrono::NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d") {
+        Ok(d) if (1900..=2999).contains(&d.year()) => Some(d),
+        Ok(_) => {
+            errors.add(field, "must be a date between 1900-01-01 and 2999-12-31");
+            None
+        }
+        Err(_) => {
+            errors.add(field, format!("'{value}' is not a date YYYY-MM-DD"));
+            None
+        }
+    }
+}
+
 /// An optional boolean query parameter: `true`/`false` (or `1`/`0`, any case); anything
 /// else is recorded against `field`.
 pub fn bool_param(errors: &mut FieldErrors, field: &str, raw: Option<&str>, default: bool) -> bool {

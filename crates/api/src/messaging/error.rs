@@ -46,6 +46,15 @@ impl From<MessagingError> for ApiError {
                 code::INVALID_TRANSITION,
                 format!("The dead letter is {status}; only an open one can be {action}"),
             ),
+            MessagingError::BulkNotFound => ApiError::not_found("Bulk send"),
+            MessagingError::BulkClosed(status) => ApiError::new(
+                StatusCode::CONFLICT,
+                code::INVALID_TRANSITION,
+                format!(
+                    "The bulk send is {status}; only a scheduled or sending one can be canceled"
+                ),
+            ),
+            MessagingError::Idempotency(e) => e.into(),
             MessagingError::Store(e) => e.into(),
         };
         error.shape_b()

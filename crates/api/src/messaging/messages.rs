@@ -31,6 +31,8 @@ pub struct MessageDto {
     pub recipient_name: String,
     pub customer_id: Option<Uuid>,
     pub booking_id: Option<Uuid>,
+    /// The bulk send it belongs to.
+    pub bulk_id: Option<Uuid>,
     pub subject: String,
     /// HTML for email, text for SMS.
     pub body: String,
@@ -55,6 +57,7 @@ fn message_dto(m: Message) -> MessageDto {
         recipient_name: m.recipient_name,
         customer_id: m.customer_id,
         booking_id: m.booking_id,
+        bulk_id: m.bulk_id,
         subject: m.subject,
         body: m.body,
         status: m.status.as_str().to_owned(),
@@ -81,6 +84,9 @@ pub struct MessagesQuery {
     /// queued, delivered, failed or canceled.
     #[param(max_length = 20)]
     pub status: Option<String>,
+    /// The messages of one bulk send.
+    #[param(value_type = Option<Uuid>)]
+    pub bulk_id: Option<String>,
     /// 1 to 500, default 50.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 500)]
     pub limit: Option<String>,
@@ -105,6 +111,7 @@ pub async fn list_messages(
     let mut errors = FieldErrors::new();
     let booking_id = uuid_param(&mut errors, "bookingId", q.booking_id.as_deref());
     let customer_id = uuid_param(&mut errors, "customerId", q.customer_id.as_deref());
+    let bulk_id = uuid_param(&mut errors, "bulkId", q.bulk_id.as_deref());
     let channel = optional_choice(
         &mut errors,
         "channel",
@@ -132,7 +139,7 @@ pub async fn list_messages(
                 customer_id,
                 channel,
                 status,
-                bulk_id: None,
+                bulk_id,
                 limit,
             },
         )

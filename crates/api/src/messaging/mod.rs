@@ -5,6 +5,7 @@
 //! One file per resource; [`router`] lists the routes.
 
 mod analytics;
+mod bulk;
 mod error;
 mod fields;
 mod messages;
@@ -53,6 +54,9 @@ fn notification_routes() -> OpenApiRouter<AppState> {
                 preferences::update_preferences
             ))
             .routes(routes!(send::send_message))
+            .routes(routes!(bulk::create_bulk, bulk::list_bulks))
+            .routes(routes!(bulk::get_bulk))
+            .routes(routes!(bulk::cancel_bulk))
             .routes(routes!(analytics::analytics))
             .routes(routes!(messages::list_messages))
             .routes(routes!(messages::message_status))

@@ -137,20 +137,7 @@ pub struct ScopeFilter {
     pub scope_id: Option<String>,
 }
 
-pub(super) fn parse_date(errors: &mut FieldErrors, field: &str, value: &str) -> Option<NaiveDate> {
-    use chrono::Datelike;
-    match NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d") {
-        Ok(d) if (1900..=2999).contains(&d.year()) => Some(d),
-        Ok(_) => {
-            errors.add(field, "must be a date between 1900-01-01 and 2999-12-31");
-            None
-        }
-        Err(_) => {
-            errors.add(field, format!("'{value}' is not a date YYYY-MM-DD"));
-            None
-        }
-    }
-}
+pub(super) use crate::extract::date_param as parse_date;
 
 pub(super) fn parse_scope(
     errors: &mut FieldErrors,

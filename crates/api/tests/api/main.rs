@@ -17,6 +17,7 @@ mod errors;
 mod hold_caps;
 mod imports;
 mod messaging_automation;
+mod messaging_bulk;
 mod messaging_rules;
 mod messaging_send;
 mod messaging_templates;

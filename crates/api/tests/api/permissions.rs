@@ -525,6 +525,27 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/messaging/send",
         "ok ok ok 403 403 401 mis",
     ),
+    // bulk sends: created and canceled with admin:write, read with admin:bookings:read
+    (
+        "POST",
+        "/api/v1/admin/messaging/bulk",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/bulk",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "GET",
+        "/api/v1/admin/messaging/bulk/{bulkId}",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/messaging/bulk/{bulkId}/cancel",
+        "ok ok 403 403 403 401 mis",
+    ),
     (
         "GET",
         "/track/{tenantId}/{messageId}/open.gif",

@@ -1,9 +1,10 @@
 //! Messages to customers (spec Part B 2.7, 4.7, 4.8): the kinds of message the product
 //! sends with their variables and English defaults ([`catalog`]), rendering a template
 //! with handlebars ([`render`]), automation rules ([`automation`]), and whose choices
-//! allow which message ([`allowed`]).
+//! allow which message ([`allowed`]); bulk sends to a date range's bookings ([`bulk`]).
 
 pub mod automation;
+pub mod bulk;
 pub mod catalog;
 pub mod render;
 

@@ -143,6 +143,12 @@ pub enum MessagingError {
     DeadLetterNotFound,
     #[error("the dead letter is {0}; only an open one can be {1}")]
     DeadLetterClosed(String, &'static str),
+    #[error("bulk send not found")]
+    BulkNotFound,
+    #[error("the bulk send is {0}; only a scheduled or sending one can be canceled")]
+    BulkClosed(&'static str),
+    #[error(transparent)]
+    Idempotency(#[from] crate::IdempotencyError),
     #[error(transparent)]
     Store(#[from] crate::StoreError),
 }
@@ -357,4 +363,63 @@ pub struct MessageCounts {
     pub failed: i64,
     pub opened: i64,
     pub clicked: i64,
+}
+
+/// A bulk send to create (spec Part B 4.8 `POST /admin/messaging/bulk`): its subject and
+/// body are templates rendered with each booking's variables.
+#[derive(Debug, Clone)]
+pub struct NewBulk {
+    pub filter: kairos_domain::messaging::bulk::RecipientFilter,
+    pub channel: Channel,
+    /// Empty for SMS.
+    pub subject: String,
+    pub body: String,
+    /// When sending starts (now when not set by staff).
+    pub send_at: Timestamp,
+}
+
+/// A bulk send and how far it got.
+#[derive(Debug, Clone)]
+pub struct Bulk {
+    pub id: Uuid,
+    pub filter: kairos_domain::messaging::bulk::RecipientFilter,
+    pub channel: Channel,
+    pub subject: String,
+    pub body: String,
+    pub send_at: Timestamp,
+    pub status: kairos_domain::messaging::bulk::BulkStatus,
+    /// Bookings the filter matched when sending started (0 before); once every message
+    /// is written, the bookings reached (messages plus skipped).
+    pub total: i64,
+    /// Bookings that got no message, and why (`no_sms_opt_in`, `no_recipient`,
+    /// `booking_canceled`, `moved_out_of_range`, `render_failed`).
+    pub skipped: i64,
+    pub skip_reasons: std::collections::BTreeMap<String, i64>,
+    /// Bookings looked at so far: messages written plus bookings skipped.
+    pub processed: i64,
+    /// Its messages by status (queued: waiting to be sent).
+    pub queued: i64,
+    pub delivered: i64,
+    pub failed: i64,
+    pub canceled: i64,
+    pub created_by: Option<String>,
+    pub created_at: Timestamp,
+    pub started_at: Option<Timestamp>,
+    /// When every recipient's message was written (delivery may still be going on).
+    pub prepared_at: Option<Timestamp>,
+    /// When it completed or was canceled.
+    pub finished_at: Option<Timestamp>,
+}
+
+/// What one pass over the bulk sends did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BulkReport {
+    /// Sends that started in this pass.
+    pub started: usize,
+    /// Messages queued.
+    pub messages: usize,
+    /// Bookings skipped.
+    pub skipped: usize,
+    /// Sends that completed.
+    pub completed: usize,
 }

@@ -304,6 +304,10 @@ pub(crate) struct Compose<'a> {
     pub extra: Option<&'a Value>,
     pub priority: Priority,
     pub track_delivery: bool,
+    /// The subject and body to render instead of a template (a bulk send staff wrote);
+    /// the message is then recorded without a template key.
+    pub content: Option<(&'a str, &'a str)>,
+    pub bulk_id: Option<Uuid>,
 }
 
 impl<'a> Compose<'a> {
@@ -319,6 +323,8 @@ impl<'a> Compose<'a> {
             extra: None,
             priority: Priority::Normal,
             track_delivery: false,
+            content: None,
+            bulk_id: None,
         }
     }
 }
@@ -341,16 +347,20 @@ pub(crate) async fn queue_message_to(
 ) -> Result<Vec<(Channel, ChannelOutcome)>, StoreError> {
     let (customer_id, prefs, language) = recipient_choices(w, to.customer_id, &to.email).await?;
     let language = language.unwrap_or_else(|| to.locale.clone());
-    let rows: Vec<TemplateRow> = sqlx::query_as(
-        "SELECT id, site_id, language_code, template_type, subject_template, body_template
-         FROM message_templates
-         WHERE tenant_id = $1 AND template_key = $2 AND (site_id IS NULL OR site_id = $3)",
-    )
-    .bind(w.tenant.as_str())
-    .bind(c.template_key)
-    .bind(to.site_id)
-    .fetch_all(&mut *w.tx)
-    .await?;
+    let rows: Vec<TemplateRow> = if c.content.is_some() {
+        Vec::new()
+    } else {
+        sqlx::query_as(
+            "SELECT id, site_id, language_code, template_type, subject_template, body_template
+             FROM message_templates
+             WHERE tenant_id = $1 AND template_key = $2 AND (site_id IS NULL OR site_id = $3)",
+        )
+        .bind(w.tenant.as_str())
+        .bind(c.template_key)
+        .bind(to.site_id)
+        .fetch_all(&mut *w.tx)
+        .await?
+    };
     let category = catalog::kind(c.template_key)
         .map_or(kairos_domain::messaging::Category::Transactional, |k| {
             k.category
@@ -362,8 +372,9 @@ pub(crate) async fn queue_message_to(
     }
     let mut outcomes = Vec::new();
     for &channel in c.channels {
-        let template = match c.template_id {
-            Some(id) => rows
+        let template = match (c.content, c.template_id) {
+            (Some((subject, body)), _) => Some((subject.to_owned(), body.to_owned())),
+            (None, Some(id)) => rows
                 .iter()
                 .find(|t| t.id == id && t.channel() == channel)
                 .map(|t| (t.subject_template.clone(), t.body_template.clone()))
@@ -372,13 +383,15 @@ pub(crate) async fn queue_message_to(
                         .filter(|d| d.channel == channel)
                         .map(|d| (d.subject.to_owned(), d.body.to_owned()))
                 }),
-            None => match catalog::resolve(&rows, c.template_key, &language, channel, to.site_id) {
-                Some(Resolved::Own(t)) => {
-                    Some((t.subject_template.clone(), t.body_template.clone()))
+            (None, None) => {
+                match catalog::resolve(&rows, c.template_key, &language, channel, to.site_id) {
+                    Some(Resolved::Own(t)) => {
+                        Some((t.subject_template.clone(), t.body_template.clone()))
+                    }
+                    Some(Resolved::Global(d)) => Some((d.subject.to_owned(), d.body.to_owned())),
+                    None => None,
                 }
-                Some(Resolved::Global(d)) => Some((d.subject.to_owned(), d.body.to_owned())),
-                None => None,
-            },
+            }
         };
         let Some((subject, body)) = template else {
             continue;
@@ -409,14 +422,14 @@ pub(crate) async fn queue_message_to(
             w,
             &NewMessage {
                 channel,
-                template_key: Some(c.template_key.to_owned()),
+                template_key: c.content.is_none().then(|| c.template_key.to_owned()),
                 source: c.source,
                 recipient,
                 recipient_name: to.name.clone(),
                 customer_id,
                 booking_id: to.booking_id,
                 rule_id: c.rule_id,
-                bulk_id: None,
+                bulk_id: c.bulk_id,
                 subject: rendered.subject,
                 body: rendered.body,
                 priority: c.priority,

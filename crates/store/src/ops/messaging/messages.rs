@@ -187,21 +187,39 @@ impl Repo {
         lease_until: Timestamp,
     ) -> StoreResult<Vec<Delivery>> {
         let mut tx = self.begin_write().await?;
-        let claimed: Vec<ClaimRow> = sqlx::query_as(&format!(
-            "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = $3, updated_at = $1
-             WHERE kind = $4 AND status = 'pending' AND (tenant_id, id) IN (
-                 SELECT tenant_id, id FROM outbox
-                 WHERE kind = $4 AND status = 'pending' AND next_attempt_at <= $1
-                 ORDER BY next_attempt_at LIMIT $2{})
-             RETURNING tenant_id, id, attempts",
+        // Select, then update row by row: PostgreSQL may run a `LIMIT … SKIP LOCKED`
+        // subquery inside `UPDATE … WHERE … IN (…)` more than once and claim more rows
+        // than the limit.
+        let due: Vec<(String, Uuid)> = sqlx::query_as(&format!(
+            "SELECT tenant_id, id FROM outbox
+             WHERE kind = $3 AND status = 'pending' AND next_attempt_at <= $1
+             ORDER BY next_attempt_at, id LIMIT $2{}",
             dialect::FOR_UPDATE_SKIP_LOCKED
         ))
         .bind(now)
         .bind(limit)
-        .bind(lease_until)
         .bind(MESSAGE_KIND)
         .fetch_all(&mut *tx)
         .await?;
+        let mut claimed = Vec::with_capacity(due.len());
+        for (tenant_id, id) in due {
+            let attempts: i32 = sqlx::query_scalar(
+                "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = $3, updated_at = $4
+                 WHERE tenant_id = $1 AND id = $2
+                 RETURNING attempts",
+            )
+            .bind(&tenant_id)
+            .bind(id)
+            .bind(lease_until)
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await?;
+            claimed.push(ClaimRow {
+                tenant_id,
+                id,
+                attempts,
+            });
+        }
         let mut out = Vec::with_capacity(claimed.len());
         for c in claimed {
             let content: Option<ContentRow> = sqlx::query_as(

@@ -1,8 +1,11 @@
 //! Messaging: templates (`templates.rs`), automation rules and their firing (`rules.rs`,
-//! `automation.rs`), the message log and its delivery through the outbox (`messages.rs`,
-//! `delivery.rs`), and the dead-letter queue (`dead_letters.rs`).
+//! `automation.rs`), composing a message for a booking or customer (`compose.rs`), the
+//! message log and its delivery through the outbox (`messages.rs`), customers' choices
+//! (`preferences.rs`), staff's messages (`send.rs`) and bulk sends (`bulk.rs`). The
+//! dead-letter queue is `ops/dead_letters`.
 
 mod automation;
+mod bulk;
 mod compose;
 mod messages;
 mod preferences;
