@@ -19,6 +19,7 @@ pub mod payments;
 pub mod pricing;
 pub mod promotions;
 pub mod scheduling;
+pub mod secrets;
 pub mod tenancy;
 pub mod text;
 pub mod validation;

@@ -755,5 +755,5 @@ async fn rehold_takes_the_seats_again_and_paid_records_the_balance() {
     assert_eq!(detail.body["balanceDue"], 0.0);
     assert_eq!(detail.body["payments"][0]["amount"], 6000);
     assert_eq!(detail.body["payments"][0]["method"], "manual");
-    assert_eq!(detail.body["payments"][0]["status"], "succeeded");
+    assert_eq!(detail.body["payments"][0]["status"], "COMPLETED");
 }

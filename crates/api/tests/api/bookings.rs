@@ -215,7 +215,7 @@ async fn confirm_pay_on_arrival_is_tentative_and_online_is_confirmed_with_a_pend
         .send()
         .await;
     detail.assert_status(200);
-    assert_eq!(detail.body["payments"][0]["status"], "pending");
+    assert_eq!(detail.body["payments"][0]["status"], "PENDING");
     assert_eq!(detail.body["payments"][0]["amount"], 4000);
 
     // Confirming again is not a transition of the table.
@@ -681,7 +681,7 @@ async fn partial_payment_makes_a_confirmed_booking_part_paid() {
         .unwrap_or_default();
     assert_eq!(
         statuses,
-        ["canceled", "succeeded", "succeeded", "succeeded"]
+        ["CANCELED", "COMPLETED", "COMPLETED", "COMPLETED"]
     );
 }
 

@@ -48,7 +48,7 @@ pub(super) async fn record_payment(
     if amount == 0 {
         return Ok(());
     }
-    insert_payment(w, b, amount, method, None, PaymentStatus::Succeeded, actor).await?;
+    insert_payment(w, b, amount, method, None, PaymentStatus::Completed, actor).await?;
     w.audit(
         actor,
         Change {

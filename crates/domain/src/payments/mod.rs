@@ -1,8 +1,17 @@
 //! How a booking is paid: the method it is confirmed with (spec Part A 4.2) and the status
-//! of a payment recorded against it.
+//! of a payment recorded against it; the providers' signature schemes
+//! ([`cardpay_signature`], [`bankpay_signature`]); the payment status machine
+//! ([`PaymentStatus`]); which account a payment goes through ([`credentials`]).
 //!
 //! What staff record with mark-paid (`cash`, `card_terminal`, `manual`, …) is an open set
 //! the spec leaves to the venue, so a payment's own method stays text.
+
+pub mod bankpay_signature;
+pub mod cardpay_signature;
+pub mod credentials;
+mod status;
+
+pub use status::{PaymentEvent, PaymentStatus};
 
 text_enum! {
     /// The method a hold is confirmed with.
@@ -61,19 +70,6 @@ impl PaymentMethod {
             | PaymentMethod::Bankpay
             | PaymentMethod::Voucher => None,
         }
-    }
-}
-
-text_enum! {
-    /// Where a payment recorded against a booking stands.
-    pub enum PaymentStatus {
-        /// To be collected (an online confirmation's amount due).
-        Pending = "pending",
-        /// Collected.
-        Succeeded = "succeeded",
-        Failed = "failed",
-        /// No longer to be collected (the booking was settled otherwise).
-        Canceled = "canceled",
     }
 }
 
