@@ -17,6 +17,7 @@ pub mod import;
 pub mod messaging;
 pub mod openapi;
 pub mod operations;
+pub mod payments;
 pub mod promotions;
 pub mod rate_limit;
 pub mod request_body;

@@ -8,7 +8,7 @@ use crate::error::{ApiError, code};
 use crate::state::AppState;
 use crate::{
     auth, availability, bookings, catalog, customers, dead_letters, messaging, operations,
-    promotions, scheduling, vouchers,
+    payments, promotions, scheduling, vouchers,
 };
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
@@ -40,6 +40,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(vouchers::router())
         .merge(messaging::router())
         .merge(dead_letters::router())
+        .merge(payments::router())
         .merge(operations::router())
 }
 

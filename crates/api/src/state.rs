@@ -36,6 +36,8 @@ pub struct ApiConfig {
     pub holds_per_customer: u32,
     /// Live holds one client address may have in a tenant; 0 = no cap.
     pub holds_per_address: u32,
+    /// How payment providers are reached and their secrets kept.
+    pub payments: crate::payments::PaymentSettings,
 }
 
 impl Default for ApiConfig {
@@ -54,6 +56,7 @@ impl Default for ApiConfig {
             password_hash_wait: Duration::from_secs(5),
             holds_per_customer: 5,
             holds_per_address: 20,
+            payments: crate::payments::PaymentSettings::default(),
         }
     }
 }

@@ -6,7 +6,7 @@
 //!
 //! | role        | grants |
 //! |-------------|--------|
-//! | owner       | every permission, including `admin:users:manage` (staff accounts) |
+//! | owner       | every permission, including `admin:users:manage` (staff accounts) and `admin:payments:manage` (payment provider credentials) |
 //! | manager     | every booking, capacity, cancellation, customer and catalog permission |
 //! | front_desk  | read, create and run bookings day to day; read customers; booking groups |
 //! | viewer      | read-only access to bookings, customers and configuration |
@@ -29,6 +29,9 @@ pub mod perm {
     pub const MANAGE_BOOKINGS: &str = "manage_bookings";
     /// Not named by the spec: managing staff accounts is reserved to owners.
     pub const USERS_MANAGE: &str = "admin:users:manage";
+    /// Not named by the spec: where the money goes (payment provider credentials) is
+    /// reserved to owners.
+    pub const PAYMENTS_MANAGE: &str = "admin:payments:manage";
 
     /// All permissions, in a stable order.
     pub const ALL: &[&str] = &[
@@ -45,6 +48,7 @@ pub mod perm {
         WRITE,
         MANAGE_BOOKINGS,
         USERS_MANAGE,
+        PAYMENTS_MANAGE,
     ];
 }
 

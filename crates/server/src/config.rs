@@ -91,6 +91,16 @@ pub struct Config {
     pub delivery_max_attempts: i32,
     /// Seconds before the second attempt; each later wait doubles (at most an hour).
     pub delivery_backoff_secs: u64,
+    /// The key provider secrets are stored encrypted with (32 characters or more); unset
+    /// means a random key kept in the database. Changing it makes stored secrets unusable.
+    pub secret_key: Option<String>,
+    /// The card provider's API (it speaks Stripe's), e.g. a Stripe-compatible test server.
+    pub cardpay_api_base: String,
+    /// The bank provider's API (it speaks Paytrail's).
+    pub bankpay_api_base: String,
+    /// The platform's bankpay account, used when neither the site nor the tenant has one.
+    pub bankpay_merchant_id: Option<String>,
+    pub bankpay_secret: Option<String>,
 }
 
 impl Default for Config {
@@ -128,6 +138,11 @@ impl Default for Config {
             public_url: None,
             delivery_max_attempts: kairos_domain::messaging::MAX_ATTEMPTS,
             delivery_backoff_secs: 30,
+            secret_key: None,
+            cardpay_api_base: kairos_api::payments::settings::CARDPAY_API_BASE.into(),
+            bankpay_api_base: kairos_api::payments::settings::BANKPAY_API_BASE.into(),
+            bankpay_merchant_id: None,
+            bankpay_secret: None,
         }
     }
 }

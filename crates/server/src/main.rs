@@ -392,6 +392,30 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
                 .await?
         }
     };
+    let secret_key = match &config.secret_key {
+        Some(s) if s.len() >= 32 => s.clone(),
+        Some(_) => bail!("KAIROS_SECRET_KEY must be at least 32 characters"),
+        None => {
+            let generated = format!(
+                "{}{}",
+                uuid::Uuid::new_v4().simple(),
+                uuid::Uuid::new_v4().simple()
+            );
+            store
+                .secret_or_insert("secret_encryption_key", generated, clock.now())
+                .await?
+        }
+    };
+    let env_bankpay = match (&config.bankpay_merchant_id, &config.bankpay_secret) {
+        (Some(merchant_id), Some(secret)) => Some(kairos_api::payments::settings::EnvBankpay {
+            merchant_id: merchant_id.clone(),
+            secret: secret.clone(),
+        }),
+        (None, None) => None,
+        _ => bail!(
+            "KAIROS_BANKPAY_MERCHANT_ID and KAIROS_BANKPAY_SECRET go together: set both or neither"
+        ),
+    };
     let limits = Limits {
         strict: config.rate_limit_strict,
         standard: config.rate_limit_standard,
@@ -431,6 +455,12 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
             },
             holds_per_customer: config.holds_per_customer,
             holds_per_address: config.holds_per_address,
+            payments: kairos_api::payments::PaymentSettings {
+                secrets: kairos_domain::secrets::SecretBox::new(&secret_key),
+                cardpay_api_base: config.cardpay_api_base.clone(),
+                bankpay_api_base: config.bankpay_api_base.clone(),
+                env_bankpay,
+            },
             ..ApiConfig::default()
         },
     );

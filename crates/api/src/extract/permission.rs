@@ -80,5 +80,7 @@ pub mod can {
         ReadCustomers => perm::CUSTOMERS_READ;
         /// `admin:users:manage`: staff accounts.
         ManageUsers => perm::USERS_MANAGE;
+        /// `admin:payments:manage`: payment provider credentials.
+        ManagePayments => perm::PAYMENTS_MANAGE;
     }
 }

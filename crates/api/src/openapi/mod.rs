@@ -87,6 +87,7 @@ viewer (admin:bookings:read, admin:customers:read, admin:read).",
         (name = "vouchers", description = "Vouchers: administration (admin:write) and the public balance"),
         (name = "messaging", description = "Notifications: templates, automation rules, sending and tracking messages, customer preferences, the dead-letter queue. Errors in shape B; reads 100 and writes 30 per minute"),
         (name = "dead-letters", description = "The dead-letter queue: work that failed for good (messages after their last attempt; later payments and booking operations), to retry, resolve or skip. Errors in shape B"),
+        (name = "payments", description = "Payments: provider credentials (admin), payments through the card (cardpay) and bank (bankpay) providers"),
         (name = "admin-bookings", description = "Booking administration: search, creation, details, notes, status and customer changes, customer history"),
         (name = "operations", description = "Health, readiness, metrics, this document"),
     )

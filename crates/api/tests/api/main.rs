@@ -22,6 +22,7 @@ mod messaging_rules;
 mod messaging_send;
 mod messaging_templates;
 mod operations;
+mod payments_credentials;
 mod permissions;
 mod promotion_races;
 mod promotions;

@@ -587,6 +587,22 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/dead-letters/{id}/skip",
         "ok ok 403 403 403 401 mis",
     ),
+    // payments: credentials read with admin:read, changed by owners only
+    (
+        "GET",
+        "/api/v1/admin/payments/credentials",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PUT",
+        "/api/v1/admin/payments/credentials/{provider}",
+        "ok 403 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/payments/credentials/{provider}",
+        "ok 403 403 403 403 401 mis",
+    ),
     // operations
     ("GET", "/healthz", "ok ok ok ok ok ok ok"),
     ("GET", "/readyz", "ok ok ok ok ok ok ok"),

@@ -19,6 +19,7 @@ mod catalog;
 mod customers;
 mod dead_letters;
 mod messaging;
+mod payments;
 mod promotions;
 mod scheduling;
 mod system;

@@ -1,0 +1,23 @@
+//! Payments failures → HTTP status and code: the area's one table.
+
+use crate::error::{ApiError, code};
+use axum::http::StatusCode;
+use kairos_store::PaymentsError;
+
+impl From<PaymentsError> for ApiError {
+    #[track_caller]
+    fn from(e: PaymentsError) -> Self {
+        match e {
+            PaymentsError::SiteNotFound => ApiError::not_found("Site"),
+            PaymentsError::CredentialsNotFound(provider) => ApiError::new(
+                StatusCode::NOT_FOUND,
+                code::NOT_FOUND,
+                format!("No {provider} credentials of this scope"),
+            ),
+            PaymentsError::Missing(field) => {
+                ApiError::invalid_field(field, "is required for new credentials")
+            }
+            PaymentsError::Store(e) => e.into(),
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! How the service reaches the payment providers, and keeps their secrets.
+
+use kairos_domain::secrets::SecretBox;
+
+/// Stripe's API, which cardpay speaks.
+pub const CARDPAY_API_BASE: &str = "https://api.stripe.com";
+/// Paytrail's API, which bankpay speaks.
+pub const BANKPAY_API_BASE: &str = "https://services.paytrail.com";
+
+/// The platform's bankpay account (spec Part B 4.6: the last step of credential
+/// resolution; cardpay has none).
+#[derive(Clone)]
+pub struct EnvBankpay {
+    pub merchant_id: String,
+    pub secret: String,
+}
+
+impl std::fmt::Debug for EnvBankpay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnvBankpay")
+            .field("merchant_id", &self.merchant_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Payment settings of the HTTP layer.
+#[derive(Debug, Clone)]
+pub struct PaymentSettings {
+    /// Seals and opens stored provider secrets (`KAIROS_SECRET_KEY`).
+    pub secrets: SecretBox,
+    /// `KAIROS_CARDPAY_API_BASE`.
+    pub cardpay_api_base: String,
+    /// `KAIROS_BANKPAY_API_BASE`.
+    pub bankpay_api_base: String,
+    /// `KAIROS_BANKPAY_MERCHANT_ID` and `KAIROS_BANKPAY_SECRET`.
+    pub env_bankpay: Option<EnvBankpay>,
+}
+
+impl Default for PaymentSettings {
+    /// A random secret key (sealed secrets last as long as the process), the real
+    /// providers' addresses, no platform account.
+    fn default() -> Self {
+        let key = format!(
+            "{}{}",
+            uuid::Uuid::new_v4().simple(),
+            uuid::Uuid::new_v4().simple()
+        );
+        Self {
+            secrets: SecretBox::new(&key),
+            cardpay_api_base: CARDPAY_API_BASE.to_owned(),
+            bankpay_api_base: BANKPAY_API_BASE.to_owned(),
+            env_bankpay: None,
+        }
+    }
+}

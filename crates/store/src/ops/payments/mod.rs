@@ -1,0 +1,3 @@
+//! Payments: provider credentials (`credentials.rs`).
+
+mod credentials;
