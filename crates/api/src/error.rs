@@ -46,6 +46,10 @@ pub mod code {
     pub const USAGE_LIMIT_EXCEEDED: &str = "USAGE_LIMIT_EXCEEDED";
     pub const STACKING_VIOLATION: &str = "STACKING_VIOLATION";
     pub const INSUFFICIENT_FUNDS: &str = "INSUFFICIENT_FUNDS";
+    pub const PAYMENT_FAILED: &str = "PAYMENT_FAILED";
+    pub const PROVIDER_ERROR: &str = "PROVIDER_ERROR";
+    pub const INVALID_SIGNATURE: &str = "INVALID_SIGNATURE";
+    pub const DUPLICATE_EVENT: &str = "DUPLICATE_EVENT";
 }
 
 /// Error body shape A.

@@ -73,6 +73,7 @@ pub fn router(state: AppState) -> Router {
         .config(Config::from("/api/openapi.json"))
         .into();
     api.merge(docs)
+        .merge(payments::sandbox_http::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(availability::invalidate_on_write))

@@ -74,6 +74,10 @@ pub struct Inner {
     pub config: ApiConfig,
     pub availability_cache: crate::availability::AvailabilityCache,
     pub passwords: crate::auth::passwords::PasswordHashing,
+    /// The built-in sandbox card provider.
+    pub sandbox: Arc<crate::payments::sandbox::Sandbox>,
+    /// Outgoing HTTP (payment providers).
+    pub http: reqwest::Client,
     tenants: Mutex<HashMap<TenantId, (Instant, Arc<Tenant>)>>,
 }
 
@@ -107,6 +111,11 @@ impl AppState {
                 config.password_hash_wait,
             ),
             config,
+            sandbox: Arc::new(crate::payments::sandbox::Sandbox::default()),
+            http: reqwest::Client::builder()
+                .user_agent(concat!("kairos/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .unwrap_or_default(),
             tenants: Mutex::new(HashMap::new()),
         }))
     }

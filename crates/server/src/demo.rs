@@ -6,10 +6,12 @@ use chrono::{DateTime, Utc};
 use kairos_api::auth::passwords;
 use kairos_domain::TenantId;
 use kairos_domain::auth::Role;
+use kairos_domain::payments::credentials::Provider;
 use kairos_domain::scheduling::{BlackoutKind, DateRecurrence, RecurrenceKind, ScopeType};
+use kairos_domain::secrets::SecretBox;
 use kairos_store::{
-    Actor, DateRuleKind, NewAdminUser, NewDateRule, NewProduct, NewSite, NewTemplate, NewTenant,
-    Store,
+    Actor, CredentialsInput, DateRuleKind, NewAdminUser, NewDateRule, NewProduct, NewSite,
+    NewTemplate, NewTenant, Store,
 };
 
 pub const TENANT_ID: &str = "demo";
@@ -24,12 +26,69 @@ pub struct DemoCreated {
     pub products: Vec<String>,
 }
 
-/// Creates the demo tenant unless it exists. `None` when it was already there.
-pub async fn ensure(store: &Store, now: DateTime<Utc>) -> anyhow::Result<Option<DemoCreated>> {
+/// Creates the demo tenant unless it exists. `None` when it was already there. Either
+/// way the demo tenant pays by card through the built-in sandbox provider.
+pub async fn ensure(
+    store: &Store,
+    secrets: &SecretBox,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<DemoCreated>> {
     let tenant = TenantId::parse(TENANT_ID)?;
     if store.get_tenant(&tenant).await?.is_some() {
+        sandbox_cardpay(store, secrets, &tenant, now).await?;
         return Ok(None);
     }
+    let created = create(store, &tenant, now).await?;
+    sandbox_cardpay(store, secrets, &tenant, now).await?;
+    Ok(Some(created))
+}
+
+/// Gives the demo tenant a sandbox cardpay account unless it has a cardpay account.
+async fn sandbox_cardpay(
+    store: &Store,
+    secrets: &SecretBox,
+    tenant: &TenantId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    let existing = store.list_payment_credentials(tenant).await?;
+    if existing.iter().any(|c| c.provider == Provider::Cardpay) {
+        return Ok(());
+    }
+    let key = format!("sk_sandbox_demo_{}", uuid::Uuid::new_v4().simple());
+    store
+        .put_payment_credentials(
+            tenant,
+            CredentialsInput {
+                provider: Provider::Cardpay,
+                site_id: None,
+                secret_key: Some(secrets.seal(
+                    &kairos_api::payments::seal_context(
+                        tenant,
+                        Provider::Cardpay,
+                        None,
+                        "secretKey",
+                    ),
+                    &key,
+                )),
+                webhook_secret: None,
+                merchant_id: None,
+                sandbox: true,
+                enabled: true,
+            },
+            &Actor::system("demo"),
+            now,
+        )
+        .await
+        .context("giving the demo tenant a sandbox cardpay account")?;
+    Ok(())
+}
+
+async fn create(
+    store: &Store,
+    tenant: &TenantId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<DemoCreated> {
+    let tenant = tenant.clone();
     let actor = Actor::system("demo");
     store
         .create_tenant(
@@ -180,10 +239,10 @@ pub async fn ensure(store: &Store, now: DateTime<Utc>) -> anyhow::Result<Option<
             )
             .await?;
     }
-    Ok(Some(DemoCreated {
+    Ok(DemoCreated {
         site: site.name,
         products: names,
-    }))
+    })
 }
 
 /// The lines printed after the demo tenant is created.

@@ -187,6 +187,29 @@ const COMMAND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(12
 /// How long a request of the server waits for a write of another process.
 const SERVER_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// The box provider secrets are sealed with: `KAIROS_SECRET_KEY`, or a random key kept in
+/// the database (created the first time).
+async fn secret_box(
+    config: &Config,
+    store: &Store,
+) -> anyhow::Result<kairos_domain::secrets::SecretBox> {
+    let key = match &config.secret_key {
+        Some(s) if s.len() >= 32 => s.clone(),
+        Some(_) => bail!("KAIROS_SECRET_KEY must be at least 32 characters"),
+        None => {
+            let generated = format!(
+                "{}{}",
+                uuid::Uuid::new_v4().simple(),
+                uuid::Uuid::new_v4().simple()
+            );
+            store
+                .secret_or_insert("secret_encryption_key", generated, SystemClock.now())
+                .await?
+        }
+    };
+    Ok(kairos_domain::secrets::SecretBox::new(&key))
+}
+
 async fn open_store(
     config: &Config,
     lock_wait: std::time::Duration,
@@ -227,7 +250,8 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         }
         Command::Demo => {
             let (store, _, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
-            match demo::ensure(&store, SystemClock.now()).await? {
+            let secrets = secret_box(&config, &store).await?;
+            match demo::ensure(&store, &secrets, SystemClock.now()).await? {
                 Some(created) => println!("{}", demo::describe(&created)),
                 None => println!("demo tenant '{}' already exists", demo::TENANT_ID),
             }
@@ -392,20 +416,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
                 .await?
         }
     };
-    let secret_key = match &config.secret_key {
-        Some(s) if s.len() >= 32 => s.clone(),
-        Some(_) => bail!("KAIROS_SECRET_KEY must be at least 32 characters"),
-        None => {
-            let generated = format!(
-                "{}{}",
-                uuid::Uuid::new_v4().simple(),
-                uuid::Uuid::new_v4().simple()
-            );
-            store
-                .secret_or_insert("secret_encryption_key", generated, clock.now())
-                .await?
-        }
-    };
+    let secrets = secret_box(&config, &store).await?;
     let env_bankpay = match (&config.bankpay_merchant_id, &config.bankpay_secret) {
         (Some(merchant_id), Some(secret)) => Some(kairos_api::payments::settings::EnvBankpay {
             merchant_id: merchant_id.clone(),
@@ -431,7 +442,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     };
 
     let demo_created = if embedded && !args.no_demo {
-        demo::ensure(&store, clock.now()).await?
+        demo::ensure(&store, &secrets, clock.now()).await?
     } else {
         None
     };
@@ -456,7 +467,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
             holds_per_customer: config.holds_per_customer,
             holds_per_address: config.holds_per_address,
             payments: kairos_api::payments::PaymentSettings {
-                secrets: kairos_domain::secrets::SecretBox::new(&secret_key),
+                secrets: secrets.clone(),
                 cardpay_api_base: config.cardpay_api_base.clone(),
                 bankpay_api_base: config.bankpay_api_base.clone(),
                 env_bankpay,

@@ -9,6 +9,9 @@ pub mod dialect {
     pub const FOR_UPDATE: &str = " FOR UPDATE";
 
     /// Claims rows no other worker holds, skipping those another transaction locked.
+    /// Locks the rows of the table aliased `p` only (the nullable side of an outer join
+    /// cannot be locked).
+    pub const FOR_UPDATE_OF_P: &str = " FOR UPDATE OF p";
     pub const FOR_UPDATE_SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 
     /// Whether a statement may change rows inside `WITH` (`WITH u AS (UPDATE …) INSERT …`):

@@ -10,6 +10,9 @@ pub mod dialect {
     pub const FOR_UPDATE: &str = "";
 
     /// Claims rows no other worker holds: plain reads on SQLite (one writer at a time).
+    /// Locks the rows of the table aliased `p` only (the nullable side of an outer join
+    /// cannot be locked).
+    pub const FOR_UPDATE_OF_P: &str = "";
     pub const FOR_UPDATE_SKIP_LOCKED: &str = "";
 
     /// Whether a statement may change rows inside `WITH` (`WITH u AS (UPDATE …) INSERT …`):

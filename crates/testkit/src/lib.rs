@@ -450,6 +450,20 @@ impl TestApp {
             .await
     }
 
+    /// Gives `tenant` a sandbox cardpay account (the built-in provider): card payments
+    /// work end to end in process. Returns the account's secret key.
+    pub async fn sandbox_cardpay(&self, tenant: &TenantFixture) -> String {
+        let key = format!("sk_sandbox_{}_{}", tenant.id, uuid::Uuid::new_v4().simple());
+        self.put("/api/v1/admin/payments/credentials/cardpay")
+            .tenant(&tenant.id)
+            .token(&tenant.owner_token)
+            .json(json!({"secretKey": key, "sandbox": true}))
+            .send()
+            .await
+            .assert_status(200);
+        key
+    }
+
     /// Asserts that every slot's booked count equals the party sizes of the bookings
     /// holding seats in it (the capacity invariant).
     pub async fn assert_capacity_invariant(&self, tenant: &str) {

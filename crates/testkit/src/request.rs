@@ -98,9 +98,10 @@ impl<'a> TestRequest<'a> {
     }
 }
 
-/// Every route a test reaches must be in the OpenAPI document with its method.
+/// Every route a test reaches must be in the OpenAPI document with its method (but the
+/// Swagger UI and the sandbox provider, which stands in for Stripe and is not Kairos' API).
 fn assert_documented(method: &Method, route: &str) {
-    if route.starts_with("/docs") {
+    if route.starts_with("/docs") || route.starts_with("/sandbox/") {
         return;
     }
     let doc = kairos_api::openapi();

@@ -76,6 +76,7 @@ pub async fn confirm(
         &body,
     )?;
     let render = |b: &Booking| ok_body(b);
+    let body_copy = body.clone();
     let result = async {
         let req: ConfirmRequest = decode_json(body)?;
         let mut errors = FieldErrors::new();
@@ -115,8 +116,9 @@ pub async fn confirm(
             }
         };
         if let Some(m) = method {
-            if m.is_online() && method_ref.is_none() {
-                errors.add("paymentMethodId", "is required for online payment");
+            // cardpay without one: the customer's browser confirms with the client secret.
+            if m == PaymentMethod::Bankpay && method_ref.is_none() {
+                errors.add("paymentMethodId", "is required for bankpay");
             }
             if let Some(permission) = m.staff_permission() {
                 match &access.caller {
@@ -132,6 +134,15 @@ pub async fn confirm(
         let (Some(payment_method), true) = (method, errors.is_empty()) else {
             return Err(ApiError::validation(errors));
         };
+        if payment_method == PaymentMethod::Cardpay {
+            // Refused before anything changes when the venue cannot take cards.
+            crate::payments::provider::cardpay_account(
+                &state,
+                access.tenant.id(),
+                Some(booking.site_id),
+            )
+            .await?;
+        }
         Ok(state
             .store
             .apply_booking_action(
@@ -149,8 +160,61 @@ pub async fn confirm(
             .await?)
     }
     .await;
-    idempotency::answer(&state, &access.tenant, key.as_ref(), result, |b| {
+    let response = idempotency::answer(&state, &access.tenant, key.as_ref(), result, |b| {
         axum::Json(BookingResponse::of(&b, None)).into_response()
     })
+    .await?;
+    with_payment_action(
+        &state,
+        access.tenant.id(),
+        booking.id,
+        method_ref_of(&body_copy),
+        response,
+    )
     .await
+}
+
+/// The `paymentMethodId` of a confirm body, if it gave one.
+fn method_ref_of(body: &Value) -> Option<String> {
+    body.get("paymentMethodId")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// Adds what the customer does to pay (`payment`) to a successful confirm answer of a
+/// booking with an open card payment, starting the provider's side the first time (a
+/// replayed answer finds the same PaymentIntent: its idempotency key is the payment's id).
+async fn with_payment_action(
+    state: &AppState,
+    tenant: &kairos_domain::TenantId,
+    booking: uuid::Uuid,
+    payment_method: Option<String>,
+    response: Response,
+) -> ApiResult<Response> {
+    if response.status() != axum::http::StatusCode::OK {
+        return Ok(response);
+    }
+    let Some(action) = crate::payments::provider::payment_action(
+        state,
+        tenant,
+        booking,
+        payment_method.as_deref(),
+    )
+    .await?
+    else {
+        return Ok(response);
+    };
+    let (mut parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .map_err(|e| ApiError::internal(format!("confirm answer: {e}")))?;
+    let mut json: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::internal(format!("confirm answer: {e}")))?;
+    json["payment"] = serde_json::to_value(action)
+        .map_err(|e| ApiError::internal(format!("payment action: {e}")))?;
+    let body = serde_json::to_vec(&json).map_err(|e| ApiError::internal(e.to_string()))?;
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Ok(Response::from_parts(parts, axum::body::Body::from(body)))
 }

@@ -190,6 +190,10 @@ pub struct BookingResponse {
     /// booking through the `x-booking-token` header. Keep it secret.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub booking_token: Option<String>,
+    /// Only in the answer of a confirm with an online method: what the customer does to
+    /// pay (cardpay: the PaymentIntent's client secret for the provider's browser library).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payment: Option<crate::payments::provider::PaymentAction>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -238,6 +242,7 @@ impl BookingResponse {
             confirmed_at: b.confirmed_at,
             canceled_at: b.canceled_at,
             booking_token,
+            payment: None,
         }
     }
 }

@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 /// The context a secret is sealed in: its tenant, provider, scope and field, so a sealed
 /// value copied elsewhere does not open.
-pub(crate) fn seal_context(
+pub fn seal_context(
     tenant: &TenantId,
     provider: Provider,
     site: Option<Uuid>,

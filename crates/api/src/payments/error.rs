@@ -14,6 +14,7 @@ impl From<PaymentsError> for ApiError {
                 code::NOT_FOUND,
                 format!("No {provider} credentials of this scope"),
             ),
+            PaymentsError::PaymentNotFound => ApiError::not_found("Payment"),
             PaymentsError::Missing(field) => {
                 ApiError::invalid_field(field, "is required for new credentials")
             }

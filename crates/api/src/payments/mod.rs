@@ -1,26 +1,42 @@
 //! Payments (spec Part B 4.6): provider credentials under
-//! `/api/v1/admin/payments/credentials`. Errors are shape A.
+//! `/api/v1/admin/payments/credentials` (`credentials.rs`); the card provider's client
+//! (`cardpay.rs`), the built-in sandbox provider (`sandbox.rs`), reaching a payment's
+//! account (`provider.rs`); the provider webhooks (`webhooks.rs`). Errors are shape A.
 //!
 //! One file per resource; [`router`] lists the routes.
 
+pub mod cardpay;
 mod credentials;
 mod error;
+pub mod provider;
+pub mod sandbox;
+pub mod sandbox_http;
 pub mod settings;
+pub mod webhooks;
 
 use crate::rate_limit::Tier;
 use crate::state::AppState;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+pub use credentials::seal_context;
 pub use settings::PaymentSettings;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    Tier::Standard.apply(
-        OpenApiRouter::new()
-            .routes(routes!(credentials::list_credentials))
-            .routes(routes!(
-                credentials::put_credentials,
-                credentials::delete_credentials
-            )),
-    )
+    Tier::Standard
+        .apply(
+            OpenApiRouter::new()
+                .routes(routes!(credentials::list_credentials))
+                .routes(routes!(
+                    credentials::put_credentials,
+                    credentials::delete_credentials
+                )),
+        )
+        .merge(
+            Tier::Relaxed.apply(
+                OpenApiRouter::new()
+                    .routes(routes!(webhooks::cardpay_webhook))
+                    .routes(routes!(webhooks::cardpay_webhook_health)),
+            ),
+        )
 }

@@ -9,6 +9,7 @@ async fn setup() -> (TestApp, kairos_testkit::TenantFixture, BookingFixture) {
     let app = TestApp::spawn().await;
     let t = app.tenant("acme").await;
     let fx = app.bookable(&t).await;
+    app.sandbox_cardpay(&t).await;
     (app, t, fx)
 }
 
@@ -202,12 +203,15 @@ async fn confirm_pay_on_arrival_is_tentative_and_online_is_confirmed_with_a_pend
         .post(&format!("/api/v1/bookings/{}/confirm", b.str("id")))
         .tenant(&t.id)
         .header("x-booking-token", &token(&b))
-        .json(json!({"pricingHash": b.str("pricingHash"), "paymentMethodId": "pm_card_visa"}))
+        .json(json!({"pricingHash": b.str("pricingHash"), "paymentMethodId": "pm_card_threeDSecure2Required"}))
         .send()
         .await;
     res.assert_status(200);
     assert_eq!(res.body["status"], "confirmed");
     assert_eq!(res.body["paymentMethod"], "cardpay");
+    // The card needs the customer's 3-D Secure step: nothing is collected yet.
+    assert_eq!(res.body["payment"]["providerStatus"], "requires_action");
+    assert_eq!(res.body["payment"]["requiresAction"], true);
     let detail = app
         .get(&format!("/api/v1/admin/bookings/{}", b.str("id")))
         .tenant(&t.id)
@@ -612,7 +616,7 @@ async fn partial_payment_makes_a_confirmed_booking_part_paid() {
     app.post(&format!("/api/v1/bookings/{}/confirm", a.str("id")))
         .tenant(&t.id)
         .header("x-booking-token", &token(&a))
-        .json(json!({"pricingHash": a.str("pricingHash"), "paymentMethod": "cardpay", "paymentMethodId": "pm_1"}))
+        .json(json!({"pricingHash": a.str("pricingHash"), "paymentMethod": "cardpay"}))
         .send()
         .await
         .assert_status(200);
@@ -738,7 +742,7 @@ async fn idempotent_confirm_has_one_effect() {
     let (app, t, fx) = setup().await;
     let a = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
     let path = format!("/api/v1/bookings/{}/confirm", a.str("id"));
-    let body = json!({"pricingHash": a.str("pricingHash"), "paymentMethod": "cardpay", "paymentMethodId": "pm_1"});
+    let body = json!({"pricingHash": a.str("pricingHash"), "paymentMethod": "cardpay"});
     for _ in 0..3 {
         let res = app
             .post(&path)

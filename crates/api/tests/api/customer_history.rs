@@ -14,6 +14,7 @@ async fn setup() -> (TestApp, TenantFixture, BookingFixture) {
     let app = TestApp::spawn().await;
     let t = app.tenant("acme").await;
     let fx = app.bookable(&t).await;
+    app.sandbox_cardpay(&t).await;
     (app, t, fx)
 }
 
@@ -69,7 +70,7 @@ async fn my_hold(
 /// (tentative).
 async fn confirm(app: &TestApp, t: &TenantFixture, hold: &TestResponse, online: bool) {
     let body = if online {
-        json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay", "paymentMethodId": "pm_1"})
+        json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay"})
     } else {
         json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "poa"})
     };

@@ -603,6 +603,13 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/payments/credentials/{provider}",
         "ok 403 403 403 403 401 mis",
     ),
+    // provider webhooks: the signature is the authentication, whoever calls
+    ("POST", "/payments/cardpay/webhook", "ok ok ok ok ok ok ok"),
+    (
+        "POST",
+        "/payments/cardpay/webhook/health",
+        "ok ok ok ok ok ok ok",
+    ),
     // operations
     ("GET", "/healthz", "ok ok ok ok ok ok ok"),
     ("GET", "/readyz", "ok ok ok ok ok ok ok"),

@@ -34,7 +34,8 @@ ALTER TABLE payments ADD COLUMN completed_at TIMESTAMPTZ;
 ALTER TABLE payments ADD COLUMN failed_at TIMESTAMPTZ;
 ALTER TABLE payments ADD COLUMN disputed_at TIMESTAMPTZ;
 UPDATE payments SET completed_at = updated_at WHERE status = 'COMPLETED';
-CREATE UNIQUE INDEX payments_provider_id ON payments (tenant_id, provider, provider_payment_id);
+-- Provider ids are unique at the provider: an event finds its payment (and tenant) by it.
+CREATE UNIQUE INDEX payments_provider_id ON payments (provider, provider_payment_id);
 
 -- Provider credentials (spec Part B 4.6): per tenant, or per site with custom payments.
 -- Secrets are sealed (AES-256-GCM under KAIROS_SECRET_KEY), never returned.

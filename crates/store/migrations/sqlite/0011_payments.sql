@@ -53,7 +53,8 @@ FROM payments;
 DROP TABLE payments;
 ALTER TABLE payments_new RENAME TO payments;
 CREATE INDEX payments_booking ON payments (tenant_id, booking_id, created_at);
-CREATE UNIQUE INDEX payments_provider_id ON payments (tenant_id, provider, provider_payment_id);
+-- Provider ids are unique at the provider: an event finds its payment (and tenant) by it.
+CREATE UNIQUE INDEX payments_provider_id ON payments (provider, provider_payment_id);
 
 -- Provider credentials (spec Part B 4.6): per tenant, or per site with custom payments.
 -- Secrets are sealed (AES-256-GCM under KAIROS_SECRET_KEY), never returned.

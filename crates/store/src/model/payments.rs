@@ -11,6 +11,8 @@ pub enum PaymentsError {
     SiteNotFound,
     #[error("no {0} credentials to change")]
     CredentialsNotFound(Provider),
+    #[error("payment not found")]
+    PaymentNotFound,
     /// New credentials without a secret their provider needs (the field's name).
     #[error("{0} is required for new credentials")]
     Missing(&'static str),
@@ -49,4 +51,56 @@ pub struct StoredCredentials {
     pub enabled: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+}
+
+/// A payment through a provider, as the payment engine sees it.
+#[derive(Debug, Clone)]
+pub struct OnlinePayment {
+    pub id: Uuid,
+    pub booking_id: Option<Uuid>,
+    /// The booking's site (whose credentials come first).
+    pub site_id: Option<Uuid>,
+    /// Minor units.
+    pub amount: i64,
+    pub currency: String,
+    pub provider: Provider,
+    pub provider_payment_id: Option<String>,
+    pub status: kairos_domain::payments::PaymentStatus,
+    pub credential_source: Option<kairos_domain::payments::credentials::CredentialSource>,
+    pub credential_site_id: Option<Uuid>,
+    pub created_at: Timestamp,
+}
+
+/// A card provider event, verified, as far as the engine needs it.
+#[derive(Debug, Clone)]
+pub struct CardpayEvent {
+    pub event_id: String,
+    pub event_type: String,
+    /// The PaymentIntent the event is about.
+    pub payment_intent: Option<String>,
+    /// Minor units and currency the provider reports.
+    pub amount: Option<i64>,
+    pub currency: Option<String>,
+    /// The failure's code and message (payment_intent.payment_failed).
+    pub failure: Option<(String, String)>,
+}
+
+/// What processing a provider event did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventOutcome {
+    /// Whether the event changed something (false: ignored, or nothing to do).
+    pub processed: bool,
+    pub message: String,
+    /// A repeat of an event processed before: `processed` and `message` are its first
+    /// answer's.
+    pub duplicate: bool,
+}
+
+/// The provider events' counts (spec Part B 4.6 health).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EventStats {
+    pub total_events_processed: i64,
+    pub events_last_hour: i64,
+    pub duplicate_events_rejected: i64,
+    pub failed_events: i64,
 }

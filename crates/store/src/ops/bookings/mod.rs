@@ -22,6 +22,8 @@ mod search;
 mod seats;
 mod transition;
 
+pub(crate) use payments::{Settled, settle_online_payment};
+
 use super::audit::Change;
 use super::write::Write;
 use super::{Db, Repo, dialect};

@@ -1,9 +1,10 @@
 //! Payments recorded against a booking.
 
-use super::transition::insert_payment;
-use super::{Change, Repo, Write};
-use crate::{Actor, Booking, Payment, StoreError, StoreResult, Timestamp, stored};
+use super::transition::{apply_transition, insert_payment};
+use super::{Change, Repo, Write, load_for_update};
+use crate::{Actor, Booking, BookingError, Payment, StoreError, StoreResult, Timestamp, stored};
 use kairos_domain::TenantId;
+use kairos_domain::bookings::{BookingStatus, Trigger};
 use kairos_domain::payments::PaymentStatus;
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -82,6 +83,67 @@ pub(super) async fn record_payment(
         .await?;
     }
     Ok(())
+}
+
+/// What a provider's confirmation of a booking's online payment did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Settled {
+    /// The payment is COMPLETED and the booking `paid` (or `part_paid`).
+    Paid(BookingStatus),
+    /// The payment was settled before (another event said so).
+    Already,
+    /// The money was taken but the booking is no longer waiting for it (cancelled,
+    /// expired…): the payment is COMPLETED and someone must refund or restore it.
+    BookingClosed(BookingStatus),
+}
+
+/// Records that the provider collected `amount` of the booking's online payment
+/// `payment`: the payment becomes COMPLETED and the booking `paid` (or `part_paid` when
+/// it covers less than the total), in the caller's transaction, on the locked booking.
+pub(crate) async fn settle_online_payment(
+    w: &mut Write,
+    booking: Uuid,
+    payment: Uuid,
+    amount: i64,
+    actor: &Actor,
+) -> Result<Settled, BookingError> {
+    let mut b = load_for_update(&mut w.tx, &w.tenant, booking).await?;
+    let done = sqlx::query(
+        "UPDATE payments SET status = $4, completed_at = $3, updated_at = $3
+         WHERE tenant_id = $1 AND id = $2 AND status IN ('PENDING', 'AUTHORIZED', 'CAPTURED')",
+    )
+    .bind(w.tenant.as_str())
+    .bind(payment)
+    .bind(w.now)
+    .bind(PaymentStatus::Completed.as_str())
+    .execute(&mut *w.tx)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Ok(Settled::Already);
+    }
+    if !matches!(b.status, BookingStatus::Confirmed | BookingStatus::PartPaid) {
+        return Ok(Settled::BookingClosed(b.status));
+    }
+    let settles = b.paid_amount + amount >= b.price.total;
+    apply_transition(w, &mut b, Trigger::PaymentRecorded { settles }, actor, None).await?;
+    sqlx::query(
+        "UPDATE bookings SET paid_amount = paid_amount + $3 WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .bind(amount)
+    .execute(&mut *w.tx)
+    .await?;
+    w.audit(
+        actor,
+        Change {
+            action: "booking.payment_recorded",
+            entity_type: "booking",
+            entity_id: b.id.to_string(),
+            changes: json!({"amount": amount, "paymentId": payment, "online": true}),
+        },
+    );
+    Ok(Settled::Paid(b.status))
 }
 
 #[operations]

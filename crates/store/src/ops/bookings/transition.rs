@@ -49,8 +49,10 @@ pub(super) async fn insert_payment(
 ) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO payments (tenant_id, id, booking_id, amount, currency, method,
-                               method_reference, status, recorded_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+                               method_reference, status, recorded_by, created_at, updated_at,
+                               provider)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10,
+                 CASE WHEN $6 IN ('cardpay', 'bankpay') THEN $6 END)",
     )
     .bind(w.tenant.as_str())
     .bind(new_id())

@@ -1,3 +1,5 @@
-//! Payments: provider credentials (`credentials.rs`).
+//! Payments: provider credentials (`credentials.rs`), payments through providers and
+//! their events (`online.rs`).
 
 mod credentials;
+mod online;

@@ -1,0 +1,336 @@
+//! The card provider's client: Stripe's REST API (PaymentIntents and Refunds), form
+//! encoded, with the secret key as bearer and an `Idempotency-Key` on every write, at a
+//! configurable base (`KAIROS_CARDPAY_API_BASE`; the built-in sandbox for sandbox
+//! credentials).
+//!
+//! Responses are read leniently (missing fields default, `latest_charge` as an id or an
+//! object, unknown statuses kept), so Stripe-compatible servers that return a subset work.
+
+use serde::Deserialize;
+use serde_json::Value;
+use std::time::Duration;
+
+/// How long one call to the provider may take.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Why a provider call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    /// The card was declined (402): try another card.
+    #[error("declined: {message}")]
+    Declined {
+        code: String,
+        decline_code: Option<String>,
+        message: String,
+    },
+    /// The provider refused the request (another 4xx): not worth retrying as it is.
+    #[error("refused ({status}): {message}")]
+    Refused {
+        status: u16,
+        code: String,
+        message: String,
+    },
+    /// The provider could not be reached, timed out or failed (5xx, 429): retry later.
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// A PaymentIntent's status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntentStatus {
+    RequiresPaymentMethod,
+    RequiresConfirmation,
+    RequiresAction,
+    Processing,
+    RequiresCapture,
+    Canceled,
+    Succeeded,
+    Other(String),
+}
+
+impl IntentStatus {
+    fn parse(raw: &str) -> IntentStatus {
+        match raw {
+            "requires_payment_method" => IntentStatus::RequiresPaymentMethod,
+            "requires_confirmation" => IntentStatus::RequiresConfirmation,
+            "requires_action" => IntentStatus::RequiresAction,
+            "processing" => IntentStatus::Processing,
+            "requires_capture" => IntentStatus::RequiresCapture,
+            "canceled" => IntentStatus::Canceled,
+            "succeeded" => IntentStatus::Succeeded,
+            other => IntentStatus::Other(other.to_owned()),
+        }
+    }
+}
+
+/// The parts of a PaymentIntent Kairos uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentIntent {
+    pub id: String,
+    pub status: IntentStatus,
+    pub amount: i64,
+    /// Lower case, as Stripe writes it.
+    pub currency: String,
+    pub client_secret: Option<String>,
+    /// The latest charge's id.
+    pub latest_charge: Option<String>,
+    /// The last failure: code and message.
+    pub last_error: Option<(String, String)>,
+    pub metadata: serde_json::Map<String, Value>,
+}
+
+#[derive(Deserialize)]
+struct IntentWire {
+    id: String,
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    amount: i64,
+    #[serde(default)]
+    currency: String,
+    #[serde(default)]
+    client_secret: Option<String>,
+    #[serde(default)]
+    latest_charge: Option<Value>,
+    #[serde(default)]
+    last_payment_error: Option<Value>,
+    #[serde(default)]
+    metadata: Option<Value>,
+}
+
+impl From<IntentWire> for PaymentIntent {
+    fn from(w: IntentWire) -> Self {
+        let latest_charge = match w.latest_charge {
+            Some(Value::String(id)) => Some(id),
+            Some(Value::Object(o)) => o.get("id").and_then(Value::as_str).map(str::to_owned),
+            _ => None,
+        };
+        let last_error = w.last_payment_error.and_then(|e| {
+            let code = e.get("code").and_then(Value::as_str).unwrap_or("failed");
+            let message = e.get("message").and_then(Value::as_str).unwrap_or("");
+            (!e.is_null()).then(|| (code.to_owned(), message.to_owned()))
+        });
+        PaymentIntent {
+            id: w.id,
+            status: IntentStatus::parse(&w.status),
+            amount: w.amount,
+            currency: w.currency,
+            client_secret: w.client_secret,
+            latest_charge,
+            last_error,
+            metadata: match w.metadata {
+                Some(Value::Object(m)) => m,
+                _ => serde_json::Map::new(),
+            },
+        }
+    }
+}
+
+/// A refund as the provider reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Refund {
+    pub id: String,
+    #[serde(default)]
+    pub amount: i64,
+    /// pending, succeeded, failed, canceled, requires_action.
+    #[serde(default)]
+    pub status: String,
+}
+
+/// A PaymentIntent to create.
+#[derive(Debug, Clone)]
+pub struct NewIntent<'a> {
+    /// Minor units.
+    pub amount: i64,
+    /// Any case; sent lower case.
+    pub currency: &'a str,
+    /// Authorize only; capture later (`POST /payments/capture`).
+    pub manual_capture: bool,
+    /// A payment method to confirm with at once (staff or tests); None: the customer's
+    /// browser confirms with the client secret.
+    pub payment_method: Option<&'a str>,
+    pub metadata: &'a [(&'a str, String)],
+}
+
+/// A client for one account.
+#[derive(Clone)]
+pub struct CardpayClient {
+    http: reqwest::Client,
+    base: String,
+    secret_key: String,
+}
+
+impl std::fmt::Debug for CardpayClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CardpayClient")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CardpayClient {
+    pub fn new(http: reqwest::Client, base: &str, secret_key: &str) -> CardpayClient {
+        CardpayClient {
+            http,
+            base: base.trim_end_matches('/').to_owned(),
+            secret_key: secret_key.to_owned(),
+        }
+    }
+
+    /// Creates a PaymentIntent; `key` makes a retry return the same one.
+    pub async fn create_intent(
+        &self,
+        intent: &NewIntent<'_>,
+        key: &str,
+    ) -> Result<PaymentIntent, ProviderError> {
+        let mut form: Vec<(String, String)> = vec![
+            ("amount".into(), intent.amount.to_string()),
+            ("currency".into(), intent.currency.to_ascii_lowercase()),
+            (
+                "capture_method".into(),
+                if intent.manual_capture {
+                    "manual"
+                } else {
+                    "automatic"
+                }
+                .into(),
+            ),
+        ];
+        if let Some(pm) = intent.payment_method {
+            form.push(("payment_method".into(), pm.to_owned()));
+            form.push(("confirm".into(), "true".into()));
+        }
+        for (k, v) in intent.metadata {
+            form.push((format!("metadata[{k}]"), v.clone()));
+        }
+        let wire: IntentWire = self.post("/v1/payment_intents", &form, key).await?;
+        Ok(wire.into())
+    }
+
+    pub async fn retrieve_intent(&self, id: &str) -> Result<PaymentIntent, ProviderError> {
+        let wire: IntentWire = self
+            .send(
+                self.http
+                    .get(format!("{}/v1/payment_intents/{id}", self.base))
+                    .bearer_auth(&self.secret_key),
+            )
+            .await?;
+        Ok(wire.into())
+    }
+
+    /// Confirms a PaymentIntent with a payment method: Stripe charges (or authorizes) it.
+    pub async fn confirm_intent(
+        &self,
+        id: &str,
+        payment_method: &str,
+        key: &str,
+    ) -> Result<PaymentIntent, ProviderError> {
+        let form = vec![("payment_method".to_owned(), payment_method.to_owned())];
+        let wire: IntentWire = self
+            .post(&format!("/v1/payment_intents/{id}/confirm"), &form, key)
+            .await?;
+        Ok(wire.into())
+    }
+
+    /// Captures an authorized PaymentIntent (all of it, or `amount`).
+    pub async fn capture_intent(
+        &self,
+        id: &str,
+        amount: Option<i64>,
+        key: &str,
+    ) -> Result<PaymentIntent, ProviderError> {
+        let form: Vec<(String, String)> = amount
+            .map(|a| vec![("amount_to_capture".to_owned(), a.to_string())])
+            .unwrap_or_default();
+        let wire: IntentWire = self
+            .post(&format!("/v1/payment_intents/{id}/capture"), &form, key)
+            .await?;
+        Ok(wire.into())
+    }
+
+    /// Cancels a PaymentIntent not yet captured.
+    pub async fn cancel_intent(&self, id: &str, key: &str) -> Result<PaymentIntent, ProviderError> {
+        let wire: IntentWire = self
+            .post(&format!("/v1/payment_intents/{id}/cancel"), &[], key)
+            .await?;
+        Ok(wire.into())
+    }
+
+    /// Refunds `amount` (minor units) of a PaymentIntent.
+    pub async fn refund(
+        &self,
+        intent: &str,
+        amount: i64,
+        metadata: &[(&str, String)],
+        key: &str,
+    ) -> Result<Refund, ProviderError> {
+        let mut form: Vec<(String, String)> = vec![
+            ("payment_intent".into(), intent.to_owned()),
+            ("amount".into(), amount.to_string()),
+        ];
+        for (k, v) in metadata {
+            form.push((format!("metadata[{k}]"), v.clone()));
+        }
+        self.post("/v1/refunds", &form, key).await
+    }
+
+    async fn post<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        form: &[(String, String)],
+        key: &str,
+    ) -> Result<T, ProviderError> {
+        self.send(
+            self.http
+                .post(format!("{}{path}", self.base))
+                .bearer_auth(&self.secret_key)
+                .header("Idempotency-Key", key)
+                .form(form),
+        )
+        .await
+    }
+
+    async fn send<T: serde::de::DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<T, ProviderError> {
+        let response = request
+            .timeout(TIMEOUT)
+            .send()
+            .await
+            .map_err(|e| ProviderError::Unavailable(format!("cardpay not reachable: {e}")))?;
+        let status = response.status();
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| ProviderError::Unavailable(format!("cardpay answer cut: {e}")))?;
+        if status.is_success() {
+            return serde_json::from_slice(&body).map_err(|e| {
+                ProviderError::Unavailable(format!("cardpay answered what is not a payment: {e}"))
+            });
+        }
+        let error: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let field = |name: &str| {
+            error
+                .pointer(&format!("/error/{name}"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let message = field("message").unwrap_or_else(|| format!("HTTP {status}"));
+        let code = field("code").unwrap_or_else(|| "error".to_owned());
+        Err(match status.as_u16() {
+            402 => ProviderError::Declined {
+                code,
+                decline_code: field("decline_code"),
+                message,
+            },
+            429 => ProviderError::Unavailable(format!("cardpay rate limited: {message}")),
+            s if (400..500).contains(&s) => ProviderError::Refused {
+                status: s,
+                code,
+                message,
+            },
+            s => ProviderError::Unavailable(format!("cardpay failed ({s}): {message}")),
+        })
+    }
+}

@@ -1,0 +1,500 @@
+//! The built-in sandbox card provider: a Stripe-compatible subset (PaymentIntents with
+//! automatic or manual capture, refunds, test payment methods) that keeps its objects in
+//! memory and sends signed events to the card webhook, so the embedded demo pays end to
+//! end with no outside service.
+//!
+//! Accounts are secret keys: each key sees its own objects. A sandbox account's webhook
+//! signing secret is derived from its secret key ([`webhook_secret`]), so credentials
+//! marked `sandbox` need no webhook secret of their own. Test payment methods:
+//! `pm_card_visa` (and any other `pm_…`) succeeds; `pm_card_chargeDeclined`,
+//! `pm_card_visa_chargeDeclined` and `pm_card_chargeCustomerFail` are declined
+//! (`card_declined`), `pm_card_chargeDeclinedInsufficientFunds` too (`insufficient_funds`);
+//! `pm_card_threeDSecure…` leaves the intent `requires_action` (the browser's step).
+//!
+//! Kept in memory: a restart forgets the sandbox's objects (payments pending there then
+//! fail at their deadline). It is for trying the flow, never for money.
+
+use super::cardpay::{IntentStatus, NewIntent, PaymentIntent, ProviderError, Refund};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// The webhook signing secret of the sandbox account with `secret_key`.
+pub fn webhook_secret(secret_key: &str) -> String {
+    let digest = Sha256::digest(format!("kairos-sandbox-webhook/{secret_key}").as_bytes());
+    format!("whsec_sandbox_{}", hex_lower(&digest[..16]))
+}
+
+fn hex_lower(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn random_id(prefix: &str) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let tail: String = (0..24)
+        .map(|_| {
+            let i = rand::random_range(0..ALPHABET.len());
+            char::from(ALPHABET[i])
+        })
+        .collect();
+    format!("{prefix}_{tail}")
+}
+
+#[derive(Debug, Clone)]
+struct Intent {
+    id: String,
+    amount: i64,
+    currency: String,
+    manual_capture: bool,
+    status: IntentStatus,
+    client_secret: String,
+    metadata: serde_json::Map<String, Value>,
+    payment_method: Option<String>,
+    latest_charge: Option<String>,
+    last_error: Option<(String, String)>,
+    refunded: i64,
+    created: i64,
+}
+
+impl Intent {
+    fn view(&self) -> PaymentIntent {
+        PaymentIntent {
+            id: self.id.clone(),
+            status: self.status.clone(),
+            amount: self.amount,
+            currency: self.currency.clone(),
+            client_secret: Some(self.client_secret.clone()),
+            latest_charge: self.latest_charge.clone(),
+            last_error: self.last_error.clone(),
+            metadata: self.metadata.clone(),
+        }
+    }
+
+    /// The object as Stripe's API and events show it.
+    pub fn json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "object": "payment_intent",
+            "amount": self.amount,
+            "amount_received": if self.status == IntentStatus::Succeeded { self.amount } else { 0 },
+            "currency": self.currency,
+            "capture_method": if self.manual_capture { "manual" } else { "automatic" },
+            "status": status_text(&self.status),
+            "client_secret": self.client_secret,
+            "metadata": self.metadata,
+            "payment_method": self.payment_method,
+            "latest_charge": self.latest_charge,
+            "last_payment_error": self.last_error.as_ref().map(|(code, message)| json!({
+                "type": "card_error", "code": code, "message": message,
+            })),
+            "created": self.created,
+            "livemode": false,
+        })
+    }
+}
+
+fn status_text(s: &IntentStatus) -> &str {
+    match s {
+        IntentStatus::RequiresPaymentMethod => "requires_payment_method",
+        IntentStatus::RequiresConfirmation => "requires_confirmation",
+        IntentStatus::RequiresAction => "requires_action",
+        IntentStatus::Processing => "processing",
+        IntentStatus::RequiresCapture => "requires_capture",
+        IntentStatus::Canceled => "canceled",
+        IntentStatus::Succeeded => "succeeded",
+        IntentStatus::Other(o) => o,
+    }
+}
+
+/// A call's answer and the events it sends (a declined charge answers an error and
+/// still sends its `payment_intent.payment_failed`).
+pub type Outcome<T> = (Result<T, ProviderError>, Vec<SandboxEvent>);
+
+/// An event the sandbox sends to the card webhook, with the account it is signed for.
+#[derive(Debug, Clone)]
+pub struct SandboxEvent {
+    pub secret_key: String,
+    pub body: Value,
+}
+
+#[derive(Default)]
+struct Account {
+    intents: HashMap<String, Intent>,
+    /// Idempotency-Key → the intent or refund id it made.
+    keys: HashMap<String, String>,
+    refunds: HashMap<String, Refund>,
+}
+
+/// Who calls: the account's secret key, or a customer with the intent's client secret.
+#[derive(Debug, Clone, Copy)]
+pub enum Caller<'a> {
+    SecretKey(&'a str),
+    ClientSecret(&'a str),
+}
+
+/// The sandbox's accounts.
+#[derive(Default)]
+pub struct Sandbox {
+    accounts: Mutex<HashMap<String, Account>>,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sandbox(..)")
+    }
+}
+
+fn refused(status: u16, code: &str, message: impl Into<String>) -> ProviderError {
+    ProviderError::Refused {
+        status,
+        code: code.to_owned(),
+        message: message.into(),
+    }
+}
+
+fn check_key(key: &str) -> Result<(), ProviderError> {
+    if key.starts_with("sk_") && key.len() > 5 {
+        Ok(())
+    } else {
+        Err(refused(401, "unauthorized", "Invalid API key"))
+    }
+}
+
+/// What charging with `payment_method` does: Ok, or a decline (code, message).
+fn charge(payment_method: &str) -> Result<(), (String, String)> {
+    match payment_method {
+        "pm_card_chargeDeclined" | "pm_card_visa_chargeDeclined" | "pm_card_chargeCustomerFail" => {
+            Err(("card_declined".into(), "Your card was declined.".into()))
+        }
+        "pm_card_chargeDeclinedInsufficientFunds" => Err((
+            "insufficient_funds".into(),
+            "Your card has insufficient funds.".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl Sandbox {
+    fn with<T>(&self, key: &str, f: impl FnOnce(&mut Account) -> T) -> T {
+        let mut accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+        f(accounts.entry(key.to_owned()).or_default())
+    }
+
+    /// Finds the account and intent a caller may act on.
+    fn locate(&self, caller: Caller<'_>, id: &str) -> Result<String, ProviderError> {
+        let accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+        match caller {
+            Caller::SecretKey(key) => {
+                check_key(key)?;
+                accounts
+                    .get(key)
+                    .and_then(|a| a.intents.get(id))
+                    .map(|_| key.to_owned())
+                    .ok_or_else(|| {
+                        refused(
+                            404,
+                            "resource_missing",
+                            format!("No such payment_intent: '{id}'"),
+                        )
+                    })
+            }
+            Caller::ClientSecret(secret) => accounts
+                .iter()
+                .find(|(_, a)| a.intents.get(id).is_some_and(|i| i.client_secret == secret))
+                .map(|(k, _)| k.clone())
+                .ok_or_else(|| {
+                    refused(
+                        404,
+                        "resource_missing",
+                        format!("No such payment_intent: '{id}'"),
+                    )
+                }),
+        }
+    }
+
+    pub fn create_intent(
+        &self,
+        key: &str,
+        new: &NewIntent<'_>,
+        idempotency_key: &str,
+        now: i64,
+    ) -> Outcome<PaymentIntent> {
+        if let Err(e) = check_key(key) {
+            return (Err(e), Vec::new());
+        }
+        if new.amount <= 0 {
+            return (
+                Err(refused(
+                    400,
+                    "parameter_invalid_integer",
+                    "amount must be positive",
+                )),
+                Vec::new(),
+            );
+        }
+        let existing = self.with(key, |a| {
+            a.keys
+                .get(idempotency_key)
+                .and_then(|id| a.intents.get(id))
+                .map(Intent::view)
+        });
+        if let Some(pi) = existing {
+            return (Ok(pi), Vec::new());
+        }
+        let id = random_id("pi");
+        let intent = Intent {
+            client_secret: format!("{id}_secret_{}", random_id("s")),
+            id: id.clone(),
+            amount: new.amount,
+            currency: new.currency.to_ascii_lowercase(),
+            manual_capture: new.manual_capture,
+            status: IntentStatus::RequiresPaymentMethod,
+            metadata: new
+                .metadata
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), Value::String(v.clone())))
+                .collect(),
+            payment_method: None,
+            latest_charge: None,
+            last_error: None,
+            refunded: 0,
+            created: now,
+        };
+        self.with(key, |a| {
+            a.keys.insert(idempotency_key.to_owned(), id.clone());
+            a.intents.insert(id.clone(), intent);
+        });
+        match new.payment_method {
+            Some(pm) => self.confirm(Caller::SecretKey(key), &id, Some(pm), now),
+            None => (self.retrieve(Caller::SecretKey(key), &id), Vec::new()),
+        }
+    }
+
+    pub fn retrieve(&self, caller: Caller<'_>, id: &str) -> Result<PaymentIntent, ProviderError> {
+        let key = self.locate(caller, id)?;
+        self.with(&key, |a| a.intents.get(id).map(Intent::view))
+            .ok_or_else(|| refused(404, "resource_missing", "No such payment_intent"))
+    }
+
+    /// The intent as Stripe's API shows it.
+    pub fn intent_json(&self, caller: Caller<'_>, id: &str) -> Result<Value, ProviderError> {
+        let key = self.locate(caller, id)?;
+        self.with(&key, |a| a.intents.get(id).map(Intent::json))
+            .ok_or_else(|| refused(404, "resource_missing", "No such payment_intent"))
+    }
+
+    /// Confirms with `payment_method` (default `pm_card_visa`): the charge succeeds
+    /// (`succeeded`, or `requires_capture` with manual capture) or is declined (402, and
+    /// the intent asks for another payment method).
+    pub fn confirm(
+        &self,
+        caller: Caller<'_>,
+        id: &str,
+        payment_method: Option<&str>,
+        now: i64,
+    ) -> Outcome<PaymentIntent> {
+        let key = match self.locate(caller, id) {
+            Ok(k) => k,
+            Err(e) => return (Err(e), Vec::new()),
+        };
+        self.with(&key, |a| {
+            let Some(intent) = a.intents.get_mut(id) else {
+                return (
+                    Err(refused(404, "resource_missing", "No such payment_intent")),
+                    Vec::new(),
+                );
+            };
+            if !matches!(
+                intent.status,
+                IntentStatus::RequiresPaymentMethod | IntentStatus::RequiresConfirmation
+            ) {
+                return (
+                    Err(refused(
+                        400,
+                        "payment_intent_unexpected_state",
+                        format!(
+                            "This PaymentIntent's status is {}",
+                            status_text(&intent.status)
+                        ),
+                    )),
+                    Vec::new(),
+                );
+            }
+            let pm = payment_method
+                .map(str::to_owned)
+                .or_else(|| intent.payment_method.clone())
+                .unwrap_or_else(|| "pm_card_visa".to_owned());
+            intent.payment_method = Some(pm.clone());
+            if pm.starts_with("pm_card_threeDSecure") {
+                // The customer's bank asks for 3-D Secure: the browser completes it.
+                intent.status = IntentStatus::RequiresAction;
+                return (Ok(intent.view()), Vec::new());
+            }
+            let charge_id = random_id("ch");
+            match charge(&pm) {
+                Ok(()) => {
+                    intent.latest_charge = Some(charge_id);
+                    intent.last_error = None;
+                    let mut events = Vec::new();
+                    if intent.manual_capture {
+                        intent.status = IntentStatus::RequiresCapture;
+                    } else {
+                        intent.status = IntentStatus::Succeeded;
+                        events.push(event(&key, "payment_intent.succeeded", intent.json(), now));
+                    }
+                    (Ok(intent.view()), events)
+                }
+                Err((code, message)) => {
+                    intent.status = IntentStatus::RequiresPaymentMethod;
+                    intent.last_error = Some((code.clone(), message.clone()));
+                    let failed = event(&key, "payment_intent.payment_failed", intent.json(), now);
+                    (
+                        Err(ProviderError::Declined {
+                            code,
+                            decline_code: None,
+                            message,
+                        }),
+                        vec![failed],
+                    )
+                }
+            }
+        })
+    }
+
+    /// Captures an authorized intent (all, or `amount`).
+    pub fn capture(
+        &self,
+        key: &str,
+        id: &str,
+        amount: Option<i64>,
+        now: i64,
+    ) -> Result<(PaymentIntent, Vec<SandboxEvent>), ProviderError> {
+        let key = self.locate(Caller::SecretKey(key), id)?;
+        self.with(&key, |a| {
+            let intent = a
+                .intents
+                .get_mut(id)
+                .ok_or_else(|| refused(404, "resource_missing", "No such payment_intent"))?;
+            if intent.status != IntentStatus::RequiresCapture {
+                return Err(refused(
+                    400,
+                    "payment_intent_unexpected_state",
+                    format!(
+                        "This PaymentIntent's status is {}",
+                        status_text(&intent.status)
+                    ),
+                ));
+            }
+            let amount = amount.unwrap_or(intent.amount);
+            if amount <= 0 || amount > intent.amount {
+                return Err(refused(
+                    400,
+                    "amount_too_large",
+                    "amount_to_capture is out of range",
+                ));
+            }
+            intent.amount = amount;
+            intent.status = IntentStatus::Succeeded;
+            let events = vec![event(&key, "payment_intent.succeeded", intent.json(), now)];
+            Ok((intent.view(), events))
+        })
+    }
+
+    pub fn cancel(&self, key: &str, id: &str) -> Result<PaymentIntent, ProviderError> {
+        let key = self.locate(Caller::SecretKey(key), id)?;
+        self.with(&key, |a| {
+            let intent = a
+                .intents
+                .get_mut(id)
+                .ok_or_else(|| refused(404, "resource_missing", "No such payment_intent"))?;
+            if matches!(
+                intent.status,
+                IntentStatus::Succeeded | IntentStatus::Canceled
+            ) {
+                return Err(refused(
+                    400,
+                    "payment_intent_unexpected_state",
+                    format!(
+                        "This PaymentIntent's status is {}",
+                        status_text(&intent.status)
+                    ),
+                ));
+            }
+            intent.status = IntentStatus::Canceled;
+            Ok(intent.view())
+        })
+    }
+
+    /// Refunds `amount` of a succeeded intent (at most what is left).
+    pub fn refund(
+        &self,
+        key: &str,
+        intent_id: &str,
+        amount: Option<i64>,
+        idempotency_key: &str,
+        now: i64,
+    ) -> Result<(Refund, Vec<SandboxEvent>), ProviderError> {
+        let key = self.locate(Caller::SecretKey(key), intent_id)?;
+        self.with(&key, |a| {
+            if let Some(r) = a.keys.get(idempotency_key).and_then(|id| a.refunds.get(id)) {
+                return Ok((r.clone(), Vec::new()));
+            }
+            let intent = a
+                .intents
+                .get_mut(intent_id)
+                .ok_or_else(|| refused(404, "resource_missing", "No such payment_intent"))?;
+            if intent.status != IntentStatus::Succeeded {
+                return Err(refused(
+                    400,
+                    "charge_not_refundable",
+                    "This payment is not captured",
+                ));
+            }
+            let left = intent.amount - intent.refunded;
+            let amount = amount.unwrap_or(left);
+            if amount <= 0 || amount > left {
+                return Err(refused(
+                    400,
+                    "amount_too_large",
+                    format!("Refund amount ({amount}) is greater than unrefunded amount ({left})"),
+                ));
+            }
+            intent.refunded += amount;
+            let refund = Refund {
+                id: random_id("re"),
+                amount,
+                status: "succeeded".to_owned(),
+            };
+            let charge = json!({
+                "id": intent.latest_charge,
+                "object": "charge",
+                "amount": intent.amount,
+                "amount_refunded": intent.refunded,
+                "refunded": intent.refunded >= intent.amount,
+                "currency": intent.currency,
+                "payment_intent": intent.id,
+                "metadata": intent.metadata,
+            });
+            let events = vec![event(&key, "charge.refunded", charge, now)];
+            a.keys.insert(idempotency_key.to_owned(), refund.id.clone());
+            a.refunds.insert(refund.id.clone(), refund.clone());
+            Ok((refund, events))
+        })
+    }
+}
+
+fn event(key: &str, kind: &str, object: Value, now: i64) -> SandboxEvent {
+    SandboxEvent {
+        secret_key: key.to_owned(),
+        body: json!({
+            "id": random_id("evt"),
+            "object": "event",
+            "api_version": "2024-06-20",
+            "created": now,
+            "type": kind,
+            "livemode": false,
+            "data": {"object": object},
+        }),
+    }
+}

@@ -1,0 +1,143 @@
+//! The cardpay client against a Stripe-compatible server nobody here wrote (localstripe,
+//! started by `scripts/localstripe.sh`, which exports `TEST_CARDPAY_URL`; CI runs it).
+//! Without `TEST_CARDPAY_URL` these tests have no server to talk to and pass vacuously.
+
+use kairos_api::payments::cardpay::{CardpayClient, IntentStatus, NewIntent, ProviderError};
+
+fn client() -> Option<CardpayClient> {
+    let base = std::env::var("TEST_CARDPAY_URL").ok()?;
+    Some(CardpayClient::new(
+        reqwest::Client::new(),
+        &base,
+        "sk_test_kairos_client",
+    ))
+}
+
+fn key() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+#[tokio::test]
+async fn an_intent_for_the_browser_carries_its_client_secret_and_metadata() {
+    let Some(c) = client() else { return };
+    let metadata = [
+        ("tenant_id", "acme".to_owned()),
+        ("booking_id", "b-1".to_owned()),
+    ];
+    let pi = c
+        .create_intent(
+            &NewIntent {
+                amount: 4960,
+                currency: "EUR",
+                manual_capture: false,
+                payment_method: None,
+                metadata: &metadata,
+            },
+            &key(),
+        )
+        .await
+        .unwrap();
+    assert!(pi.id.starts_with("pi_"));
+    assert_eq!(pi.status, IntentStatus::RequiresPaymentMethod);
+    assert_eq!((pi.amount, pi.currency.as_str()), (4960, "eur"));
+    assert!(pi.client_secret.as_deref().unwrap().starts_with(&pi.id));
+    assert_eq!(pi.metadata["tenant_id"], "acme");
+    let again = c.retrieve_intent(&pi.id).await.unwrap();
+    assert_eq!(again.id, pi.id);
+    assert_eq!(again.metadata["booking_id"], "b-1");
+}
+
+#[tokio::test]
+async fn a_charge_succeeds_and_is_refunded_in_part() {
+    let Some(c) = client() else { return };
+    let pi = c
+        .create_intent(
+            &NewIntent {
+                amount: 2000,
+                currency: "eur",
+                manual_capture: false,
+                payment_method: Some("pm_card_visa"),
+                metadata: &[],
+            },
+            &key(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(pi.status, IntentStatus::Succeeded);
+    assert!(pi.latest_charge.is_some());
+    let refund = c
+        .refund(
+            &pi.id,
+            500,
+            &[("reason_code", "customer_request".to_owned())],
+            &key(),
+        )
+        .await
+        .unwrap();
+    assert!(refund.id.starts_with("re_"));
+    assert_eq!((refund.amount, refund.status.as_str()), (500, "succeeded"));
+}
+
+#[tokio::test]
+async fn an_authorization_is_captured_later() {
+    let Some(c) = client() else { return };
+    let pi = c
+        .create_intent(
+            &NewIntent {
+                amount: 3000,
+                currency: "eur",
+                manual_capture: true,
+                payment_method: Some("pm_card_visa"),
+                metadata: &[],
+            },
+            &key(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(pi.status, IntentStatus::RequiresCapture);
+    let captured = c.capture_intent(&pi.id, None, &key()).await.unwrap();
+    assert_eq!(captured.status, IntentStatus::Succeeded);
+    // Captured twice: the provider refuses.
+    let err = c.capture_intent(&pi.id, None, &key()).await.unwrap_err();
+    assert!(
+        matches!(err, ProviderError::Refused { status: 400, .. }),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn declines_refusals_and_outages_are_told_apart() {
+    let Some(c) = client() else { return };
+    let err = c
+        .create_intent(
+            &NewIntent {
+                amount: 500,
+                currency: "eur",
+                manual_capture: false,
+                payment_method: Some("pm_card_chargeCustomerFail"),
+                metadata: &[],
+            },
+            &key(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ProviderError::Declined { code, .. } if code == "card_declined"),
+        "{err:?}"
+    );
+    let err = c.retrieve_intent("pi_missing").await.unwrap_err();
+    assert!(
+        matches!(err, ProviderError::Refused { status: 404, .. }),
+        "{err:?}"
+    );
+    let base = std::env::var("TEST_CARDPAY_URL").unwrap();
+    let bad_key = CardpayClient::new(reqwest::Client::new(), &base, "not_a_key");
+    let err = bad_key.retrieve_intent("pi_x").await.unwrap_err();
+    assert!(
+        matches!(err, ProviderError::Refused { status: 401, .. }),
+        "{err:?}"
+    );
+    let down = CardpayClient::new(reqwest::Client::new(), "http://127.0.0.1:9", "sk_test_x");
+    let err = down.retrieve_intent("pi_x").await.unwrap_err();
+    assert!(matches!(err, ProviderError::Unavailable(_)), "{err:?}");
+}

@@ -1,0 +1,387 @@
+//! Payments through a provider: the booking's payment waiting for its provider, the
+//! provider's id recorded once it answered, and the provider's events, each processed once
+//! (the `payment_events` row is written in the transaction that acts on the event).
+
+use super::super::Repo;
+use super::super::audit::Change;
+use super::super::bookings::{Settled, settle_online_payment};
+use super::super::dialect;
+use super::super::write::Write;
+use crate::{
+    Actor, BookingError, CardpayEvent, EventOutcome, EventStats, OnlinePayment, PaymentsError,
+    StoreError, StoreResult, Timestamp, stored,
+};
+use kairos_domain::TenantId;
+use kairos_domain::payments::PaymentStatus;
+use kairos_domain::payments::credentials::{CredentialSource, Provider};
+use kairos_store_macros::operations;
+use serde_json::json;
+use sqlx::types::Json;
+use uuid::Uuid;
+
+#[derive(sqlx::FromRow)]
+struct OnlineRow {
+    tenant_id: String,
+    id: Uuid,
+    booking_id: Option<Uuid>,
+    site_id: Option<Uuid>,
+    amount: i64,
+    currency: String,
+    provider: String,
+    provider_payment_id: Option<String>,
+    status: String,
+    credential_source: Option<String>,
+    credential_site_id: Option<Uuid>,
+    created_at: Timestamp,
+}
+
+const COLUMNS: &str = "p.tenant_id, p.id, p.booking_id, b.site_id, p.amount, p.currency, \
+     p.provider, p.provider_payment_id, p.status, p.credential_source, p.credential_site_id, \
+     p.created_at";
+
+const FROM: &str =
+    "payments p LEFT JOIN bookings b ON b.tenant_id = p.tenant_id AND b.id = p.booking_id";
+
+impl TryFrom<OnlineRow> for OnlinePayment {
+    type Error = StoreError;
+
+    fn try_from(r: OnlineRow) -> Result<Self, StoreError> {
+        Ok(OnlinePayment {
+            id: r.id,
+            booking_id: r.booking_id,
+            site_id: r.site_id,
+            amount: r.amount,
+            currency: r.currency,
+            provider: stored("provider", &r.provider, Provider::parse)?,
+            provider_payment_id: r.provider_payment_id,
+            status: stored("payment status", &r.status, PaymentStatus::parse)?,
+            credential_source: r
+                .credential_source
+                .as_deref()
+                .map(|s| stored("credential source", s, CredentialSource::parse))
+                .transpose()?,
+            credential_site_id: r.credential_site_id,
+            created_at: r.created_at,
+        })
+    }
+}
+
+/// Whether an event's amount and currency are the payment's.
+fn matches_payment(p: &OnlinePayment, amount: Option<i64>, currency: Option<&str>) -> bool {
+    amount.is_none_or(|a| a == p.amount)
+        && currency.is_none_or(|c| c.eq_ignore_ascii_case(&p.currency))
+}
+
+#[operations]
+impl Repo {
+    /// The booking's newest online payment still to be collected (PENDING or AUTHORIZED).
+    pub async fn open_online_payment(
+        &self,
+        tenant: &TenantId,
+        booking: Uuid,
+    ) -> StoreResult<Option<OnlinePayment>> {
+        let row: Option<OnlineRow> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM {FROM}
+             WHERE p.tenant_id = $1 AND p.booking_id = $2 AND p.provider IS NOT NULL
+               AND p.status IN ('PENDING', 'AUTHORIZED')
+             ORDER BY p.created_at DESC, p.id DESC LIMIT 1"
+        ))
+        .bind(tenant.as_str())
+        .bind(booking)
+        .fetch_optional(&self.read)
+        .await?;
+        row.map(OnlinePayment::try_from).transpose()
+    }
+
+    /// The payment the provider knows by `provider_payment_id`, in whichever tenant:
+    /// how a provider event finds its tenant and account.
+    pub async fn online_payment_by_provider_id(
+        &self,
+        provider: Provider,
+        provider_payment_id: &str,
+    ) -> StoreResult<Option<(TenantId, OnlinePayment)>> {
+        let row: Option<OnlineRow> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM {FROM} WHERE p.provider = $1 AND p.provider_payment_id = $2"
+        ))
+        .bind(provider.as_str())
+        .bind(provider_payment_id)
+        .fetch_optional(&self.read)
+        .await?;
+        row.map(|r| {
+            let tenant = TenantId::parse(&r.tenant_id)
+                .map_err(|e| StoreError::Corrupt(format!("payment tenant: {e}")))?;
+            Ok((tenant, OnlinePayment::try_from(r)?))
+        })
+        .transpose()
+    }
+
+    /// Records the provider's id of payment `payment` and the account it was made with.
+    /// Idempotent: the same id again changes nothing; another id is refused (the payment
+    /// is someone else's already).
+    pub async fn attach_provider_payment(
+        &self,
+        tenant: &TenantId,
+        payment: Uuid,
+        provider_payment_id: &str,
+        source: CredentialSource,
+        credential_site: Option<Uuid>,
+        now: Timestamp,
+    ) -> Result<(), PaymentsError> {
+        let mut w = self.begin(tenant, now).await?;
+        let done = sqlx::query(
+            "UPDATE payments SET provider_payment_id = $3, credential_source = $4,
+                 credential_site_id = $5, updated_at = $6
+             WHERE tenant_id = $1 AND id = $2
+               AND (provider_payment_id IS NULL OR provider_payment_id = $3)",
+        )
+        .bind(tenant.as_str())
+        .bind(payment)
+        .bind(provider_payment_id)
+        .bind(source.as_str())
+        .bind(credential_site)
+        .bind(now)
+        .execute(&mut *w.tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(PaymentsError::PaymentNotFound);
+        }
+        w.commit(None).await?;
+        Ok(())
+    }
+
+    /// Processes a verified card provider event for `tenant`, once: a repeat of an event
+    /// processed before answers the first answer (`duplicate`).
+    pub async fn process_cardpay_event(
+        &self,
+        tenant: &TenantId,
+        event: &CardpayEvent,
+        now: Timestamp,
+    ) -> Result<EventOutcome, PaymentsError> {
+        let mut w = self.begin(tenant, now).await?;
+        let claimed = sqlx::query(
+            "INSERT INTO payment_events (provider, event_id, tenant_id, event_type, status,
+                 result, received_at, processed_at)
+             VALUES ('cardpay', $1, $2, $3, 'processed', $4, $5, $5)
+             ON CONFLICT (provider, event_id) DO NOTHING",
+        )
+        .bind(&event.event_id)
+        .bind(tenant.as_str())
+        .bind(&event.event_type)
+        .bind(Json(json!({})))
+        .bind(now)
+        .execute(&mut *w.tx)
+        .await?;
+        if claimed.rows_affected() == 0 {
+            let (status, result): (String, Json<serde_json::Value>) = sqlx::query_as(&format!(
+                "SELECT status, result FROM payment_events
+                 WHERE provider = 'cardpay' AND event_id = $1{}",
+                dialect::FOR_UPDATE
+            ))
+            .bind(&event.event_id)
+            .fetch_one(&mut *w.tx)
+            .await?;
+            if status == "processed" {
+                sqlx::query(
+                    "UPDATE payment_events SET duplicates = duplicates + 1
+                     WHERE provider = 'cardpay' AND event_id = $1",
+                )
+                .bind(&event.event_id)
+                .execute(&mut *w.tx)
+                .await?;
+                w.commit(None).await?;
+                return Ok(EventOutcome {
+                    processed: result.0["processed"].as_bool().unwrap_or(false),
+                    message: result.0["message"].as_str().unwrap_or("").to_owned(),
+                    duplicate: true,
+                });
+            }
+            // It failed before (and was rolled back): this delivery processes it.
+        }
+        let outcome = act_on_cardpay_event(&mut w, event).await?;
+        sqlx::query(
+            "UPDATE payment_events SET status = 'processed', result = $2, tenant_id = $3,
+                 processed_at = $4
+             WHERE provider = 'cardpay' AND event_id = $1",
+        )
+        .bind(&event.event_id)
+        .bind(Json(
+            json!({"processed": outcome.processed, "message": outcome.message}),
+        ))
+        .bind(tenant.as_str())
+        .bind(now)
+        .execute(&mut *w.tx)
+        .await?;
+        w.commit(None).await?;
+        Ok(outcome)
+    }
+
+    /// Records that processing an event failed (it was rolled back), for the health
+    /// counts; a redelivery processes it again.
+    pub async fn record_failed_event(
+        &self,
+        provider: Provider,
+        event_id: &str,
+        event_type: &str,
+        error: &str,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO payment_events (provider, event_id, event_type, status, result,
+                 received_at)
+             VALUES ($1, $2, $3, 'failed', $4, $5)
+             ON CONFLICT (provider, event_id) DO UPDATE SET result = excluded.result
+             WHERE payment_events.status = 'failed'",
+        )
+        .bind(provider.as_str())
+        .bind(event_id)
+        .bind(event_type)
+        .bind(Json(json!({"processed": false, "message": error})))
+        .bind(now)
+        .execute(&self.write)
+        .await?;
+        Ok(())
+    }
+
+    /// Counts of a provider's events (spec Part B 4.6 health).
+    pub async fn payment_event_stats(
+        &self,
+        provider: Provider,
+        now: Timestamp,
+    ) -> StoreResult<EventStats> {
+        let (processed, last_hour, duplicates, failed): (i64, i64, i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(CASE WHEN status = 'processed' THEN 1 ELSE 0 END), 0),
+                    COALESCE(SUM(CASE WHEN received_at >= $2 THEN 1 ELSE 0 END), 0),
+                    COALESCE(SUM(duplicates), 0),
+                    COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0)
+             FROM payment_events WHERE provider = $1",
+        )
+        .bind(provider.as_str())
+        .bind(now - chrono::Duration::hours(1))
+        .fetch_one(&self.read)
+        .await?;
+        Ok(EventStats {
+            total_events_processed: processed,
+            events_last_hour: last_hour,
+            duplicate_events_rejected: duplicates,
+            failed_events: failed,
+        })
+    }
+}
+
+/// Acts on one card provider event inside its transaction.
+async fn act_on_cardpay_event(
+    w: &mut Write,
+    event: &CardpayEvent,
+) -> Result<EventOutcome, PaymentsError> {
+    let done = |processed: bool, message: String| EventOutcome {
+        processed,
+        message,
+        duplicate: false,
+    };
+    let Some(intent) = event.payment_intent.as_deref() else {
+        return Ok(done(
+            false,
+            format!("{} ignored: no payment", event.event_type),
+        ));
+    };
+    let row: Option<OnlineRow> = sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM {FROM}
+         WHERE p.tenant_id = $1 AND p.provider = 'cardpay' AND p.provider_payment_id = $2{}",
+        dialect::FOR_UPDATE_OF_P
+    ))
+    .bind(w.tenant.as_str())
+    .bind(intent)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    let Some(payment) = row.map(OnlinePayment::try_from).transpose()? else {
+        return Ok(done(false, format!("no payment {intent} in this tenant")));
+    };
+    let actor = Actor::system("cardpay");
+    match event.event_type.as_str() {
+        "payment_intent.succeeded" => {
+            if !matches_payment(&payment, event.amount, event.currency.as_deref()) {
+                w.audit(
+                    &actor,
+                    Change {
+                        action: "payment.amount_mismatch",
+                        entity_type: "payment",
+                        entity_id: payment.id.to_string(),
+                        changes: json!({"expected": {"amount": payment.amount, "currency": payment.currency},
+                            "reported": {"amount": event.amount, "currency": event.currency},
+                            "eventId": event.event_id}),
+                    },
+                );
+                return Ok(done(
+                    false,
+                    format!(
+                        "amount or currency differ from the payment ({} {}): not applied",
+                        payment.amount, payment.currency
+                    ),
+                ));
+            }
+            let Some(booking) = payment.booking_id else {
+                return Ok(done(false, "not a booking payment".to_owned()));
+            };
+            let settled = settle_online_payment(w, booking, payment.id, payment.amount, &actor)
+                .await
+                .map_err(|e| match e {
+                    BookingError::Store(s) => PaymentsError::Store(s),
+                    other => PaymentsError::Store(StoreError::Corrupt(other.to_string())),
+                })?;
+            Ok(match settled {
+                Settled::Paid(status) => done(true, format!("booking {booking} is {status}")),
+                Settled::Already => done(false, "the payment was settled before".to_owned()),
+                Settled::BookingClosed(status) => {
+                    w.audit(
+                        &actor,
+                        Change {
+                            action: "payment.after_close",
+                            entity_type: "payment",
+                            entity_id: payment.id.to_string(),
+                            changes: json!({"bookingId": booking, "bookingStatus": status.as_str()}),
+                        },
+                    );
+                    done(
+                        true,
+                        format!("payment recorded; booking {booking} is {status}: refund it"),
+                    )
+                }
+            })
+        }
+        "payment_intent.payment_failed" => {
+            let (code, message) = event
+                .failure
+                .clone()
+                .unwrap_or_else(|| ("failed".to_owned(), String::new()));
+            let failed = sqlx::query(
+                "UPDATE payments SET status = 'FAILED', failure_code = $3, failure_message = $4,
+                     failed_at = $5, updated_at = $5
+                 WHERE tenant_id = $1 AND id = $2 AND status IN ('PENDING', 'AUTHORIZED')",
+            )
+            .bind(w.tenant.as_str())
+            .bind(payment.id)
+            .bind(&code)
+            .bind(&message)
+            .bind(w.now)
+            .execute(&mut *w.tx)
+            .await?;
+            if failed.rows_affected() == 0 {
+                return Ok(done(
+                    false,
+                    format!("payment is {}: unchanged", payment.status),
+                ));
+            }
+            w.audit(
+                &actor,
+                Change {
+                    action: "payment.failed",
+                    entity_type: "payment",
+                    entity_id: payment.id.to_string(),
+                    changes: json!({"bookingId": payment.booking_id, "code": code, "message": message}),
+                },
+            );
+            Ok(done(true, format!("payment failed: {code}")))
+        }
+        other => Ok(done(false, format!("{other} ignored"))),
+    }
+}
