@@ -101,6 +101,9 @@ pub struct Config {
     /// The platform's bankpay account, used when neither the site nor the tenant has one.
     pub bankpay_merchant_id: Option<String>,
     pub bankpay_secret: Option<String>,
+    /// Minutes an online payment may stay pending before its booking is cancelled (its
+    /// provider is asked first: a payment collected after all is settled).
+    pub payment_deadline_minutes: u64,
 }
 
 impl Default for Config {
@@ -143,6 +146,7 @@ impl Default for Config {
             bankpay_api_base: kairos_api::payments::settings::BANKPAY_API_BASE.into(),
             bankpay_merchant_id: None,
             bankpay_secret: None,
+            payment_deadline_minutes: 30,
         }
     }
 }

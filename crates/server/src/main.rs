@@ -187,6 +187,33 @@ const COMMAND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(12
 /// How long a request of the server waits for a write of another process.
 const SERVER_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// How payment providers are reached.
+fn payment_settings(
+    config: &Config,
+    secrets: kairos_domain::secrets::SecretBox,
+) -> anyhow::Result<kairos_api::payments::PaymentSettings> {
+    let env_bankpay = match (&config.bankpay_merchant_id, &config.bankpay_secret) {
+        (Some(merchant_id), Some(secret)) => Some(kairos_api::payments::settings::EnvBankpay {
+            merchant_id: merchant_id.clone(),
+            secret: secret.clone(),
+        }),
+        (None, None) => None,
+        _ => bail!(
+            "KAIROS_BANKPAY_MERCHANT_ID and KAIROS_BANKPAY_SECRET go together: set both or neither"
+        ),
+    };
+    if config.payment_deadline_minutes == 0 {
+        bail!("invalid configuration: KAIROS_PAYMENT_DEADLINE_MINUTES must be at least 1");
+    }
+    Ok(kairos_api::payments::PaymentSettings {
+        secrets,
+        cardpay_api_base: config.cardpay_api_base.clone(),
+        bankpay_api_base: config.bankpay_api_base.clone(),
+        env_bankpay,
+        deadline: std::time::Duration::from_secs(config.payment_deadline_minutes * 60),
+    })
+}
+
 /// The box provider secrets are sealed with: `KAIROS_SECRET_KEY`, or a random key kept in
 /// the database (created the first time).
 async fn secret_box(
@@ -359,13 +386,22 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             let (store, _, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
             let mailer = Arc::new(config.mailer()?);
             tracing::info!("messages: {}", mailer.describe());
-            let (tx, rx) = watch::channel(false);
-            let handle = tokio::spawn(workers::run(
+            let secrets = secret_box(&config, &store).await?;
+            let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+            // The workers reach payment providers as the API does; they issue no tokens.
+            let state = AppState::new(
                 store.clone(),
-                Arc::new(SystemClock),
-                mailer,
-                rx,
-            ));
+                clock.clone(),
+                TokenKeys::from_secret(uuid::Uuid::new_v4().to_string().as_bytes()),
+                RateLimiter::in_memory(Limits::default()),
+                None,
+                ApiConfig {
+                    payments: payment_settings(&config, secrets)?,
+                    ..ApiConfig::default()
+                },
+            );
+            let (tx, rx) = watch::channel(false);
+            let handle = tokio::spawn(workers::run(state, mailer, rx));
             tracing::info!("kairos workers running; press Ctrl-C to stop");
             shutdown_signal().await;
             let _ = tx.send(true);
@@ -417,16 +453,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
         }
     };
     let secrets = secret_box(&config, &store).await?;
-    let env_bankpay = match (&config.bankpay_merchant_id, &config.bankpay_secret) {
-        (Some(merchant_id), Some(secret)) => Some(kairos_api::payments::settings::EnvBankpay {
-            merchant_id: merchant_id.clone(),
-            secret: secret.clone(),
-        }),
-        (None, None) => None,
-        _ => bail!(
-            "KAIROS_BANKPAY_MERCHANT_ID and KAIROS_BANKPAY_SECRET go together: set both or neither"
-        ),
-    };
+    let payments = payment_settings(&config, secrets.clone())?;
     let limits = Limits {
         strict: config.rate_limit_strict,
         standard: config.rate_limit_standard,
@@ -466,16 +493,11 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
             },
             holds_per_customer: config.holds_per_customer,
             holds_per_address: config.holds_per_address,
-            payments: kairos_api::payments::PaymentSettings {
-                secrets: secrets.clone(),
-                cardpay_api_base: config.cardpay_api_base.clone(),
-                bankpay_api_base: config.bankpay_api_base.clone(),
-                env_bankpay,
-            },
+            payments,
             ..ApiConfig::default()
         },
     );
-    let app = kairos_api::router(state);
+    let app = kairos_api::router(state.clone());
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
@@ -512,8 +534,8 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
         tracing::info!("messages: {}", mailer.describe());
     }
     let (stop_tx, stop_rx) = watch::channel(false);
-    let worker = (!args.no_workers)
-        .then(|| tokio::spawn(workers::run(store.clone(), clock.clone(), mailer, stop_rx)));
+    let worker =
+        (!args.no_workers).then(|| tokio::spawn(workers::run(state.clone(), mailer, stop_rx)));
     let limits = kairos_api::ConnectionLimits {
         max_connections: config.http_max_connections,
         header_timeout: std::time::Duration::from_millis(config.http_header_timeout_ms),

@@ -1,6 +1,7 @@
 //! Background workers. Each job is idempotent and safe with several instances running.
 
 use crate::delivery::Mailer;
+use kairos_api::state::AppState;
 use kairos_domain::Clock;
 use kairos_domain::scheduling::ScopeType;
 use kairos_store::{DateSpan, Store};
@@ -37,13 +38,15 @@ const BULK_EVERY: Duration = Duration::from_secs(2);
 /// turn.
 const BULK_BATCHES_PER_PASS: usize = 20;
 
+/// How often payments past their deadline are looked at.
+const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
+
 /// Runs the periodic jobs until `shutdown` turns true.
-pub async fn run(
-    store: Store,
-    clock: Arc<dyn Clock>,
-    mailer: Arc<Mailer>,
-    mut shutdown: watch::Receiver<bool>,
-) {
+pub async fn run(state: AppState, mailer: Arc<Mailer>, mut shutdown: watch::Receiver<bool>) {
+    let store = state.store.clone();
+    let clock = state.clock.clone();
+    let mut payments = tokio::time::interval(PAYMENTS_EVERY);
+    payments.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut tick = tokio::time::interval(Duration::from_secs(60));
     let mut delivery = tokio::time::interval(DELIVERY_EVERY);
     delivery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -60,6 +63,9 @@ pub async fn run(
             }
             _ = automation.tick() => {
                 run_automation(&store, clock.as_ref()).await;
+            }
+            _ = payments.tick() => {
+                payment_deadlines(&state).await;
             }
             _ = bulk.tick() => {
                 run_bulk_sends(&store, clock.as_ref()).await;
@@ -121,6 +127,20 @@ pub async fn run_automation(store: &Store, clock: &dyn Clock) {
         ),
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "automation pass failed"),
+    }
+}
+
+/// Settles or cancels the online payments past their deadline.
+pub async fn payment_deadlines(state: &AppState) {
+    match kairos_api::payments::deadline::run_once(state).await {
+        Ok(r) if r.settled + r.canceled > 0 => tracing::info!(
+            settled = r.settled,
+            canceled = r.canceled,
+            skipped = r.skipped,
+            "payments past their deadline handled"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "payment deadline pass failed"),
     }
 }
 

@@ -7,6 +7,7 @@
 
 pub mod cardpay;
 mod credentials;
+pub mod deadline;
 mod error;
 pub mod provider;
 pub mod sandbox;

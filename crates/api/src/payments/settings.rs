@@ -34,6 +34,9 @@ pub struct PaymentSettings {
     pub bankpay_api_base: String,
     /// `KAIROS_BANKPAY_MERCHANT_ID` and `KAIROS_BANKPAY_SECRET`.
     pub env_bankpay: Option<EnvBankpay>,
+    /// How long an online payment may stay pending before its booking is cancelled
+    /// (`KAIROS_PAYMENT_DEADLINE_MINUTES`).
+    pub deadline: std::time::Duration,
 }
 
 impl Default for PaymentSettings {
@@ -50,6 +53,7 @@ impl Default for PaymentSettings {
             cardpay_api_base: CARDPAY_API_BASE.to_owned(),
             bankpay_api_base: BANKPAY_API_BASE.to_owned(),
             env_bankpay: None,
+            deadline: std::time::Duration::from_secs(30 * 60),
         }
     }
 }

@@ -313,3 +313,115 @@ async fn the_same_event_twenty_times_at_once_is_processed_once() {
     assert_eq!(health.body["stats"]["duplicate_events_rejected"], 19);
     assert_eq!(health.body["stats"]["total_events_processed"], 1);
 }
+
+#[tokio::test]
+async fn an_unpaid_booking_is_cancelled_at_the_payment_deadline_and_its_seats_freed() {
+    let (app, t, fx, _) = setup().await;
+    let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
+    res.assert_status(200);
+    let id = hold.str("id").to_owned();
+    // Not yet: the deadline (30 minutes) has not passed.
+    app.clock.advance(chrono::Duration::minutes(20));
+    let report = kairos_api::payments::deadline::run_once(&app.state)
+        .await
+        .unwrap();
+    assert_eq!((report.settled, report.canceled), (0, 0));
+    assert_eq!(booking(&app, &t, &id).await["status"], "confirmed");
+
+    app.clock.advance(chrono::Duration::minutes(11));
+    let report = kairos_api::payments::deadline::run_once(&app.state)
+        .await
+        .unwrap();
+    assert_eq!((report.settled, report.canceled), (0, 1));
+    let b = booking(&app, &t, &id).await;
+    assert_eq!(b["status"], "canceled");
+    assert_eq!(b["payments"][0]["status"], "CANCELED");
+    app.assert_capacity_invariant(&t.id).await;
+    // The customer is told.
+    let messages = app
+        .get(&format!("/api/v1/admin/messaging/messages?bookingId={id}"))
+        .tenant(&t.id)
+        .token(&app.admin_token("acme", "owner", "owner-password-1").await)
+        .send()
+        .await;
+    assert!(
+        messages.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["templateKey"] == "cancellation"),
+        "{}",
+        messages.text
+    );
+    // Nothing more to do on the next pass.
+    let report = kairos_api::payments::deadline::run_once(&app.state)
+        .await
+        .unwrap();
+    assert_eq!(report, Default::default());
+}
+
+#[tokio::test]
+async fn a_payment_whose_event_was_lost_is_settled_by_asking_the_provider() {
+    let (app, t, fx, _) = setup().await;
+    let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
+    let intent = res.body["payment"]["paymentIntentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let secret = res.body["payment"]["clientSecret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The customer pays, and the provider's event never arrives.
+    let (paid, _lost_events) = app.state.sandbox.confirm(
+        kairos_api::payments::sandbox::Caller::ClientSecret(&secret),
+        &intent,
+        Some("pm_card_visa"),
+        app.clock_now().timestamp(),
+    );
+    paid.unwrap();
+    app.clock.advance(chrono::Duration::minutes(31));
+    let report = kairos_api::payments::deadline::run_once(&app.state)
+        .await
+        .unwrap();
+    assert_eq!((report.settled, report.canceled), (1, 0));
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["status"], "paid");
+    assert_eq!(b["payments"][0]["status"], "COMPLETED");
+}
+
+#[tokio::test]
+async fn money_taken_after_the_booking_was_cancelled_is_recorded_for_a_refund() {
+    let (app, t, fx, key) = setup().await;
+    let secret = webhook_secret(&key);
+    let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
+    let intent = res.body["payment"]["paymentIntentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.post(&format!("/api/v1/bookings/{}/cancel", hold.str("id")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await
+        .assert_status(200);
+    let body = succeeded("evt_late", &intent, 4000);
+    let res = deliver(
+        &app,
+        Some(&header(&secret, app.clock_now().timestamp(), &body)),
+        &body,
+    )
+    .await;
+    res.assert_status(200);
+    assert!(
+        res.body["message"].as_str().unwrap().contains("refund"),
+        "{}",
+        res.text
+    );
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["status"], "canceled");
+    assert_eq!(
+        b["payments"][0]["status"], "COMPLETED",
+        "the money was taken"
+    );
+}

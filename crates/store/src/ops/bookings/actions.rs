@@ -208,6 +208,17 @@ async fn act(
             }
             let notify = !matches!(b.status, BookingStatus::Hold | BookingStatus::Expired);
             apply_transition(w, b, Trigger::Cancel, actor, reason.as_deref()).await?;
+            // What was not collected no longer is.
+            sqlx::query(
+                "UPDATE payments SET status = 'CANCELED', updated_at = $3
+                 WHERE tenant_id = $1 AND booking_id = $2
+                   AND status IN ('NOT_STARTED', 'PENDING', 'AUTHORIZED')",
+            )
+            .bind(w.tenant.as_str())
+            .bind(b.id)
+            .bind(w.now)
+            .execute(&mut *w.tx)
+            .await?;
             if notify && let Some(facts) = booking_facts(w, b.id).await? {
                 let now = w.now;
                 queue_booking_message(w, &facts, Compose::of("cancellation", "booking", now))

@@ -100,6 +100,8 @@ pub(crate) enum Settled {
 /// Records that the provider collected `amount` of the booking's online payment
 /// `payment`: the payment becomes COMPLETED and the booking `paid` (or `part_paid` when
 /// it covers less than the total), in the caller's transaction, on the locked booking.
+/// A payment canceled with its booking that the provider collected after all is recorded
+/// COMPLETED too ([`Settled::BookingClosed`]): the money was taken.
 pub(crate) async fn settle_online_payment(
     w: &mut Write,
     booking: Uuid,
@@ -110,7 +112,8 @@ pub(crate) async fn settle_online_payment(
     let mut b = load_for_update(&mut w.tx, &w.tenant, booking).await?;
     let done = sqlx::query(
         "UPDATE payments SET status = $4, completed_at = $3, updated_at = $3
-         WHERE tenant_id = $1 AND id = $2 AND status IN ('PENDING', 'AUTHORIZED', 'CAPTURED')",
+         WHERE tenant_id = $1 AND id = $2
+           AND status IN ('PENDING', 'AUTHORIZED', 'CAPTURED', 'CANCELED')",
     )
     .bind(w.tenant.as_str())
     .bind(payment)

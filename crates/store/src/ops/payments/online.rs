@@ -93,6 +93,32 @@ impl Repo {
         row.map(OnlinePayment::try_from).transpose()
     }
 
+    /// Online payments still PENDING for bookings still `confirmed`, made before `before`
+    /// (the payment deadline), oldest first: every tenant's.
+    pub async fn overdue_online_payments(
+        &self,
+        before: Timestamp,
+        limit: i64,
+    ) -> StoreResult<Vec<(TenantId, OnlinePayment)>> {
+        let rows: Vec<OnlineRow> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM {FROM}
+             WHERE p.provider IS NOT NULL AND p.status = 'PENDING' AND p.created_at < $1
+               AND b.status = 'confirmed'
+             ORDER BY p.created_at, p.id LIMIT $2"
+        ))
+        .bind(before)
+        .bind(limit)
+        .fetch_all(&self.read)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                let tenant = TenantId::parse(&r.tenant_id)
+                    .map_err(|e| StoreError::Corrupt(format!("payment tenant: {e}")))?;
+                Ok((tenant, OnlinePayment::try_from(r)?))
+            })
+            .collect()
+    }
+
     /// The payment the provider knows by `provider_payment_id`, in whichever tenant:
     /// how a provider event finds its tenant and account.
     pub async fn online_payment_by_provider_id(

@@ -1,0 +1,133 @@
+//! The payment deadline and the stale-payment poller (issue: an unpaid booking must not
+//! block a slot forever): a booking confirmed for online payment whose payment is still
+//! PENDING past the deadline (`KAIROS_PAYMENT_DEADLINE_MINUTES`) is asked about at its
+//! provider. Collected after all (a lost event): it is settled as the event would have.
+//! Authorized (manual capture): left for staff to capture. Otherwise the intent is
+//! canceled at the provider and the booking cancelled (capacity released, the customer
+//! told by the cancellation message).
+
+use super::cardpay::IntentStatus;
+use super::provider::{Cardpay, account_of_payment};
+use crate::state::AppState;
+use kairos_domain::TenantId;
+use kairos_domain::payments::credentials::Provider;
+use kairos_store::{Actor, BookingAction, CardpayEvent, OnlinePayment};
+
+/// Payments looked at per pass.
+const BATCH: i64 = 50;
+
+/// What one pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeadlineReport {
+    /// Paid at the provider after all: settled.
+    pub settled: usize,
+    /// Bookings cancelled for want of payment.
+    pub canceled: usize,
+    /// Left alone this pass (authorized, or the provider could not be asked).
+    pub skipped: usize,
+}
+
+/// One pass over the payments past their deadline.
+pub async fn run_once(state: &AppState) -> Result<DeadlineReport, kairos_store::StoreError> {
+    let now = state.now();
+    let before =
+        now - chrono::Duration::from_std(state.config.payments.deadline).unwrap_or_default();
+    let overdue = state.store.overdue_online_payments(before, BATCH).await?;
+    let mut report = DeadlineReport::default();
+    for (tenant, payment) in overdue {
+        match settle_or_cancel(state, &tenant, &payment).await {
+            Ok(Outcome::Settled) => report.settled += 1,
+            Ok(Outcome::Canceled) => report.canceled += 1,
+            Ok(Outcome::Skipped) => report.skipped += 1,
+            Err(e) => {
+                tracing::warn!(payment_id = %payment.id, error = %e, "payment deadline check failed");
+                report.skipped += 1;
+            }
+        }
+    }
+    Ok(report)
+}
+
+enum Outcome {
+    Settled,
+    Canceled,
+    Skipped,
+}
+
+async fn settle_or_cancel(
+    state: &AppState,
+    tenant: &TenantId,
+    payment: &OnlinePayment,
+) -> Result<Outcome, String> {
+    let Some(booking) = payment.booking_id else {
+        return Ok(Outcome::Skipped);
+    };
+    if payment.provider == Provider::Cardpay
+        && let Some(intent_id) = &payment.provider_payment_id
+    {
+        let account = account_of_payment(state, tenant, payment)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(account) = account {
+            let intent = account
+                .cardpay
+                .retrieve_intent(intent_id)
+                .await
+                .map_err(|e| format!("asking cardpay: {e}"))?;
+            match intent.status {
+                IntentStatus::Succeeded => {
+                    // The event was lost: settle as it would have.
+                    let event = CardpayEvent {
+                        event_id: format!("poll:{intent_id}:succeeded"),
+                        event_type: "payment_intent.succeeded".to_owned(),
+                        payment_intent: Some(intent.id.clone()),
+                        amount: Some(intent.amount),
+                        currency: Some(intent.currency.clone()),
+                        failure: None,
+                    };
+                    state
+                        .store
+                        .process_cardpay_event(tenant, &event, state.now())
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    return Ok(Outcome::Settled);
+                }
+                IntentStatus::RequiresCapture | IntentStatus::Processing => {
+                    return Ok(Outcome::Skipped);
+                }
+                _ => {
+                    // Nobody pays it now: the customer cannot pay it later either.
+                    let key = format!("kairos-deadline-{}", payment.id);
+                    let canceled = match &account.cardpay {
+                        Cardpay::Http(c) => c.cancel_intent(intent_id, &key).await.map(|_| ()),
+                        Cardpay::Sandbox { sandbox, key } => {
+                            sandbox.cancel(key, intent_id).map(|_| ())
+                        }
+                    };
+                    if let Err(e) = canceled {
+                        // Paid in the meantime? The next pass finds out.
+                        return Err(format!("canceling the intent: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    let result = state
+        .store
+        .apply_booking_action(
+            tenant,
+            booking,
+            BookingAction::Cancel {
+                reason: Some("payment_deadline: not paid in time".to_owned()),
+                customer_window: false,
+            },
+            &Actor::system("payments"),
+            state.now(),
+            None,
+        )
+        .await;
+    match result {
+        Ok(_) => Ok(Outcome::Canceled),
+        Err(e) => Err(format!("cancelling the booking: {e}")),
+    }
+}
