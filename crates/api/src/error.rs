@@ -50,6 +50,7 @@ pub mod code {
     pub const PROVIDER_ERROR: &str = "PROVIDER_ERROR";
     pub const INVALID_SIGNATURE: &str = "INVALID_SIGNATURE";
     pub const DUPLICATE_EVENT: &str = "DUPLICATE_EVENT";
+    pub const REFUND_FAILED: &str = "REFUND_FAILED";
 }
 
 /// Error body shape A.

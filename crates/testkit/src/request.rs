@@ -14,6 +14,8 @@ pub struct TestRequest<'a> {
     path: String,
     headers: Vec<(String, String)>,
     body: Option<Vec<u8>>,
+    /// A 5xx is the answer under test (REFUND_FAILED, a webhook the provider retries).
+    server_error_expected: bool,
 }
 
 impl<'a> TestRequest<'a> {
@@ -24,7 +26,14 @@ impl<'a> TestRequest<'a> {
             path: path.to_owned(),
             headers: Vec::new(),
             body: None,
+            server_error_expected: false,
         }
+    }
+
+    /// Lets the answer be a 5xx (otherwise any 5xx but 503 fails the test).
+    pub fn expect_server_error(mut self) -> Self {
+        self.server_error_expected = true;
+        self
     }
 
     pub fn tenant(self, tenant: &str) -> Self {
@@ -84,7 +93,9 @@ impl<'a> TestRequest<'a> {
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         assert!(
-            !status.is_server_error() || status == StatusCode::SERVICE_UNAVAILABLE,
+            !status.is_server_error()
+                || status == StatusCode::SERVICE_UNAVAILABLE
+                || self.server_error_expected,
             "{} {} answered {status}: {text}",
             self.method,
             self.path

@@ -37,6 +37,10 @@ pub struct ConfirmRequest {
     pub payment_method: Option<String>,
     /// The payment provider's method reference; implies `cardpay` when no method is named.
     pub payment_method_id: Option<String>,
+    /// cardpay: `automatic` (default) takes the money when the customer confirms the
+    /// card; `manual` only holds it until staff capture it (`POST /payments/capture`).
+    #[schema(example = "automatic")]
+    pub capture_method: Option<String>,
 }
 
 /// Confirm a hold.
@@ -90,6 +94,12 @@ pub async fn confirm(
         let pricing_hash = clean(req.pricing_hash.as_deref());
         if pricing_hash.is_none() {
             errors.add("pricingHash", "is required");
+        }
+        if let Some(c) = req.capture_method.as_deref()
+            && c != "automatic"
+            && c != "manual"
+        {
+            errors.add("captureMethod", "must be automatic or manual");
         }
         let method_ref = clean(req.payment_method_id.as_deref());
         if method_ref
@@ -164,11 +174,13 @@ pub async fn confirm(
         axum::Json(BookingResponse::of(&b, None)).into_response()
     })
     .await?;
+    let manual = body_copy.get("captureMethod").and_then(Value::as_str) == Some("manual");
     with_payment_action(
         &state,
         access.tenant.id(),
         booking.id,
         method_ref_of(&body_copy),
+        manual,
         response,
     )
     .await
@@ -191,6 +203,7 @@ async fn with_payment_action(
     tenant: &kairos_domain::TenantId,
     booking: uuid::Uuid,
     payment_method: Option<String>,
+    manual_capture: bool,
     response: Response,
 ) -> ApiResult<Response> {
     if response.status() != axum::http::StatusCode::OK {
@@ -201,6 +214,7 @@ async fn with_payment_action(
         tenant,
         booking,
         payment_method.as_deref(),
+        manual_capture,
     )
     .await?
     else {

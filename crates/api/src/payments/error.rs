@@ -15,6 +15,17 @@ impl From<PaymentsError> for ApiError {
                 format!("No {provider} credentials of this scope"),
             ),
             PaymentsError::PaymentNotFound => ApiError::not_found("Payment"),
+            PaymentsError::PaymentState(status) => ApiError::new(
+                StatusCode::CONFLICT,
+                code::INVALID_TRANSITION,
+                format!("The payment is {status}: this does not apply to it"),
+            ),
+            PaymentsError::RefundTooLarge(left) => ApiError::invalid_field(
+                "amount",
+                format!(
+                    "must be more than 0 and at most {left} (what is left to refund, minor units)"
+                ),
+            ),
             PaymentsError::Missing(field) => {
                 ApiError::invalid_field(field, "is required for new credentials")
             }

@@ -5,6 +5,7 @@
 //!
 //! One file per resource; [`router`] lists the routes.
 
+mod actions;
 pub mod cardpay;
 mod credentials;
 pub mod deadline;
@@ -31,7 +32,10 @@ pub fn router() -> OpenApiRouter<AppState> {
                 .routes(routes!(
                     credentials::put_credentials,
                     credentials::delete_credentials
-                )),
+                ))
+                .routes(routes!(actions::authorize))
+                .routes(routes!(actions::capture))
+                .routes(routes!(actions::refund)),
         )
         .merge(
             Tier::Relaxed.apply(

@@ -351,6 +351,7 @@ pub async fn payment_action(
     tenant: &TenantId,
     booking: Uuid,
     payment_method: Option<&str>,
+    manual_capture: bool,
 ) -> ApiResult<Option<PaymentAction>> {
     let Some(payment) = state.store.open_online_payment(tenant, booking).await? else {
         return Ok(None);
@@ -358,7 +359,7 @@ pub async fn payment_action(
     if payment.provider != Provider::Cardpay {
         return Ok(None);
     }
-    let mut intent = ensure_intent(state, tenant, &payment, false).await?;
+    let mut intent = ensure_intent(state, tenant, &payment, manual_capture).await?;
     if let Some(pm) = payment_method
         && matches!(
             intent.status,

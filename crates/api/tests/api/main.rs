@@ -22,6 +22,7 @@ mod messaging_rules;
 mod messaging_send;
 mod messaging_templates;
 mod operations;
+mod payments_actions;
 mod payments_cardpay;
 mod payments_credentials;
 mod payments_webhooks;

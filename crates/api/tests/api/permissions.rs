@@ -603,6 +603,22 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/payments/credentials/{provider}",
         "ok 403 403 403 403 401 mis",
     ),
+    // payments: authorize by the booking's caller; capture and refund by staff
+    (
+        "POST",
+        "/api/v1/payments/authorize",
+        "ok ok ok 403 ok ok mis",
+    ),
+    (
+        "POST",
+        "/api/v1/payments/capture",
+        "ok ok ok 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/payments/refund",
+        "ok ok ok 403 403 401 mis",
+    ),
     // provider webhooks: the signature is the authentication, whoever calls
     ("POST", "/payments/cardpay/webhook", "ok ok ok ok ok ok ok"),
     (

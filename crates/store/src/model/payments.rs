@@ -13,6 +13,12 @@ pub enum PaymentsError {
     CredentialsNotFound(Provider),
     #[error("payment not found")]
     PaymentNotFound,
+    /// The payment is not in a status the action applies to.
+    #[error("the payment is {0}")]
+    PaymentState(kairos_domain::payments::PaymentStatus),
+    /// More than is left to refund (minor units left).
+    #[error("at most {0} can be refunded")]
+    RefundTooLarge(i64),
     /// New credentials without a secret their provider needs (the field's name).
     #[error("{0} is required for new credentials")]
     Missing(&'static str),
@@ -103,4 +109,23 @@ pub struct EventStats {
     pub events_last_hour: i64,
     pub duplicate_events_rejected: i64,
     pub failed_events: i64,
+}
+
+/// A refund begun: recorded Processing, to be asked of the provider.
+#[derive(Debug, Clone)]
+pub struct RefundStarted {
+    pub refund_id: Uuid,
+    pub payment: OnlinePayment,
+    /// Minor units to return.
+    pub amount: i64,
+    /// What the payment had collected, and had returned before this refund.
+    pub collected: i64,
+    pub refunded_before: i64,
+}
+
+/// A refund's outcome at the provider.
+#[derive(Debug, Clone)]
+pub enum RefundResult {
+    Completed { provider_refund_id: String },
+    Failed { message: String },
 }

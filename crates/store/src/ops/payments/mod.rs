@@ -1,5 +1,6 @@
 //! Payments: provider credentials (`credentials.rs`), payments through providers and
-//! their events (`online.rs`).
+//! their events (`online.rs`), refunds (`refunds.rs`).
 
 mod credentials;
 mod online;
+mod refunds;

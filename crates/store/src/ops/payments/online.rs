@@ -93,6 +93,46 @@ impl Repo {
         row.map(OnlinePayment::try_from).transpose()
     }
 
+    /// A provider payment of the tenant.
+    pub async fn online_payment(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+    ) -> StoreResult<Option<OnlinePayment>> {
+        let row: Option<OnlineRow> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM {FROM}
+             WHERE p.tenant_id = $1 AND p.id = $2 AND p.provider IS NOT NULL"
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .fetch_optional(&self.read)
+        .await?;
+        row.map(OnlinePayment::try_from).transpose()
+    }
+
+    /// Records that an authorized payment was captured at the provider (its settling
+    /// event makes it COMPLETED).
+    pub async fn mark_captured(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+        now: Timestamp,
+    ) -> Result<(), PaymentsError> {
+        let mut w = self.begin(tenant, now).await?;
+        sqlx::query(
+            "UPDATE payments SET status = 'CAPTURED', authorized_at = COALESCE(authorized_at, $3),
+                 updated_at = $3
+             WHERE tenant_id = $1 AND id = $2 AND status IN ('PENDING', 'AUTHORIZED')",
+        )
+        .bind(tenant.as_str())
+        .bind(id)
+        .bind(now)
+        .execute(&mut *w.tx)
+        .await?;
+        w.commit(None).await?;
+        Ok(())
+    }
+
     /// Online payments still PENDING for bookings still `confirmed`, made before `before`
     /// (the payment deadline), oldest first: every tenant's.
     pub async fn overdue_online_payments(

@@ -1,0 +1,254 @@
+//! Refunds (spec Part B 2.8, 4.6): begun in one transaction (the refund row Processing,
+//! the payment REFUND_PENDING), asked of the provider outside any transaction with the
+//! refund's id as idempotency key, finished in another (Completed: the payment's
+//! refunded amount grows and it is REFUNDED when all is returned; Failed: the payment is
+//! COMPLETED again and a dead letter REFUND_FAILED asks staff to act).
+
+use super::super::Repo;
+use super::super::audit::Change;
+use super::super::dialect;
+use crate::{Actor, OnlinePayment, PaymentsError, RefundResult, RefundStarted, Timestamp, stored};
+use kairos_domain::dead_letters::{Category, Status as DeadStatus};
+use kairos_domain::payments::credentials::{CredentialSource, Provider};
+use kairos_domain::payments::{PaymentEvent, PaymentStatus};
+use kairos_domain::{TenantId, new_id};
+use kairos_store_macros::operations;
+use serde_json::json;
+use uuid::Uuid;
+
+#[derive(sqlx::FromRow)]
+struct LockedPayment {
+    id: Uuid,
+    booking_id: Option<Uuid>,
+    amount: i64,
+    currency: String,
+    provider: Option<String>,
+    provider_payment_id: Option<String>,
+    status: String,
+    credential_source: Option<String>,
+    credential_site_id: Option<Uuid>,
+    refunded_amount: i64,
+    created_at: Timestamp,
+}
+
+#[operations]
+impl Repo {
+    /// Begins refunding `amount` (default: all that is left) of a collected provider
+    /// payment.
+    pub async fn begin_refund(
+        &self,
+        tenant: &TenantId,
+        payment: Uuid,
+        amount: Option<i64>,
+        reason: Option<String>,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<RefundStarted, PaymentsError> {
+        let mut w = self.begin(tenant, now).await?;
+        let p: LockedPayment = sqlx::query_as(&format!(
+            "SELECT id, booking_id, amount, currency, provider, provider_payment_id, status,
+                    credential_source, credential_site_id, refunded_amount, created_at
+             FROM payments WHERE tenant_id = $1 AND id = $2{}",
+            dialect::FOR_UPDATE
+        ))
+        .bind(tenant.as_str())
+        .bind(payment)
+        .fetch_optional(&mut *w.tx)
+        .await?
+        .ok_or(PaymentsError::PaymentNotFound)?;
+        let status = stored("payment status", &p.status, PaymentStatus::parse)?;
+        let (Some(provider), Some(_)) = (p.provider.as_deref(), p.provider_payment_id.as_ref())
+        else {
+            return Err(PaymentsError::PaymentState(status));
+        };
+        let next = status
+            .after(PaymentEvent::RefundStarted)
+            .ok_or(PaymentsError::PaymentState(status))?;
+        let left = p.amount - p.refunded_amount;
+        let amount = amount.unwrap_or(left);
+        if amount <= 0 || amount > left {
+            return Err(PaymentsError::RefundTooLarge(left));
+        }
+        let refund_id = new_id();
+        sqlx::query(
+            "INSERT INTO refunds (tenant_id, id, payment_id, booking_id, amount, fee, currency,
+                 status, reason, requested_by, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, 0, $6, 'Processing', $7, $8, $9, $9)",
+        )
+        .bind(tenant.as_str())
+        .bind(refund_id)
+        .bind(p.id)
+        .bind(p.booking_id)
+        .bind(amount)
+        .bind(&p.currency)
+        .bind(&reason)
+        .bind(&actor.id)
+        .bind(now)
+        .execute(&mut *w.tx)
+        .await?;
+        sqlx::query(
+            "UPDATE payments SET status = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(tenant.as_str())
+        .bind(p.id)
+        .bind(next.as_str())
+        .bind(now)
+        .execute(&mut *w.tx)
+        .await?;
+        w.audit(
+            actor,
+            Change {
+                action: "payment.refund_started",
+                entity_type: "payment",
+                entity_id: p.id.to_string(),
+                changes: json!({"refundId": refund_id, "amount": amount, "reason": reason}),
+            },
+        );
+        w.commit(None).await?;
+        let started = RefundStarted {
+            refund_id,
+            amount,
+            collected: p.amount,
+            refunded_before: p.refunded_amount,
+            payment: OnlinePayment {
+                id: p.id,
+                booking_id: p.booking_id,
+                site_id: None,
+                amount: p.amount,
+                currency: p.currency,
+                provider: stored("provider", provider, Provider::parse)?,
+                provider_payment_id: p.provider_payment_id,
+                status: next,
+                credential_source: p
+                    .credential_source
+                    .as_deref()
+                    .map(|s| stored("credential source", s, CredentialSource::parse))
+                    .transpose()?,
+                credential_site_id: p.credential_site_id,
+                created_at: p.created_at,
+            },
+        };
+        Ok(started)
+    }
+
+    /// Records how the provider answered refund `refund`.
+    pub async fn finish_refund(
+        &self,
+        tenant: &TenantId,
+        refund: Uuid,
+        result: RefundResult,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<(), PaymentsError> {
+        let mut w = self.begin(tenant, now).await?;
+        let row: Option<(Uuid, Option<Uuid>, i64, String)> = sqlx::query_as(&format!(
+            "SELECT payment_id, booking_id, amount, status FROM refunds
+             WHERE tenant_id = $1 AND id = $2{}",
+            dialect::FOR_UPDATE
+        ))
+        .bind(tenant.as_str())
+        .bind(refund)
+        .fetch_optional(&mut *w.tx)
+        .await?;
+        let Some((payment, booking, amount, status)) = row else {
+            return Err(PaymentsError::PaymentNotFound);
+        };
+        if status != "Processing" {
+            // Finished before (a retry): nothing more.
+            return Ok(());
+        }
+        let (p_status, collected, refunded): (String, i64, i64) = sqlx::query_as(&format!(
+            "SELECT status, amount, refunded_amount FROM payments
+             WHERE tenant_id = $1 AND id = $2{}",
+            dialect::FOR_UPDATE
+        ))
+        .bind(tenant.as_str())
+        .bind(payment)
+        .fetch_one(&mut *w.tx)
+        .await?;
+        let current = stored("payment status", &p_status, PaymentStatus::parse)?;
+        match result {
+            RefundResult::Completed { provider_refund_id } => {
+                let refunded = refunded + amount;
+                let next = current
+                    .after(PaymentEvent::Refunded {
+                        full: refunded >= collected,
+                    })
+                    .unwrap_or(current);
+                sqlx::query(
+                    "UPDATE refunds SET status = 'Completed', provider_refund_id = $3,
+                         completed_at = $4, updated_at = $4
+                     WHERE tenant_id = $1 AND id = $2",
+                )
+                .bind(tenant.as_str())
+                .bind(refund)
+                .bind(&provider_refund_id)
+                .bind(now)
+                .execute(&mut *w.tx)
+                .await?;
+                sqlx::query(
+                    "UPDATE payments SET status = $3, refunded_amount = $4, updated_at = $5
+                     WHERE tenant_id = $1 AND id = $2",
+                )
+                .bind(tenant.as_str())
+                .bind(payment)
+                .bind(next.as_str())
+                .bind(refunded)
+                .bind(now)
+                .execute(&mut *w.tx)
+                .await?;
+                w.audit(
+                    actor,
+                    Change {
+                        action: "payment.refunded",
+                        entity_type: "payment",
+                        entity_id: payment.to_string(),
+                        changes: json!({"refundId": refund, "amount": amount,
+                            "providerRefundId": provider_refund_id}),
+                    },
+                );
+            }
+            RefundResult::Failed { message } => {
+                let next = current.after(PaymentEvent::RefundFailed).unwrap_or(current);
+                sqlx::query(
+                    "UPDATE refunds SET status = 'Failed', failure = $3, updated_at = $4
+                     WHERE tenant_id = $1 AND id = $2",
+                )
+                .bind(tenant.as_str())
+                .bind(refund)
+                .bind(&message)
+                .bind(now)
+                .execute(&mut *w.tx)
+                .await?;
+                sqlx::query(
+                    "UPDATE payments SET status = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2",
+                )
+                .bind(tenant.as_str())
+                .bind(payment)
+                .bind(next.as_str())
+                .bind(now)
+                .execute(&mut *w.tx)
+                .await?;
+                // Manual work: staff return the money another way, then resolve it.
+                sqlx::query(
+                    "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type,
+                         error_message, retry_count, booking_id, transaction_id, status,
+                         failed_at, created_at, updated_at)
+                     VALUES ($1, $2, $3, 'refund', 'REFUND_FAILED', $4, 1, $5, $6, $7, $8, $8, $8)",
+                )
+                .bind(tenant.as_str())
+                .bind(new_id())
+                .bind(Category::Payment.as_str())
+                .bind(&message)
+                .bind(booking)
+                .bind(refund)
+                .bind(DeadStatus::Open.as_str())
+                .bind(now)
+                .execute(&mut *w.tx)
+                .await?;
+            }
+        }
+        w.commit(None).await?;
+        Ok(())
+    }
+}
