@@ -22,6 +22,8 @@ pub enum SecretError {
 #[derive(Clone)]
 pub struct SecretBox {
     cipher: Aes256Gcm,
+    /// Key material for [`SecretBox::derive`], apart from the cipher's key.
+    derivation: [u8; 32],
 }
 
 impl std::fmt::Debug for SecretBox {
@@ -34,8 +36,23 @@ impl SecretBox {
     /// A box whose key is the SHA-256 of `secret_key` (any string with enough entropy).
     pub fn new(secret_key: &str) -> SecretBox {
         let key = Sha256::digest(secret_key.as_bytes());
+        let derivation = Sha256::digest(format!("kairos-derive/{secret_key}").as_bytes());
         SecretBox {
             cipher: Aes256Gcm::new(&key),
+            derivation: derivation.into(),
+        }
+    }
+
+    /// A secret for `purpose` that only holders of the service's key can compute: hex of
+    /// HMAC-SHA256 over `purpose` (the sandbox provider's webhook secrets).
+    pub fn derive(&self, purpose: &str) -> String {
+        use hmac::{Hmac, Mac};
+        match <Hmac<Sha256> as Mac>::new_from_slice(&self.derivation) {
+            Ok(mut mac) => {
+                mac.update(purpose.as_bytes());
+                hex::encode(mac.finalize().into_bytes())
+            }
+            Err(_) => String::new(),
         }
     }
 
@@ -109,6 +126,16 @@ mod tests {
             sealed_box.open("acme/cardpay/secretKey", "v1:zz:00"),
             Err(SecretError::Malformed)
         );
+    }
+
+    #[test]
+    fn derived_secrets_depend_on_the_key_and_the_purpose() {
+        let a = SecretBox::new("key one, long enough for the test");
+        let b = SecretBox::new("key two, long enough for the test");
+        assert_eq!(a.derive("p"), a.derive("p"));
+        assert_ne!(a.derive("p"), a.derive("q"));
+        assert_ne!(a.derive("p"), b.derive("p"));
+        assert_eq!(a.derive("p").len(), 64);
     }
 
     #[test]

@@ -140,6 +140,16 @@ pub async fn capture(
         .online_payment(tenant, payment_id.unwrap_or_default())
         .await?
         .ok_or_else(|| ApiError::not_found("Payment"))?;
+    if !matches!(
+        payment.status,
+        kairos_domain::payments::PaymentStatus::Pending
+            | kairos_domain::payments::PaymentStatus::Authorized
+    ) {
+        return Err(ApiError::conflict(
+            code::INVALID_TRANSITION,
+            format!("The payment is {}: nothing to capture", payment.status),
+        ));
+    }
     let (Some(intent), Some(account)) = (
         payment.provider_payment_id.clone(),
         account_of_payment(&state, tenant, &payment).await?,
@@ -182,7 +192,7 @@ pub async fn capture(
     let captured = result.map_err(|e| provider_error(Provider::Cardpay, e))?;
     state
         .store
-        .mark_captured(tenant, payment.id, state.now())
+        .mark_captured(tenant, payment.id, captured.amount, state.now())
         .await?;
     Ok(axum::Json(CaptureResult {
         payment_id: payment.id,
@@ -333,6 +343,17 @@ pub async fn refund(
                     voucher_new_balance: None,
                 }],
             }))
+        }
+        Err(e @ super::cardpay::ProviderError::Unavailable(_)) => {
+            // Not known whether the provider refunded: the refund stays Processing, and
+            // the same request again asks with the same idempotency key.
+            Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                code::PROVIDER_ERROR,
+                format!(
+                    "cardpay did not answer the refund ({e}); send the same request again to finish it"
+                ),
+            ))
         }
         Err(e) => {
             state

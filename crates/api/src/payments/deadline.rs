@@ -6,7 +6,7 @@
 //! canceled at the provider and the booking cancelled (capacity released, the customer
 //! told by the cancellation message).
 
-use super::cardpay::IntentStatus;
+use super::cardpay::{IntentStatus, ProviderError};
 use super::provider::{Cardpay, account_of_payment};
 use crate::state::AppState;
 use kairos_domain::TenantId;
@@ -62,6 +62,13 @@ async fn settle_or_cancel(
     let Some(booking) = payment.booking_id else {
         return Ok(Outcome::Skipped);
     };
+    let checked = |authorized: bool| async move {
+        state
+            .store
+            .note_payment_checked(tenant, payment.id, authorized, state.now())
+            .await
+            .map_err(|e| e.to_string())
+    };
     if payment.provider == Provider::Cardpay
         && let Some(intent_id) = &payment.provider_payment_id
     {
@@ -69,20 +76,28 @@ async fn settle_or_cancel(
             .await
             .map_err(|e| e.to_string())?;
         if let Some(account) = account {
-            let intent = account
-                .cardpay
-                .retrieve_intent(intent_id)
-                .await
-                .map_err(|e| format!("asking cardpay: {e}"))?;
-            match intent.status {
-                IntentStatus::Succeeded => {
-                    // The event was lost: settle as it would have.
+            let intent = match account.cardpay.retrieve_intent(intent_id).await {
+                Ok(intent) => Some(intent),
+                // The provider does not know it (a sandbox restarted): nobody can pay it.
+                Err(ProviderError::Refused { status: 404, .. }) => None,
+                Err(e) => {
+                    checked(false).await?;
+                    return Err(format!("asking cardpay: {e}"));
+                }
+            };
+            match intent.as_ref().map(|i| &i.status) {
+                Some(IntentStatus::Succeeded) => {
+                    let Some(found) = intent else {
+                        return Ok(Outcome::Skipped);
+                    };
+                    // The event was lost: settle as it would have (the amount and
+                    // currency the provider reports are checked against the payment).
                     let event = CardpayEvent {
-                        event_id: format!("poll:{intent_id}:succeeded"),
+                        event_id: format!("poll:{}:succeeded", found.id),
                         event_type: "payment_intent.succeeded".to_owned(),
-                        payment_intent: Some(intent.id.clone()),
-                        amount: Some(intent.amount),
-                        currency: Some(intent.currency.clone()),
+                        payment_intent: Some(found.id.clone()),
+                        amount: Some(found.amount),
+                        currency: Some(found.currency.clone()),
                         failure: None,
                     };
                     state
@@ -92,10 +107,16 @@ async fn settle_or_cancel(
                         .map_err(|e| e.to_string())?;
                     return Ok(Outcome::Settled);
                 }
-                IntentStatus::RequiresCapture | IntentStatus::Processing => {
+                Some(IntentStatus::RequiresCapture) => {
+                    // Held for staff to capture: no longer waiting for the customer.
+                    checked(true).await?;
                     return Ok(Outcome::Skipped);
                 }
-                _ => {
+                Some(IntentStatus::Processing) => {
+                    checked(false).await?;
+                    return Ok(Outcome::Skipped);
+                }
+                Some(_) => {
                     // Nobody pays it now: the customer cannot pay it later either.
                     let key = format!("kairos-deadline-{}", payment.id);
                     let canceled = match &account.cardpay {
@@ -106,9 +127,11 @@ async fn settle_or_cancel(
                     };
                     if let Err(e) = canceled {
                         // Paid in the meantime? The next pass finds out.
+                        checked(false).await?;
                         return Err(format!("canceling the intent: {e}"));
                     }
                 }
+                None => {}
             }
         }
     }
@@ -117,9 +140,8 @@ async fn settle_or_cancel(
         .apply_booking_action(
             tenant,
             booking,
-            BookingAction::Cancel {
-                reason: Some("payment_deadline: not paid in time".to_owned()),
-                customer_window: false,
+            BookingAction::CancelUnpaid {
+                reason: "payment_deadline: not paid in time".to_owned(),
             },
             &Actor::system("payments"),
             state.now(),
@@ -128,6 +150,11 @@ async fn settle_or_cancel(
         .await;
     match result {
         Ok(_) => Ok(Outcome::Canceled),
-        Err(e) => Err(format!("cancelling the booking: {e}")),
+        Err(e) => {
+            // Paid meanwhile (at the desk, say): it stays.
+            checked(false).await?;
+            tracing::info!(booking_id = %booking, reason = %e, "unpaid booking kept");
+            Ok(Outcome::Skipped)
+        }
     }
 }

@@ -16,14 +16,23 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 /// A card provider account to call.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum Cardpay {
     Http(CardpayClient),
     Sandbox { sandbox: Arc<Sandbox>, key: String },
 }
 
+impl std::fmt::Debug for Cardpay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cardpay::Http(c) => f.debug_tuple("Http").field(c).finish(),
+            Cardpay::Sandbox { .. } => f.write_str("Sandbox(..)"),
+        }
+    }
+}
+
 /// The account a payment goes through, and where it came from.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Account {
     pub cardpay: Cardpay,
     pub source: CredentialSource,
@@ -31,6 +40,16 @@ pub struct Account {
     pub site: Option<Uuid>,
     /// The webhook signing secret.
     pub webhook_secret: Option<String>,
+}
+
+impl std::fmt::Debug for Account {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Account")
+            .field("cardpay", &self.cardpay)
+            .field("source", &self.source)
+            .field("site", &self.site)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Cardpay {
@@ -102,7 +121,7 @@ pub fn open_account(
                 sandbox: state.sandbox.clone(),
                 key: secret_key.clone(),
             },
-            Some(super::sandbox::webhook_secret(&secret_key)),
+            Some(super::sandbox::webhook_secret(secrets, &secret_key)),
         )
     } else {
         let webhook = c
@@ -224,7 +243,8 @@ pub fn deliver_sandbox_events(state: &AppState, events: Vec<SandboxEvent>) {
         let state = state.clone();
         tokio::spawn(async move {
             let body = serde_json::to_vec(&e.body).unwrap_or_default();
-            let secret = super::sandbox::webhook_secret(&e.secret_key);
+            let secret =
+                super::sandbox::webhook_secret(&state.config.payments.secrets, &e.secret_key);
             for wait in [200u64, 1000, 5000, 30_000] {
                 tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
                 let now = state.now().timestamp();

@@ -15,19 +15,17 @@
 //! fail at their deadline). It is for trying the flow, never for money.
 
 use super::cardpay::{IntentStatus, NewIntent, PaymentIntent, ProviderError, Refund};
+use kairos_domain::secrets::SecretBox;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// The webhook signing secret of the sandbox account with `secret_key`.
-pub fn webhook_secret(secret_key: &str) -> String {
-    let digest = Sha256::digest(format!("kairos-sandbox-webhook/{secret_key}").as_bytes());
-    format!("whsec_sandbox_{}", hex_lower(&digest[..16]))
-}
-
-fn hex_lower(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// The webhook signing secret of the sandbox account with `secret_key`: derived with
+/// the service's own key, so knowing (or guessing) a sandbox secret key is not enough to
+/// sign events.
+pub fn webhook_secret(secrets: &SecretBox, secret_key: &str) -> String {
+    let derived = secrets.derive(&format!("sandbox-webhook/{secret_key}"));
+    format!("whsec_sandbox_{}", &derived[..32])
 }
 
 fn random_id(prefix: &str) -> String {
@@ -112,10 +110,18 @@ fn status_text(s: &IntentStatus) -> &str {
 pub type Outcome<T> = (Result<T, ProviderError>, Vec<SandboxEvent>);
 
 /// An event the sandbox sends to the card webhook, with the account it is signed for.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SandboxEvent {
     pub secret_key: String,
     pub body: Value,
+}
+
+impl std::fmt::Debug for SandboxEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxEvent")
+            .field("type", &self.body["type"])
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Default)]
@@ -123,7 +129,8 @@ struct Account {
     intents: HashMap<String, Intent>,
     /// Idempotency-Key → the intent or refund id it made.
     keys: HashMap<String, String>,
-    refunds: HashMap<String, Refund>,
+    /// Refund id → (its intent, the refund).
+    refunds: HashMap<String, (String, Refund)>,
 }
 
 /// Who calls: the account's secret key, or a customer with the intent's client secret.
@@ -137,22 +144,29 @@ pub enum Caller<'a> {
 /// some); past it the oldest tenth is forgotten.
 const MAX_INTENTS: usize = 10_000;
 
-/// Forgets the oldest tenth of the intents (and the accounts left empty).
+/// Forgets the oldest tenth of the intents, their keys and refunds, and the accounts left
+/// empty.
 fn forget_oldest(accounts: &mut HashMap<String, Account>) {
-    let mut created: Vec<i64> = accounts
+    let mut all: Vec<(i64, String)> = accounts
         .values()
-        .flat_map(|a| a.intents.values().map(|i| i.created))
+        .flat_map(|a| a.intents.values().map(|i| (i.created, i.id.clone())))
         .collect();
-    created.sort_unstable();
-    let Some(&cutoff) = created.get(created.len() / 10) else {
-        return;
-    };
+    all.sort_unstable();
+    let gone: std::collections::HashSet<String> = all
+        .into_iter()
+        .take(MAX_INTENTS / 10)
+        .map(|(_, id)| id)
+        .collect();
     for account in accounts.values_mut() {
-        account.intents.retain(|_, i| i.created > cutoff);
-        let kept: std::collections::HashSet<String> = account.intents.keys().cloned().collect();
+        account.intents.retain(|id, _| !gone.contains(id));
+        account
+            .refunds
+            .retain(|_, (intent, _)| !gone.contains(intent));
+        let kept_refunds: std::collections::HashSet<&String> = account.refunds.keys().collect();
+        let intents = &account.intents;
         account
             .keys
-            .retain(|_, id| kept.contains(id) || account.refunds.contains_key(id));
+            .retain(|_, id| intents.contains_key(id) || kept_refunds.contains(id));
     }
     accounts.retain(|_, a| !a.intents.is_empty());
 }
@@ -465,7 +479,7 @@ impl Sandbox {
     ) -> Result<(Refund, Vec<SandboxEvent>), ProviderError> {
         let key = self.locate(Caller::SecretKey(key), intent_id)?;
         self.with(&key, |a| {
-            if let Some(r) = a.keys.get(idempotency_key).and_then(|id| a.refunds.get(id)) {
+            if let Some((_, r)) = a.keys.get(idempotency_key).and_then(|id| a.refunds.get(id)) {
                 return Ok((r.clone(), Vec::new()));
             }
             let intent = a
@@ -506,7 +520,8 @@ impl Sandbox {
             });
             let events = vec![event(&key, "charge.refunded", charge, now)];
             a.keys.insert(idempotency_key.to_owned(), refund.id.clone());
-            a.refunds.insert(refund.id.clone(), refund.clone());
+            a.refunds
+                .insert(refund.id.clone(), (intent_id.to_owned(), refund.clone()));
             Ok((refund, events))
         })
     }

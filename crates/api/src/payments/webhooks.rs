@@ -167,6 +167,11 @@ pub async fn receive_cardpay(
         let e = ApiError::invalid_field("body", "has no event id and type");
         return (StatusCode::BAD_REQUEST, e.into_response());
     };
+    if event_id.starts_with("poll:") {
+        // The poller's own records of what it settled; no provider sends these.
+        let e = ApiError::invalid_field("body", "has an event id no provider sends");
+        return (StatusCode::BAD_REQUEST, e.into_response());
+    }
     let object = &event["data"]["object"];
     let is_intent = object["object"] == "payment_intent";
     let parsed = CardpayEvent {
@@ -222,6 +227,7 @@ pub async fn receive_cardpay(
             if let Err(store) = state
                 .store
                 .record_failed_event(
+                    &tenant,
                     Provider::Cardpay,
                     &parsed.event_id,
                     &parsed.event_type,

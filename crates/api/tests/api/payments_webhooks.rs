@@ -186,7 +186,7 @@ async fn deliver_to(app: &TestApp, path: &str, sig: Option<&str>, body: &[u8]) -
 #[tokio::test]
 async fn webhook_signatures_are_verified_before_anything_else() {
     let (app, t, fx, key) = setup().await;
-    let secret = webhook_secret(&key);
+    let secret = webhook_secret(&app.state.config.payments.secrets, &key);
     let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
     let intent = res.body["payment"]["paymentIntentId"]
         .as_str()
@@ -262,7 +262,7 @@ async fn webhook_signatures_are_verified_before_anything_else() {
 #[tokio::test]
 async fn an_event_whose_amount_differs_from_the_payment_changes_nothing() {
     let (app, t, fx, key) = setup().await;
-    let secret = webhook_secret(&key);
+    let secret = webhook_secret(&app.state.config.payments.secrets, &key);
     let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
     let intent = res.body["payment"]["paymentIntentId"]
         .as_str()
@@ -286,7 +286,7 @@ async fn an_event_whose_amount_differs_from_the_payment_changes_nothing() {
 #[tokio::test]
 async fn the_same_event_twenty_times_at_once_is_processed_once() {
     let (app, t, fx, key) = setup().await;
-    let secret = webhook_secret(&key);
+    let secret = webhook_secret(&app.state.config.payments.secrets, &key);
     let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
     let intent = res.body["payment"]["paymentIntentId"]
         .as_str()
@@ -393,7 +393,7 @@ async fn a_payment_whose_event_was_lost_is_settled_by_asking_the_provider() {
 #[tokio::test]
 async fn money_taken_after_the_booking_was_cancelled_is_recorded_for_a_refund() {
     let (app, t, fx, key) = setup().await;
-    let secret = webhook_secret(&key);
+    let secret = webhook_secret(&app.state.config.payments.secrets, &key);
     let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
     let intent = res.body["payment"]["paymentIntentId"]
         .as_str()
@@ -424,4 +424,81 @@ async fn money_taken_after_the_booking_was_cancelled_is_recorded_for_a_refund() 
         b["payments"][0]["status"], "COMPLETED",
         "the money was taken"
     );
+}
+
+#[tokio::test]
+async fn after_a_declined_card_another_card_pays_the_booking() {
+    let (app, t, fx, _) = setup().await;
+    let (hold, res) = confirm_by_card(
+        &app,
+        &t,
+        &fx,
+        0,
+        json!({"paymentMethodId": "pm_card_chargeDeclined"}),
+    )
+    .await;
+    res.assert_error(400, "PAYMENT_FAILED");
+    for _ in 0..100 {
+        if booking(&app, &t, hold.str("id")).await["payments"][0]["status"] == "FAILED" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let again = app
+        .post("/api/v1/payments/authorize")
+        .tenant(&t.id)
+        .header("x-booking-token", hold.str("bookingToken"))
+        .json(json!({"bookingId": hold.str("id"), "paymentMethodId": "pm_card_visa"}))
+        .send()
+        .await;
+    again.assert_status(200);
+    assert_eq!(again.body["providerStatus"], "succeeded");
+    let b = wait_for_status(&app, &t, hold.str("id"), "paid").await;
+    assert_eq!(b["payments"][0]["status"], "COMPLETED");
+}
+
+#[tokio::test]
+async fn funds_held_for_capture_are_not_cancelled_at_the_deadline() {
+    let (app, t, fx, _) = setup().await;
+    let (hold, res) = confirm_by_card(
+        &app,
+        &t,
+        &fx,
+        0,
+        json!({"captureMethod": "manual", "paymentMethodId": "pm_card_visa"}),
+    )
+    .await;
+    res.assert_status(200);
+    app.clock.advance(chrono::Duration::minutes(31));
+    let report = kairos_api::payments::deadline::run_once(&app.state)
+        .await
+        .unwrap();
+    assert_eq!((report.canceled, report.skipped), (0, 1));
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["status"], "confirmed");
+    assert_eq!(b["payments"][0]["status"], "AUTHORIZED");
+    // Out of the deadline's queue now.
+    let report = kairos_api::payments::deadline::run_once(&app.state)
+        .await
+        .unwrap();
+    assert_eq!(report, Default::default());
+}
+
+#[tokio::test]
+async fn the_pollers_own_event_ids_are_refused_from_outside() {
+    let (app, t, fx, key) = setup().await;
+    let secret = webhook_secret(&app.state.config.payments.secrets, &key);
+    let (_, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
+    let intent = res.body["payment"]["paymentIntentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let body = succeeded(&format!("poll:{intent}:succeeded"), &intent, 4000);
+    deliver(
+        &app,
+        Some(&header(&secret, app.clock_now().timestamp(), &body)),
+        &body,
+    )
+    .await
+    .assert_error(400, "VALIDATION_ERROR");
 }

@@ -61,8 +61,10 @@ CREATE TABLE payment_credentials (
 -- transaction that acts on the event, so a crash leaves it to be processed on redelivery.
 CREATE TABLE payment_events (
     provider        TEXT NOT NULL,
+    -- the tenant whose account's secret verified the event: one tenant's events never
+    -- collide with another's
+    tenant_id       TEXT NOT NULL,
     event_id        TEXT NOT NULL,
-    tenant_id       TEXT,
     event_type      TEXT NOT NULL,
     -- processed, or failed (processing failed and was rolled back; a redelivery retries)
     status          TEXT NOT NULL CHECK (status IN ('processed', 'failed')),
@@ -71,6 +73,6 @@ CREATE TABLE payment_events (
     duplicates      INTEGER NOT NULL DEFAULT 0,
     received_at     TIMESTAMPTZ NOT NULL,
     processed_at    TIMESTAMPTZ,
-    PRIMARY KEY (provider, event_id)
+    PRIMARY KEY (provider, tenant_id, event_id)
 );
 CREATE INDEX payment_events_recent ON payment_events (provider, received_at);

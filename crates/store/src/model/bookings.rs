@@ -175,6 +175,11 @@ pub enum BookingAction {
         slot_id: Uuid,
         customer_window: bool,
     },
+    /// Cancel a booking whose online payment did not come in time: only while it is
+    /// still `confirmed` with nothing paid (decided on the locked booking).
+    CancelUnpaid {
+        reason: String,
+    },
     MarkArrived,
     /// Record a payment (minor units; `None` = the balance) by `method`, the venue's own
     /// word for it (`cash`, `card_terminal`, …: an open set).

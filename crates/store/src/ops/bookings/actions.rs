@@ -206,24 +206,19 @@ async fn act(
             if customer_window {
                 check_window(w, b).await?;
             }
-            let notify = !matches!(b.status, BookingStatus::Hold | BookingStatus::Expired);
-            apply_transition(w, b, Trigger::Cancel, actor, reason.as_deref()).await?;
-            // What was not collected no longer is.
-            sqlx::query(
-                "UPDATE payments SET status = 'CANCELED', updated_at = $3
-                 WHERE tenant_id = $1 AND booking_id = $2
-                   AND status IN ('NOT_STARTED', 'PENDING', 'AUTHORIZED')",
-            )
-            .bind(w.tenant.as_str())
-            .bind(b.id)
-            .bind(w.now)
-            .execute(&mut *w.tx)
-            .await?;
-            if notify && let Some(facts) = booking_facts(w, b.id).await? {
-                let now = w.now;
-                queue_booking_message(w, &facts, Compose::of("cancellation", "booking", now))
-                    .await?;
+            cancel(w, b, reason.as_deref(), actor).await?;
+        }
+        BookingAction::CancelUnpaid { reason } => {
+            // Decided on the locked booking: paid in the meantime (online or at the desk),
+            // it stays.
+            if b.status != BookingStatus::Confirmed || b.paid_amount > 0 {
+                return Err(BookingRefusal::NoTransition {
+                    from: b.status,
+                    to: BookingStatus::Canceled,
+                }
+                .into());
             }
+            cancel(w, b, Some(&reason), actor).await?;
         }
         BookingAction::Reschedule {
             slot_id,
@@ -312,6 +307,34 @@ async fn act(
                 b.admin_notes = Some(notes);
             }
         }
+    }
+    Ok(())
+}
+
+/// Cancels the locked booking: seats released, uncollected payments canceled, the
+/// customer told (unless it was only a hold).
+async fn cancel(
+    w: &mut Write,
+    b: &mut Booking,
+    reason: Option<&str>,
+    actor: &Actor,
+) -> Result<(), BookingError> {
+    let notify = !matches!(b.status, BookingStatus::Hold | BookingStatus::Expired);
+    apply_transition(w, b, Trigger::Cancel, actor, reason).await?;
+    // What was not collected no longer is.
+    sqlx::query(
+        "UPDATE payments SET status = 'CANCELED', updated_at = $3
+         WHERE tenant_id = $1 AND booking_id = $2
+           AND status IN ('NOT_STARTED', 'PENDING', 'AUTHORIZED', 'FAILED')",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .bind(w.now)
+    .execute(&mut *w.tx)
+    .await?;
+    if notify && let Some(facts) = booking_facts(w, b.id).await? {
+        let now = w.now;
+        queue_booking_message(w, &facts, Compose::of("cancellation", "booking", now)).await?;
     }
     Ok(())
 }

@@ -113,7 +113,7 @@ pub(crate) async fn settle_online_payment(
     let done = sqlx::query(
         "UPDATE payments SET status = $4, completed_at = $3, updated_at = $3
          WHERE tenant_id = $1 AND id = $2
-           AND status IN ('PENDING', 'AUTHORIZED', 'CAPTURED', 'CANCELED')",
+           AND status IN ('PENDING', 'AUTHORIZED', 'CAPTURED', 'FAILED', 'CANCELED')",
     )
     .bind(w.tenant.as_str())
     .bind(payment)

@@ -74,7 +74,8 @@ fn matches_payment(p: &OnlinePayment, amount: Option<i64>, currency: Option<&str
 
 #[operations]
 impl Repo {
-    /// The booking's newest online payment still to be collected (PENDING or AUTHORIZED).
+    /// The booking's newest online payment still to be collected (PENDING, AUTHORIZED, or
+    /// FAILED: a declined card may be followed by another).
     pub async fn open_online_payment(
         &self,
         tenant: &TenantId,
@@ -83,7 +84,7 @@ impl Repo {
         let row: Option<OnlineRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM {FROM}
              WHERE p.tenant_id = $1 AND p.booking_id = $2 AND p.provider IS NOT NULL
-               AND p.status IN ('PENDING', 'AUTHORIZED')
+               AND p.status IN ('PENDING', 'AUTHORIZED', 'FAILED')
              ORDER BY p.created_at DESC, p.id DESC LIMIT 1"
         ))
         .bind(tenant.as_str())
@@ -110,31 +111,62 @@ impl Repo {
         row.map(OnlinePayment::try_from).transpose()
     }
 
-    /// Records that an authorized payment was captured at the provider (its settling
-    /// event makes it COMPLETED).
+    /// Records that an authorized payment was captured at the provider, for `amount`
+    /// (what its settling event will report; it makes the payment COMPLETED).
     pub async fn mark_captured(
         &self,
         tenant: &TenantId,
         id: Uuid,
+        amount: i64,
         now: Timestamp,
     ) -> Result<(), PaymentsError> {
         let mut w = self.begin(tenant, now).await?;
         sqlx::query(
-            "UPDATE payments SET status = 'CAPTURED', authorized_at = COALESCE(authorized_at, $3),
-                 updated_at = $3
+            "UPDATE payments SET status = 'CAPTURED', amount = $4,
+                 authorized_at = COALESCE(authorized_at, $3), updated_at = $3
              WHERE tenant_id = $1 AND id = $2 AND status IN ('PENDING', 'AUTHORIZED')",
         )
         .bind(tenant.as_str())
         .bind(id)
         .bind(now)
+        .bind(amount)
         .execute(&mut *w.tx)
         .await?;
         w.commit(None).await?;
         Ok(())
     }
 
-    /// Online payments still PENDING for bookings still `confirmed`, made before `before`
-    /// (the payment deadline), oldest first: every tenant's.
+    /// Records that the provider holds the funds of a payment (AUTHORIZED: staff capture
+    /// it), or only that it was looked at (`authorized` false), so that the deadline's
+    /// pass goes on to the next payments.
+    pub async fn note_payment_checked(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+        authorized: bool,
+        now: Timestamp,
+    ) -> Result<(), PaymentsError> {
+        let mut w = self.begin(tenant, now).await?;
+        let sql = if authorized {
+            "UPDATE payments SET status = 'AUTHORIZED', authorized_at = COALESCE(authorized_at, $3),
+                 updated_at = $3
+             WHERE tenant_id = $1 AND id = $2 AND status IN ('PENDING', 'FAILED')"
+        } else {
+            "UPDATE payments SET updated_at = $3 WHERE tenant_id = $1 AND id = $2"
+        };
+        sqlx::query(sql)
+            .bind(tenant.as_str())
+            .bind(id)
+            .bind(now)
+            .execute(&mut *w.tx)
+            .await?;
+        w.commit(None).await?;
+        Ok(())
+    }
+
+    /// Card payments still PENDING (or FAILED, a declined card) for bookings still
+    /// `confirmed`, made before `before` (the payment deadline), least recently looked at
+    /// first: every tenant's.
     pub async fn overdue_online_payments(
         &self,
         before: Timestamp,
@@ -142,9 +174,9 @@ impl Repo {
     ) -> StoreResult<Vec<(TenantId, OnlinePayment)>> {
         let rows: Vec<OnlineRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM {FROM}
-             WHERE p.provider IS NOT NULL AND p.status = 'PENDING' AND p.created_at < $1
-               AND b.status = 'confirmed'
-             ORDER BY p.created_at, p.id LIMIT $2"
+             WHERE p.provider = 'cardpay' AND p.status IN ('PENDING', 'FAILED')
+               AND p.created_at < $1 AND b.status = 'confirmed'
+             ORDER BY p.updated_at, p.id LIMIT $2"
         ))
         .bind(before)
         .bind(limit)
@@ -228,7 +260,7 @@ impl Repo {
             "INSERT INTO payment_events (provider, event_id, tenant_id, event_type, status,
                  result, received_at, processed_at)
              VALUES ('cardpay', $1, $2, $3, 'processed', $4, $5, $5)
-             ON CONFLICT (provider, event_id) DO NOTHING",
+             ON CONFLICT (provider, tenant_id, event_id) DO NOTHING",
         )
         .bind(&event.event_id)
         .bind(tenant.as_str())
@@ -240,18 +272,20 @@ impl Repo {
         if claimed.rows_affected() == 0 {
             let (status, result): (String, Json<serde_json::Value>) = sqlx::query_as(&format!(
                 "SELECT status, result FROM payment_events
-                 WHERE provider = 'cardpay' AND event_id = $1{}",
+                 WHERE provider = 'cardpay' AND tenant_id = $2 AND event_id = $1{}",
                 dialect::FOR_UPDATE
             ))
             .bind(&event.event_id)
+            .bind(tenant.as_str())
             .fetch_one(&mut *w.tx)
             .await?;
             if status == "processed" {
                 sqlx::query(
                     "UPDATE payment_events SET duplicates = duplicates + 1
-                     WHERE provider = 'cardpay' AND event_id = $1",
+                     WHERE provider = 'cardpay' AND tenant_id = $2 AND event_id = $1",
                 )
                 .bind(&event.event_id)
+                .bind(tenant.as_str())
                 .execute(&mut *w.tx)
                 .await?;
                 w.commit(None).await?;
@@ -265,9 +299,8 @@ impl Repo {
         }
         let outcome = act_on_cardpay_event(&mut w, event).await?;
         sqlx::query(
-            "UPDATE payment_events SET status = 'processed', result = $2, tenant_id = $3,
-                 processed_at = $4
-             WHERE provider = 'cardpay' AND event_id = $1",
+            "UPDATE payment_events SET status = 'processed', result = $2, processed_at = $4
+             WHERE provider = 'cardpay' AND tenant_id = $3 AND event_id = $1",
         )
         .bind(&event.event_id)
         .bind(Json(
@@ -285,6 +318,7 @@ impl Repo {
     /// counts; a redelivery processes it again.
     pub async fn record_failed_event(
         &self,
+        tenant: &TenantId,
         provider: Provider,
         event_id: &str,
         event_type: &str,
@@ -292,10 +326,10 @@ impl Repo {
         now: Timestamp,
     ) -> StoreResult<()> {
         sqlx::query(
-            "INSERT INTO payment_events (provider, event_id, event_type, status, result,
-                 received_at)
-             VALUES ($1, $2, $3, 'failed', $4, $5)
-             ON CONFLICT (provider, event_id) DO UPDATE SET result = excluded.result
+            "INSERT INTO payment_events (provider, tenant_id, event_id, event_type, status,
+                 result, received_at)
+             VALUES ($1, $6, $2, $3, 'failed', $4, $5)
+             ON CONFLICT (provider, tenant_id, event_id) DO UPDATE SET result = excluded.result
              WHERE payment_events.status = 'failed'",
         )
         .bind(provider.as_str())
@@ -303,6 +337,7 @@ impl Repo {
         .bind(event_type)
         .bind(Json(json!({"processed": false, "message": error})))
         .bind(now)
+        .bind(tenant.as_str())
         .execute(&self.write)
         .await?;
         Ok(())
@@ -352,8 +387,8 @@ async fn act_on_cardpay_event(
     };
     let row: Option<OnlineRow> = sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM {FROM}
-         WHERE p.tenant_id = $1 AND p.provider = 'cardpay' AND p.provider_payment_id = $2{}",
-        dialect::FOR_UPDATE_OF_P
+         WHERE p.tenant_id = $1 AND p.provider = 'cardpay' AND p.provider_payment_id = $2" // Not locked here: settling locks the booking first, then changes the payment
+                                                                                           // under a status condition (the order every booking write takes).
     ))
     .bind(w.tenant.as_str())
     .bind(intent)
@@ -398,6 +433,25 @@ async fn act_on_cardpay_event(
                 Settled::Paid(status) => done(true, format!("booking {booking} is {status}")),
                 Settled::Already => done(false, "the payment was settled before".to_owned()),
                 Settled::BookingClosed(status) => {
+                    // Staff decide: take the seats again or refund.
+                    sqlx::query(
+                        "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type,
+                             error_message, retry_count, booking_id, transaction_id, status,
+                             failed_at, created_at, updated_at)
+                         VALUES ($1, $2, 'payment', 'cardpay', 'PAID_AFTER_CLOSE', $3, 0, $4,
+                                 $5, 'open', $6, $6, $6)",
+                    )
+                    .bind(w.tenant.as_str())
+                    .bind(kairos_domain::new_id())
+                    .bind(format!(
+                        "{} {} was collected for booking {booking}, which is {status}: refund it or restore the booking",
+                        payment.amount, payment.currency
+                    ))
+                    .bind(booking)
+                    .bind(payment.id)
+                    .bind(w.now)
+                    .execute(&mut *w.tx)
+                    .await?;
                     w.audit(
                         &actor,
                         Change {

@@ -61,6 +61,53 @@ impl Repo {
         else {
             return Err(PaymentsError::PaymentState(status));
         };
+        let provider = stored("provider", provider, Provider::parse)?;
+        let source = p
+            .credential_source
+            .as_deref()
+            .map(|s| stored("credential source", s, CredentialSource::parse))
+            .transpose()?;
+        let started = |refund_id: Uuid, amount: i64, status: PaymentStatus| RefundStarted {
+            refund_id,
+            amount,
+            collected: p.amount,
+            refunded_before: p.refunded_amount,
+            payment: OnlinePayment {
+                id: p.id,
+                booking_id: p.booking_id,
+                site_id: None,
+                amount: p.amount,
+                currency: p.currency.clone(),
+                provider,
+                provider_payment_id: p.provider_payment_id.clone(),
+                status,
+                credential_source: source,
+                credential_site_id: p.credential_site_id,
+                created_at: p.created_at,
+            },
+        };
+        if status == PaymentStatus::RefundPending {
+            // A refund whose outcome is not known yet: the same request resumes it (and
+            // its idempotency key at the provider).
+            let pending: Option<(Uuid, i64)> = sqlx::query_as(
+                "SELECT id, amount FROM refunds
+                 WHERE tenant_id = $1 AND payment_id = $2 AND status = 'Processing'",
+            )
+            .bind(tenant.as_str())
+            .bind(p.id)
+            .fetch_optional(&mut *w.tx)
+            .await?;
+            return match pending {
+                Some((id, pending_amount)) if amount.is_none_or(|a| a == pending_amount) => {
+                    Ok(started(id, pending_amount, status))
+                }
+                _ => Err(PaymentsError::PaymentState(status)),
+            };
+        }
+        // Only money confirmed collected is refunded.
+        if status != PaymentStatus::Completed {
+            return Err(PaymentsError::PaymentState(status));
+        }
         let next = status
             .after(PaymentEvent::RefundStarted)
             .ok_or(PaymentsError::PaymentState(status))?;
@@ -105,30 +152,7 @@ impl Repo {
             },
         );
         w.commit(None).await?;
-        let started = RefundStarted {
-            refund_id,
-            amount,
-            collected: p.amount,
-            refunded_before: p.refunded_amount,
-            payment: OnlinePayment {
-                id: p.id,
-                booking_id: p.booking_id,
-                site_id: None,
-                amount: p.amount,
-                currency: p.currency,
-                provider: stored("provider", provider, Provider::parse)?,
-                provider_payment_id: p.provider_payment_id,
-                status: next,
-                credential_source: p
-                    .credential_source
-                    .as_deref()
-                    .map(|s| stored("credential source", s, CredentialSource::parse))
-                    .transpose()?,
-                credential_site_id: p.credential_site_id,
-                created_at: p.created_at,
-            },
-        };
-        Ok(started)
+        Ok(started(refund_id, amount, next))
     }
 
     /// Records how the provider answered refund `refund`.
