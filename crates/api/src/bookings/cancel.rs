@@ -58,5 +58,6 @@ pub async fn cancel(
             )
             .await?,
     )?;
+    crate::payments::provider::cancel_at_provider(&state, access.tenant.id(), b.id).await;
     Ok(axum::Json(BookingResponse::of(&b, None)))
 }

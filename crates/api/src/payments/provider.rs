@@ -446,3 +446,40 @@ async fn confirm_intent(
     deliver_sandbox_events(state, events);
     result.map_err(|e| provider_error(Provider::Cardpay, e))
 }
+
+/// Cancels at the provider the intents of a booking's card payments canceled with it, so
+/// that the customer cannot pay a cancelled booking later. Best effort: an intent paid
+/// in the meantime answers an error here, and its success event records the money for
+/// staff (PAID_AFTER_CLOSE).
+pub async fn cancel_at_provider(state: &AppState, tenant: &TenantId, booking: Uuid) {
+    let payments = match state.store.canceled_card_payments(tenant, booking).await {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(booking_id = %booking, error = %e, "card payments of a cancelled booking");
+            return;
+        }
+    };
+    for payment in payments {
+        let Some(intent) = payment.provider_payment_id.as_deref() else {
+            continue;
+        };
+        let account = match account_of_payment(state, tenant, &payment).await {
+            Ok(Some(a)) => a,
+            Ok(None) => continue,
+            Err(e) => {
+                tracing::warn!(payment_id = %payment.id, error = %e.message, "account of a canceled payment");
+                continue;
+            }
+        };
+        let result = match &account.cardpay {
+            Cardpay::Http(c) => c
+                .cancel_intent(intent, &format!("kairos-cancel-{}", payment.id))
+                .await
+                .map(|_| ()),
+            Cardpay::Sandbox { sandbox, key } => sandbox.cancel(key, intent).map(|_| ()),
+        };
+        if let Err(e) = result {
+            tracing::info!(payment_id = %payment.id, error = %e, "intent of a cancelled booking not canceled at cardpay");
+        }
+    }
+}

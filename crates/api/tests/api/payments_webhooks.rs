@@ -502,3 +502,35 @@ async fn the_pollers_own_event_ids_are_refused_from_outside() {
     .await
     .assert_error(400, "VALIDATION_ERROR");
 }
+
+#[tokio::test]
+async fn a_cancelled_booking_cannot_be_paid_afterwards() {
+    let (app, t, fx, _) = setup().await;
+    let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
+    let p = res.body["payment"].clone();
+    // Staff cancel (a customer is past the policy window a day before).
+    app.post(&format!("/api/v1/bookings/{}/cancel", hold.str("id")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await
+        .assert_status(200);
+    // The intent was canceled at the provider: the customer's card is refused.
+    let late = app
+        .post(p["sandboxConfirmUrl"].as_str().unwrap())
+        .header("content-type", "application/x-www-form-urlencoded")
+        .raw(format!(
+            "client_secret={}&payment_method=pm_card_visa",
+            p["clientSecret"].as_str().unwrap()
+        ))
+        .send()
+        .await;
+    late.assert_status(400);
+    assert_eq!(
+        late.body["error"]["code"],
+        "payment_intent_unexpected_state"
+    );
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["status"], "canceled");
+    assert_eq!(b["payments"][0]["status"], "CANCELED");
+}

@@ -94,6 +94,25 @@ impl Repo {
         row.map(OnlinePayment::try_from).transpose()
     }
 
+    /// The booking's card payments canceled with it that the provider knows (their
+    /// intents are to be canceled there too).
+    pub async fn canceled_card_payments(
+        &self,
+        tenant: &TenantId,
+        booking: Uuid,
+    ) -> StoreResult<Vec<OnlinePayment>> {
+        let rows: Vec<OnlineRow> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM {FROM}
+             WHERE p.tenant_id = $1 AND p.booking_id = $2 AND p.provider = 'cardpay'
+               AND p.status = 'CANCELED' AND p.provider_payment_id IS NOT NULL"
+        ))
+        .bind(tenant.as_str())
+        .bind(booking)
+        .fetch_all(&self.read)
+        .await?;
+        rows.into_iter().map(OnlinePayment::try_from).collect()
+    }
+
     /// A provider payment of the tenant.
     pub async fn online_payment(
         &self,
