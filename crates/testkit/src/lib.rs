@@ -41,9 +41,17 @@ pub struct TestAppBuilder {
     connections: kairos_api::ConnectionLimits,
     body_read_timeout: Option<std::time::Duration>,
     hold_caps: (u32, u32),
+    cardpay_api_base: Option<String>,
 }
 
 impl TestAppBuilder {
+    /// Where real (not sandbox) cardpay credentials reach the provider (default Stripe's,
+    /// which tests never reach).
+    pub fn cardpay_api_base(mut self, base: &str) -> Self {
+        self.cardpay_api_base = Some(base.to_owned());
+        self
+    }
+
     /// Rate limits per tier (default: the spec's 5 / 100 / 200).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -135,6 +143,13 @@ impl TestAppBuilder {
                     body_read_timeout: self.body_read_timeout.unwrap_or(defaults.body_read_timeout),
                     holds_per_customer: self.hold_caps.0,
                     holds_per_address: self.hold_caps.1,
+                    payments: kairos_api::payments::PaymentSettings {
+                        cardpay_api_base: self
+                            .cardpay_api_base
+                            .clone()
+                            .unwrap_or_else(|| defaults.payments.cardpay_api_base.clone()),
+                        ..defaults.payments.clone()
+                    },
                     ..defaults
                 }
             },
@@ -182,6 +197,7 @@ impl TestApp {
             connections: kairos_api::ConnectionLimits::default(),
             body_read_timeout: None,
             hold_caps: (0, 0),
+            cardpay_api_base: None,
         }
     }
 

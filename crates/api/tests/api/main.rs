@@ -25,6 +25,7 @@ mod operations;
 mod payments_actions;
 mod payments_cardpay;
 mod payments_credentials;
+mod payments_provider;
 mod payments_webhooks;
 mod permissions;
 mod promotion_races;
