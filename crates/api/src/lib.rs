@@ -12,6 +12,7 @@ pub mod dead_letters;
 pub mod error;
 pub mod export;
 pub mod extract;
+pub mod gift_cards;
 pub mod idempotency;
 pub mod import;
 pub mod messaging;

@@ -7,8 +7,8 @@
 use crate::error::{ApiError, code};
 use crate::state::AppState;
 use crate::{
-    auth, availability, bookings, catalog, customers, dead_letters, messaging, operations,
-    payments, promotions, scheduling, vouchers,
+    auth, availability, bookings, catalog, customers, dead_letters, gift_cards, messaging,
+    operations, payments, promotions, scheduling, vouchers,
 };
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
@@ -41,6 +41,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(messaging::router())
         .merge(dead_letters::router())
         .merge(payments::router())
+        .merge(gift_cards::router())
         .merge(operations::router())
 }
 

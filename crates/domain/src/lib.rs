@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod clock;
 pub mod customers;
 pub mod dead_letters;
+pub mod gift_cards;
 pub mod ids;
 pub mod messaging;
 pub mod money;

@@ -196,6 +196,11 @@ closed_set!(
     "Where a payment stands."
 );
 closed_set!(
+    GiftCardValueTypeSchema = kairos_domain::gift_cards::ValueType,
+    "GiftCardValueType",
+    "How a gift card product's value is chosen: fixed (fixedValue) or custom_range (minValue to maxValue)."
+);
+closed_set!(
     NoteCategorySchema = kairos_domain::bookings::NoteCategory,
     "NoteCategory",
     "What a booking note is about."

@@ -14,6 +14,7 @@ mod cors;
 mod customer_history;
 mod customers;
 mod errors;
+mod gift_cards;
 mod hold_caps;
 mod imports;
 mod messaging_automation;

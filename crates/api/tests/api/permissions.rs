@@ -587,6 +587,34 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/dead-letters/{id}/skip",
         "ok ok 403 403 403 401 mis",
     ),
+    // gift cards: products read with admin:read, changed with admin:write; the catalogue
+    // is public
+    (
+        "GET",
+        "/api/v1/admin/gift-card-products",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/gift-card-products",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "PATCH",
+        "/api/v1/admin/gift-card-products/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "DELETE",
+        "/api/v1/admin/gift-card-products/{id}",
+        "ok ok 403 403 403 401 mis",
+    ),
+    ("GET", "/api/v1/gift-cards/products", "ok ok ok ok ok ok ok"),
+    (
+        "GET",
+        "/api/v1/gift-cards/products/{id}",
+        "ok ok ok ok ok ok ok",
+    ),
     // payments: credentials read with admin:read, changed by owners only
     (
         "GET",

@@ -3,6 +3,7 @@
 mod bookings;
 mod catalog;
 mod customers;
+mod gift_cards;
 mod idempotency;
 mod messaging;
 mod payments;
@@ -16,6 +17,7 @@ mod vouchers;
 pub use bookings::*;
 pub use catalog::*;
 pub use customers::*;
+pub use gift_cards::*;
 pub use idempotency::*;
 pub use messaging::*;
 pub use payments::*;

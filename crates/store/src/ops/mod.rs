@@ -18,6 +18,7 @@ mod bookings;
 mod catalog;
 mod customers;
 mod dead_letters;
+mod gift_cards;
 mod messaging;
 mod payments;
 mod promotions;

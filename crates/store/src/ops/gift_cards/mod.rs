@@ -1,0 +1,3 @@
+//! Gift cards: products (`products.rs`).
+
+mod products;
