@@ -122,6 +122,9 @@ pub async fn set_status(
             )
             .await?,
     )?;
+    if b.status == kairos_domain::bookings::BookingStatus::Canceled {
+        crate::payments::provider::cancel_at_provider(&state, auth.tenant.id(), b.id).await;
+    }
     Ok(axum::Json(StatusResponse {
         booking_id: b.id.to_string(),
         previous_status: previous.as_str().to_owned(),

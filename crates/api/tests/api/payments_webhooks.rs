@@ -534,3 +534,29 @@ async fn a_cancelled_booking_cannot_be_paid_afterwards() {
     assert_eq!(b["status"], "canceled");
     assert_eq!(b["payments"][0]["status"], "CANCELED");
 }
+
+#[tokio::test]
+async fn a_booking_cancelled_by_a_status_change_cannot_be_paid_either() {
+    let (app, t, fx, _) = setup().await;
+    let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
+    let p = res.body["payment"].clone();
+    app.patch(&format!("/api/v1/admin/bookings/{}/status", hold.str("id")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"status": "canceled", "reason": "venue closed"}))
+        .send()
+        .await
+        .assert_status(200);
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["payments"][0]["status"], "CANCELED");
+    let late = app
+        .post(p["sandboxConfirmUrl"].as_str().unwrap())
+        .header("content-type", "application/x-www-form-urlencoded")
+        .raw(format!(
+            "client_secret={}&payment_method=pm_card_visa",
+            p["clientSecret"].as_str().unwrap()
+        ))
+        .send()
+        .await;
+    late.assert_status(400);
+}

@@ -293,6 +293,7 @@ async fn act(
                     let balance = (b.price.total - b.paid_amount).max(0);
                     record_payment(w, b, balance, "manual", actor).await?;
                 }
+                Trigger::Cancel => cancel_uncollected_payments(w, b).await?,
                 _ => {}
             }
             if let Some(notes) = admin_notes {
@@ -321,7 +322,16 @@ async fn cancel(
 ) -> Result<(), BookingError> {
     let notify = !matches!(b.status, BookingStatus::Hold | BookingStatus::Expired);
     apply_transition(w, b, Trigger::Cancel, actor, reason).await?;
-    // What was not collected no longer is.
+    cancel_uncollected_payments(w, b).await?;
+    if notify && let Some(facts) = booking_facts(w, b.id).await? {
+        let now = w.now;
+        queue_booking_message(w, &facts, Compose::of("cancellation", "booking", now)).await?;
+    }
+    Ok(())
+}
+
+/// What a cancelled booking had not collected no longer is.
+async fn cancel_uncollected_payments(w: &mut Write, b: &Booking) -> Result<(), BookingError> {
     sqlx::query(
         "UPDATE payments SET status = 'CANCELED', updated_at = $3
          WHERE tenant_id = $1 AND booking_id = $2
@@ -332,9 +342,5 @@ async fn cancel(
     .bind(w.now)
     .execute(&mut *w.tx)
     .await?;
-    if notify && let Some(facts) = booking_facts(w, b.id).await? {
-        let now = w.now;
-        queue_booking_message(w, &facts, Compose::of("cancellation", "booking", now)).await?;
-    }
     Ok(())
 }
