@@ -4,4 +4,5 @@
 pub mod config;
 pub mod delivery;
 pub mod demo;
+pub mod payments;
 pub mod workers;

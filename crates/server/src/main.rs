@@ -4,7 +4,8 @@
 //! (`hide_env_values`): clap would otherwise print it, and a database URL or a password
 //! is a secret.
 
-use kairos_server::{config, demo, workers};
+use kairos_server::payments::{kept_secret, kept_secret_box};
+use kairos_server::{config, demo, payments, workers};
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
@@ -187,56 +188,6 @@ const COMMAND_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(12
 /// How long a request of the server waits for a write of another process.
 const SERVER_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// How payment providers are reached.
-fn payment_settings(
-    config: &Config,
-    secrets: kairos_domain::secrets::SecretBox,
-) -> anyhow::Result<kairos_api::payments::PaymentSettings> {
-    let env_bankpay = match (&config.bankpay_merchant_id, &config.bankpay_secret) {
-        (Some(merchant_id), Some(secret)) => Some(kairos_api::payments::settings::EnvBankpay {
-            merchant_id: merchant_id.clone(),
-            secret: secret.clone(),
-        }),
-        (None, None) => None,
-        _ => bail!(
-            "KAIROS_BANKPAY_MERCHANT_ID and KAIROS_BANKPAY_SECRET go together: set both or neither"
-        ),
-    };
-    if config.payment_deadline_minutes == 0 {
-        bail!("invalid configuration: KAIROS_PAYMENT_DEADLINE_MINUTES must be at least 1");
-    }
-    Ok(kairos_api::payments::PaymentSettings {
-        secrets,
-        cardpay_api_base: config.cardpay_api_base.clone(),
-        bankpay_api_base: config.bankpay_api_base.clone(),
-        env_bankpay,
-        deadline: std::time::Duration::from_secs(config.payment_deadline_minutes * 60),
-    })
-}
-
-/// The box provider secrets are sealed with: `KAIROS_SECRET_KEY`, or a random key kept in
-/// the database (created the first time).
-async fn secret_box(
-    config: &Config,
-    store: &Store,
-) -> anyhow::Result<kairos_domain::secrets::SecretBox> {
-    let key = match &config.secret_key {
-        Some(s) if s.len() >= 32 => s.clone(),
-        Some(_) => bail!("KAIROS_SECRET_KEY must be at least 32 characters"),
-        None => {
-            let generated = format!(
-                "{}{}",
-                uuid::Uuid::new_v4().simple(),
-                uuid::Uuid::new_v4().simple()
-            );
-            store
-                .secret_or_insert("secret_encryption_key", generated, SystemClock.now())
-                .await?
-        }
-    };
-    Ok(kairos_domain::secrets::SecretBox::new(&key))
-}
-
 async fn open_store(
     config: &Config,
     lock_wait: std::time::Duration,
@@ -277,7 +228,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         }
         Command::Demo => {
             let (store, _, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
-            let secrets = secret_box(&config, &store).await?;
+            let secrets = kept_secret_box(&config, &store).await?;
             match demo::ensure(&store, &secrets, SystemClock.now()).await? {
                 Some(created) => println!("{}", demo::describe(&created)),
                 None => println!("demo tenant '{}' already exists", demo::TENANT_ID),
@@ -386,7 +337,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             let (store, _, _) = open_store(&config, COMMAND_LOCK_WAIT).await?;
             let mailer = Arc::new(config.mailer()?);
             tracing::info!("messages: {}", mailer.describe());
-            let secrets = secret_box(&config, &store).await?;
+            let secrets = kept_secret_box(&config, &store).await?;
             let clock: Arc<dyn Clock> = Arc::new(SystemClock);
             // The workers reach payment providers as the API does; they issue no tokens.
             let state = AppState::new(
@@ -396,7 +347,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
                 RateLimiter::in_memory(Limits::default()),
                 None,
                 ApiConfig {
-                    payments: payment_settings(&config, secrets)?,
+                    payments: payments::settings(&config, secrets)?,
                     ..ApiConfig::default()
                 },
             );
@@ -438,22 +389,15 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     let (store, url, embedded) = open_store(&config, SERVER_LOCK_WAIT).await?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
 
-    let secret = match &config.jwt_secret {
-        Some(s) if s.len() >= 32 => s.clone(),
-        Some(_) => bail!("KAIROS_JWT_SECRET must be at least 32 characters"),
-        None => {
-            let generated = format!(
-                "{}{}",
-                uuid::Uuid::new_v4().simple(),
-                uuid::Uuid::new_v4().simple()
-            );
-            store
-                .secret_or_insert("jwt_signing_key", generated, clock.now())
-                .await?
-        }
-    };
-    let secrets = secret_box(&config, &store).await?;
-    let payments = payment_settings(&config, secrets.clone())?;
+    let secret = kept_secret(
+        &store,
+        config.jwt_secret.as_deref(),
+        "KAIROS_JWT_SECRET",
+        "jwt_signing_key",
+    )
+    .await?;
+    let secrets = kept_secret_box(&config, &store).await?;
+    let payments = payments::settings(&config, secrets.clone())?;
     let limits = Limits {
         strict: config.rate_limit_strict,
         standard: config.rate_limit_standard,

@@ -88,6 +88,23 @@ pub async fn authorize(
         })
 }
 
+/// The required `paymentId` and an optional positive `amount` (minor units) of a capture
+/// or refund.
+fn payment_and_amount(
+    errors: &mut FieldErrors,
+    payment_id: Option<&str>,
+    amount: Option<i64>,
+) -> Option<Uuid> {
+    if payment_id.is_none() {
+        errors.add("paymentId", "is required");
+    }
+    let id = crate::extract::uuid_param(errors, "paymentId", payment_id);
+    if amount.is_some_and(|a| a <= 0) {
+        errors.add("amount", "must be more than 0 (minor units)");
+    }
+    id
+}
+
 /// Capture an authorized card payment.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -125,14 +142,7 @@ pub async fn capture(
     Json(body): Json<CaptureBody>,
 ) -> ApiResult<axum::Json<CaptureResult>> {
     let mut errors = FieldErrors::new();
-    let payment_id =
-        crate::extract::uuid_param(&mut errors, "paymentId", body.payment_id.as_deref());
-    if body.payment_id.is_none() {
-        errors.add("paymentId", "is required");
-    }
-    if body.amount.is_some_and(|a| a <= 0) {
-        errors.add("amount", "must be more than 0 (minor units)");
-    }
+    let payment_id = payment_and_amount(&mut errors, body.payment_id.as_deref(), body.amount);
     errors.finish().map_err(ApiError::validation)?;
     let tenant = auth.tenant.id();
     let payment = state
@@ -257,14 +267,7 @@ pub async fn refund(
     Json(body): Json<RefundBody>,
 ) -> ApiResult<axum::Json<RefundOutcome>> {
     let mut errors = FieldErrors::new();
-    let payment_id =
-        crate::extract::uuid_param(&mut errors, "paymentId", body.payment_id.as_deref());
-    if body.payment_id.is_none() {
-        errors.add("paymentId", "is required");
-    }
-    if body.amount.is_some_and(|a| a <= 0) {
-        errors.add("amount", "must be more than 0 (minor units)");
-    }
+    let payment_id = payment_and_amount(&mut errors, body.payment_id.as_deref(), body.amount);
     if body
         .reason
         .as_deref()
