@@ -14,6 +14,37 @@ text_enum! {
     }
 }
 
+text_enum! {
+    /// Where a gift card purchase stands (spec Part A 3.2).
+    pub enum PurchaseStatus {
+        /// Awaiting payment.
+        Pending = "pending",
+        /// The card was declined; paying again (another card) makes it pending.
+        PaymentFailed = "payment_failed",
+        /// Paid: the voucher exists; its delivery email is queued for `deliveryDate`.
+        Paid = "paid",
+        /// The delivery email was sent.
+        Delivered = "delivered",
+        /// Given up: never paid by the payment deadline.
+        Cancelled = "cancelled",
+    }
+}
+
+impl PurchaseStatus {
+    /// Whether the purchase was paid (a voucher exists).
+    pub fn is_paid(self) -> bool {
+        matches!(self, PurchaseStatus::Paid | PurchaseStatus::Delivered)
+    }
+
+    /// Whether a payment for it may (still) be made.
+    pub fn can_pay(self) -> bool {
+        matches!(
+            self,
+            PurchaseStatus::Pending | PurchaseStatus::PaymentFailed
+        )
+    }
+}
+
 /// Most suggested values a custom-range product shows.
 pub const MAX_SUGGESTED: usize = 10;
 /// Longest voucher lifetime, in days.

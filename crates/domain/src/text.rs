@@ -27,6 +27,7 @@ pub const MULTI_LINE_FIELDS: &[&str] = &[
     "message",
     "note",
     "notes",
+    "personalMessage",
     "reason",
     "specialRequests",
 ];

@@ -2,11 +2,11 @@
 
 use super::major;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Query, Staff, can, page_param};
+use crate::extract::{Query, Staff, can, page_param, range_bound};
 use crate::openapi::schemas::BookingStatusSchema;
 use crate::state::AppState;
 use axum::extract::State;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::ids::parse_id;
@@ -159,40 +159,6 @@ impl From<&BookingView> for SearchItem {
     }
 }
 
-/// Parses `YYYY-MM-DD` or an RFC 3339 timestamp as a bound on start times. A lower bound
-/// is the instant (a date: the start of its UTC day); with `inclusive_upper`, the result
-/// is the exclusive end of what the input includes (a date: the start of the next UTC
-/// day; a timestamp: one microsecond after it).
-fn instant(
-    errors: &mut FieldErrors,
-    field: &str,
-    raw: Option<&str>,
-    inclusive_upper: bool,
-) -> Option<DateTime<Utc>> {
-    let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
-    if let Ok(t) = DateTime::parse_from_rfc3339(raw) {
-        let t = t.with_timezone(&Utc);
-        return Some(if inclusive_upper {
-            t + chrono::Duration::microseconds(1)
-        } else {
-            t
-        });
-    }
-    match NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
-        Ok(d) => {
-            let d = if inclusive_upper { d.succ_opt()? } else { d };
-            Some(d.and_hms_opt(0, 0, 0)?.and_utc())
-        }
-        Err(_) => {
-            errors.add(
-                field,
-                "must be a date (YYYY-MM-DD) or an ISO 8601 timestamp",
-            );
-            None
-        }
-    }
-}
-
 pub(super) fn amount(
     errors: &mut FieldErrors,
     field: &str,
@@ -274,8 +240,8 @@ pub async fn search(
         site_id: optional_id(&mut errors, "siteId", q.site_id.as_deref()),
         product_id: optional_id(&mut errors, "productId", q.product_id.as_deref()),
         customer_id: None,
-        starts_from: instant(&mut errors, "dateFrom", q.date_from.as_deref(), false),
-        starts_before: instant(&mut errors, "dateTo", q.date_to.as_deref(), true),
+        starts_from: range_bound(&mut errors, "dateFrom", q.date_from.as_deref(), false),
+        starts_before: range_bound(&mut errors, "dateTo", q.date_to.as_deref(), true),
         min_total: amount(&mut errors, "minAmount", q.min_amount.as_deref(), currency),
         max_total: amount(&mut errors, "maxAmount", q.max_amount.as_deref(), currency),
     };

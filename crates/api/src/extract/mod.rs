@@ -13,7 +13,7 @@ pub use auth::{AdminAuth, CustomerAuth, bearer_token};
 pub use client::ClientAddress;
 pub use json::{Json, decode_json};
 pub use permission::{Permission, Staff, can};
-pub use query::{Query, bool_param, date_param, page_param, timestamp_param};
+pub use query::{Query, bool_param, date_param, page_param, range_bound, timestamp_param};
 pub use tenant::{TENANT_HEADER, Tenant};
 
 use crate::error::ApiError;

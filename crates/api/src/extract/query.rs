@@ -78,6 +78,40 @@ pub fn timestamp_param(
     parsed
 }
 
+/// Parses `YYYY-MM-DD` or an RFC 3339 timestamp as a bound of a range of instants. A lower bound
+/// is the instant (a date: the start of its UTC day); with `inclusive_upper`, the result
+/// is the exclusive end of what the input includes (a date: the start of the next UTC
+/// day; a timestamp: one microsecond after it).
+pub fn range_bound(
+    errors: &mut FieldErrors,
+    field: &str,
+    raw: Option<&str>,
+    inclusive_upper: bool,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(raw) {
+        let t = t.with_timezone(&chrono::Utc);
+        return Some(if inclusive_upper {
+            t + chrono::Duration::microseconds(1)
+        } else {
+            t
+        });
+    }
+    match chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
+        Ok(d) => {
+            let d = if inclusive_upper { d.succ_opt()? } else { d };
+            Some(d.and_hms_opt(0, 0, 0)?.and_utc())
+        }
+        Err(_) => {
+            errors.add(
+                field,
+                "must be a date (YYYY-MM-DD) or an ISO 8601 timestamp",
+            );
+            None
+        }
+    }
+}
+
 /// A date `YYYY-MM-DD` from a request (body or query) between the years 1900 and 2999.
 pub fn date_param(errors: &mut FieldErrors, field: &str, value: &str) -> Option<chrono::NaiveDate> {
     use chrono::Datelike;

@@ -201,6 +201,11 @@ closed_set!(
     "How a gift card product's value is chosen: fixed (fixedValue) or custom_range (minValue to maxValue)."
 );
 closed_set!(
+    PurchaseStatusSchema = kairos_domain::gift_cards::PurchaseStatus,
+    "GiftCardPurchaseStatus",
+    "Where a gift card purchase stands: pending (awaiting payment), payment_failed (declined; paying again makes it pending), paid (voucher issued, delivery email queued), delivered (email sent), cancelled (not paid by the payment deadline)."
+);
+closed_set!(
     NoteCategorySchema = kairos_domain::bookings::NoteCategory,
     "NoteCategory",
     "What a booking note is about."

@@ -4,7 +4,8 @@
 //! provider. Collected after all (a lost event): it is settled as the event would have.
 //! Authorized (manual capture): left for staff to capture. Otherwise the intent is
 //! canceled at the provider and the booking cancelled (capacity released, the customer
-//! told by the cancellation message).
+//! told by the cancellation message). An unpaid gift card purchase is cancelled the same
+//! way.
 
 use super::cardpay::{IntentStatus, ProviderError};
 use super::provider::{Cardpay, account_of_payment};
@@ -21,7 +22,7 @@ const BATCH: i64 = 50;
 pub struct DeadlineReport {
     /// Paid at the provider after all: settled.
     pub settled: usize,
-    /// Bookings cancelled for want of payment.
+    /// Bookings (and gift card purchases) cancelled for want of payment.
     pub canceled: usize,
     /// Left alone this pass (authorized, or the provider could not be asked).
     pub skipped: usize,
@@ -59,9 +60,6 @@ async fn settle_or_cancel(
     tenant: &TenantId,
     payment: &OnlinePayment,
 ) -> Result<Outcome, String> {
-    let Some(booking) = payment.booking_id else {
-        return Ok(Outcome::Skipped);
-    };
     let checked = |authorized: bool| async move {
         state
             .store
@@ -135,6 +133,25 @@ async fn settle_or_cancel(
             }
         }
     }
+    let Some(booking) = payment.booking_id else {
+        let Some(purchase) = payment.gift_card_purchase_id else {
+            return Ok(Outcome::Skipped);
+        };
+        // A gift card nobody paid: the purchase is given up.
+        let canceled = state
+            .store
+            .cancel_unpaid_gift_card(tenant, purchase, payment.id, state.now())
+            .await
+            .map_err(|e| e.to_string())?;
+        if !canceled {
+            checked(false).await?;
+        }
+        return Ok(if canceled {
+            Outcome::Canceled
+        } else {
+            Outcome::Skipped
+        });
+    };
     let result = state
         .store
         .apply_booking_action(

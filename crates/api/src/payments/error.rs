@@ -20,6 +20,11 @@ impl From<PaymentsError> for ApiError {
                 code::INVALID_TRANSITION,
                 format!("The payment is {status}: this does not apply to it"),
             ),
+            PaymentsError::GiftCardPayment => ApiError::new(
+                StatusCode::CONFLICT,
+                code::INVALID_TRANSITION,
+                "This payment bought a gift card whose voucher stays spendable: deactivate the voucher first, then refund it at the provider's dashboard",
+            ),
             PaymentsError::RefundTooLarge(left) => ApiError::invalid_field(
                 "amount",
                 format!(

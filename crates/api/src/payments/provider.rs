@@ -286,8 +286,14 @@ pub async fn ensure_intent(
     let mut metadata = vec![
         ("tenant_id", tenant.to_string()),
         ("payment_id", payment.id.to_string()),
-        ("type", "booking".to_owned()),
     ];
+    if let Some(purchase) = payment.gift_card_purchase_id {
+        // As spec Part A 6 shows the event's metadata.
+        metadata.push(("type", "gift_card_purchase".to_owned()));
+        metadata.push(("purchase_id", purchase.to_string()));
+    } else {
+        metadata.push(("type", "booking".to_owned()));
+    }
     if let Some(b) = payment.booking_id {
         metadata.push(("booking_id", b.to_string()));
     }
@@ -379,7 +385,21 @@ pub async fn payment_action(
     if payment.provider != Provider::Cardpay {
         return Ok(None);
     }
-    let mut intent = ensure_intent(state, tenant, &payment, manual_capture).await?;
+    action_for_payment(state, tenant, &payment, payment_method, manual_capture)
+        .await
+        .map(Some)
+}
+
+/// Starts (or finds again) the provider side of an open cardpay payment (a booking's or
+/// a gift card purchase's) and says what the customer does next.
+pub async fn action_for_payment(
+    state: &AppState,
+    tenant: &TenantId,
+    payment: &OnlinePayment,
+    payment_method: Option<&str>,
+    manual_capture: bool,
+) -> ApiResult<PaymentAction> {
+    let mut intent = ensure_intent(state, tenant, payment, manual_capture).await?;
     if let Some(pm) = payment_method
         && matches!(
             intent.status,
@@ -387,10 +407,10 @@ pub async fn payment_action(
                 | super::cardpay::IntentStatus::RequiresConfirmation
         )
     {
-        intent = confirm_intent(state, tenant, &payment, &intent.id, pm).await?;
+        intent = confirm_intent(state, tenant, payment, &intent.id, pm).await?;
     }
     let sandbox = matches!(
-        account_of_payment(state, tenant, &payment)
+        account_of_payment(state, tenant, payment)
             .await?
             .map(|a| a.cardpay),
         Some(Cardpay::Sandbox { .. })
@@ -401,7 +421,7 @@ pub async fn payment_action(
             | super::cardpay::IntentStatus::RequiresConfirmation
             | super::cardpay::IntentStatus::RequiresAction
     );
-    Ok(Some(PaymentAction {
+    Ok(PaymentAction {
         payment_id: payment.id,
         provider: payment.provider.as_str().to_owned(),
         status: payment.status.as_str().to_owned(),
@@ -413,7 +433,7 @@ pub async fn payment_action(
         client_secret: intent.client_secret,
         provider_status: Some(intent_status_text(&intent.status)),
         requires_action,
-    }))
+    })
 }
 
 /// Confirms the intent with a payment method the customer gave (`paymentMethodId`): a

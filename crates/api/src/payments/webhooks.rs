@@ -42,7 +42,8 @@ pub struct WebhookAnswer {
     pub event_id: String,
     pub message: String,
     /// `DUPLICATE_EVENT` when the event was processed before (the first answer is
-    /// repeated; nothing runs again).
+    /// repeated; nothing runs again); `GIFT_CARD_ALREADY_PAID` when another event paid
+    /// the gift card purchase before (no second voucher).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -218,7 +219,11 @@ pub async fn receive_cardpay(
                 processed: outcome.processed,
                 event_id: parsed.event_id,
                 message: outcome.message,
-                error: outcome.duplicate.then(|| code::DUPLICATE_EVENT.to_owned()),
+                error: if outcome.duplicate {
+                    Some(code::DUPLICATE_EVENT.to_owned())
+                } else {
+                    outcome.code
+                },
             };
             (StatusCode::OK, axum::Json(answer).into_response())
         }
@@ -258,8 +263,9 @@ pub async fn receive_cardpay(
 /// Verifies `cardpay-signature` (Stripe's scheme; `Stripe-Signature` is accepted too)
 /// over the raw body with the signing secret of the account the event's payment was made
 /// with, then processes the event once: `payment_intent.succeeded` (the booking becomes
-/// `paid`; amount and currency must match the payment), `payment_intent.payment_failed`
-/// (the payment becomes FAILED); other types are acknowledged and ignored. No bearer
+/// `paid`, or a gift card purchase gets its voucher and delivery email; amount and
+/// currency must match the payment), `payment_intent.payment_failed` (the payment
+/// becomes FAILED); other types are acknowledged and ignored. No bearer
 /// token and no tenant header: the signature is the authentication.
 #[utoipa::path(post, path = "/payments/cardpay/webhook", tag = "payments", security(()),
     params(WebhookQuery,

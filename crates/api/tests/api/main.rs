@@ -14,6 +14,7 @@ mod cors;
 mod customer_history;
 mod customers;
 mod errors;
+mod gift_card_purchases;
 mod gift_cards;
 mod hold_caps;
 mod imports;

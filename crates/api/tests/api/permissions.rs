@@ -609,6 +609,38 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/gift-card-products/{id}",
         "ok ok 403 403 403 401 mis",
     ),
+    // gift card purchases: listed with admin:read, resent with admin:write; buying,
+    // paying, status and balance are public
+    (
+        "GET",
+        "/api/v1/admin/gift-card-purchases",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/admin/gift-card-purchases/{id}/resend",
+        "ok ok 403 403 403 401 mis",
+    ),
+    (
+        "POST",
+        "/api/v1/gift-cards/purchase",
+        "ok ok ok ok ok ok ok",
+    ),
+    (
+        "POST",
+        "/api/v1/gift-cards/purchase/{id}/payment/cardpay",
+        "ok ok ok ok ok ok ok",
+    ),
+    (
+        "GET",
+        "/api/v1/gift-cards/purchase/{id}/status",
+        "ok ok ok ok ok ok ok",
+    ),
+    (
+        "GET",
+        "/api/v1/gift-cards/balance/{code}",
+        "ok ok ok ok ok ok ok",
+    ),
     ("GET", "/api/v1/gift-cards/products", "ok ok ok ok ok ok ok"),
     (
         "GET",

@@ -16,6 +16,9 @@ pub enum PaymentsError {
     /// The payment is not in a status the action applies to.
     #[error("the payment is {0}")]
     PaymentState(kairos_domain::payments::PaymentStatus),
+    /// A gift card purchase's payment: its voucher would stay spendable.
+    #[error("the payment of a gift card purchase is not refunded through the payment")]
+    GiftCardPayment,
     /// More than is left to refund (minor units left).
     #[error("at most {0} can be refunded")]
     RefundTooLarge(i64),
@@ -64,7 +67,9 @@ pub struct StoredCredentials {
 pub struct OnlinePayment {
     pub id: Uuid,
     pub booking_id: Option<Uuid>,
-    /// The booking's site (whose credentials come first).
+    /// The gift card purchase it pays (then `booking_id` is None).
+    pub gift_card_purchase_id: Option<Uuid>,
+    /// The booking's site, or the gift card's (whose credentials come first).
     pub site_id: Option<Uuid>,
     /// Minor units.
     pub amount: i64,
@@ -100,6 +105,9 @@ pub struct EventOutcome {
     /// A repeat of an event processed before: `processed` and `message` are its first
     /// answer's.
     pub duplicate: bool,
+    /// An error code of the answer (`GIFT_CARD_ALREADY_PAID`: a second payment of a paid
+    /// gift card purchase, recorded, no second voucher).
+    pub code: Option<String>,
 }
 
 /// The provider events' counts (spec Part B 4.6 health).

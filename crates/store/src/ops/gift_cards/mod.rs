@@ -1,3 +1,6 @@
-//! Gift cards: products (`products.rs`).
+//! Gift cards: products (`products.rs`) and purchases (`purchases.rs`).
 
 mod products;
+mod purchases;
+
+pub(crate) use purchases::pay_gift_card;

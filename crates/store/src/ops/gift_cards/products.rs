@@ -79,6 +79,23 @@ async fn check_site(w: &mut Write, site: Option<Uuid>) -> Result<(), GiftCardErr
     found.map(|_| ()).ok_or(GiftCardError::SiteNotFound)
 }
 
+/// The product `id` inside `w`, locked (a change, or a purchase reading its value, waits
+/// for the other).
+pub(super) async fn product_in(
+    w: &mut Write,
+    id: Uuid,
+) -> Result<Option<GiftCardProduct>, StoreError> {
+    let row: Option<ProductRow> = sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM gift_card_products WHERE tenant_id = $1 AND id = $2{}",
+        dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(id)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    row.map(GiftCardProduct::try_from).transpose()
+}
+
 #[operations]
 impl Repo {
     /// Creates a product (its fields checked first).
@@ -147,15 +164,9 @@ impl Repo {
         now: Timestamp,
     ) -> Result<GiftCardProduct, GiftCardError> {
         let mut w = self.begin(tenant, now).await?;
-        let row: Option<ProductRow> = sqlx::query_as(&format!(
-            "SELECT {COLUMNS} FROM gift_card_products WHERE tenant_id = $1 AND id = $2{}",
-            dialect::FOR_UPDATE
-        ))
-        .bind(tenant.as_str())
-        .bind(id)
-        .fetch_optional(&mut *w.tx)
-        .await?;
-        let current = GiftCardProduct::try_from(row.ok_or(GiftCardError::ProductNotFound)?)?;
+        let current = product_in(&mut w, id)
+            .await?
+            .ok_or(GiftCardError::ProductNotFound)?;
         let site_changed = patch.site_id.is_some();
         let fields = current.fields.clone().patched(patch);
         fields.check().map_err(GiftCardError::Invalid)?;

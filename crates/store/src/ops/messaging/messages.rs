@@ -300,6 +300,17 @@ impl Repo {
                 .bind(now)
                 .execute(&mut *tx)
                 .await?;
+                // A gift card's delivery email sent: the purchase is delivered.
+                sqlx::query(
+                    "UPDATE gift_card_purchases SET status = 'delivered', delivered_at = $3,
+                         updated_at = $3
+                     WHERE tenant_id = $1 AND delivery_message_id = $2 AND status = 'paid'",
+                )
+                .bind(t)
+                .bind(id)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
                 sqlx::query(
                     "UPDATE dead_letters SET status = 'resolved', resolution = 'delivered on retry',
                          resolved_at = $3, updated_at = $3

@@ -14,7 +14,8 @@ mod send;
 mod templates;
 
 pub(crate) use compose::{
-    Compose, booking_facts, customer_recipient, queue_booking_message, queue_message_to,
+    ChannelOutcome, Compose, Recipient, booking_facts, customer_recipient, queue_booking_message,
+    queue_message_to,
 };
 pub(crate) use rules::insert_default_rules;
 

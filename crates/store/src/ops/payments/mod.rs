@@ -2,5 +2,5 @@
 //! their events (`online.rs`), refunds (`refunds.rs`).
 
 mod credentials;
-mod online;
+pub(crate) mod online;
 mod refunds;

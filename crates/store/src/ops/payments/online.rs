@@ -6,6 +6,7 @@ use super::super::Repo;
 use super::super::audit::Change;
 use super::super::bookings::{Settled, settle_online_payment};
 use super::super::dialect;
+use super::super::gift_cards::pay_gift_card;
 use super::super::write::Write;
 use crate::{
     Actor, BookingError, CardpayEvent, EventOutcome, EventStats, OnlinePayment, PaymentsError,
@@ -20,10 +21,11 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 #[derive(sqlx::FromRow)]
-struct OnlineRow {
+pub(crate) struct OnlineRow {
     tenant_id: String,
     id: Uuid,
     booking_id: Option<Uuid>,
+    gift_card_purchase_id: Option<Uuid>,
     site_id: Option<Uuid>,
     amount: i64,
     currency: String,
@@ -35,12 +37,13 @@ struct OnlineRow {
     created_at: Timestamp,
 }
 
-const COLUMNS: &str = "p.tenant_id, p.id, p.booking_id, b.site_id, p.amount, p.currency, \
+pub(crate) const COLUMNS: &str = "p.tenant_id, p.id, p.booking_id, \
+     p.gift_card_purchase_id, COALESCE(b.site_id, g.site_id) AS site_id, p.amount, p.currency, \
      p.provider, p.provider_payment_id, p.status, p.credential_source, p.credential_site_id, \
      p.created_at";
 
-const FROM: &str =
-    "payments p LEFT JOIN bookings b ON b.tenant_id = p.tenant_id AND b.id = p.booking_id";
+pub(crate) const FROM: &str = "payments p LEFT JOIN bookings b ON b.tenant_id = p.tenant_id AND b.id = p.booking_id \
+     LEFT JOIN gift_card_purchases g ON g.tenant_id = p.tenant_id AND g.id = p.gift_card_purchase_id";
 
 impl TryFrom<OnlineRow> for OnlinePayment {
     type Error = StoreError;
@@ -49,6 +52,7 @@ impl TryFrom<OnlineRow> for OnlinePayment {
         Ok(OnlinePayment {
             id: r.id,
             booking_id: r.booking_id,
+            gift_card_purchase_id: r.gift_card_purchase_id,
             site_id: r.site_id,
             amount: r.amount,
             currency: r.currency,
@@ -67,7 +71,11 @@ impl TryFrom<OnlineRow> for OnlinePayment {
 }
 
 /// Whether an event's amount and currency are the payment's.
-fn matches_payment(p: &OnlinePayment, amount: Option<i64>, currency: Option<&str>) -> bool {
+pub(crate) fn matches_payment(
+    p: &OnlinePayment,
+    amount: Option<i64>,
+    currency: Option<&str>,
+) -> bool {
     amount.is_none_or(|a| a == p.amount)
         && currency.is_none_or(|c| c.eq_ignore_ascii_case(&p.currency))
 }
@@ -194,7 +202,8 @@ impl Repo {
         let rows: Vec<OnlineRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM {FROM}
              WHERE p.provider = 'cardpay' AND p.status IN ('PENDING', 'FAILED')
-               AND p.created_at < $1 AND b.status = 'confirmed'
+               AND p.created_at < $1
+               AND (b.status = 'confirmed' OR g.status IN ('pending', 'payment_failed'))
              ORDER BY p.updated_at, p.id LIMIT $2"
         ))
         .bind(before)
@@ -312,6 +321,7 @@ impl Repo {
                     processed: result.0["processed"].as_bool().unwrap_or(false),
                     message: result.0["message"].as_str().unwrap_or("").to_owned(),
                     duplicate: true,
+                    code: result.0["code"].as_str().map(str::to_owned),
                 });
             }
             // It failed before (and was rolled back): this delivery processes it.
@@ -323,7 +333,7 @@ impl Repo {
         )
         .bind(&event.event_id)
         .bind(Json(
-            json!({"processed": outcome.processed, "message": outcome.message}),
+            json!({"processed": outcome.processed, "message": outcome.message, "code": outcome.code}),
         ))
         .bind(tenant.as_str())
         .bind(now)
@@ -397,6 +407,7 @@ async fn act_on_cardpay_event(
         processed,
         message,
         duplicate: false,
+        code: None,
     };
     let Some(intent) = event.payment_intent.as_deref() else {
         return Ok(done(
@@ -440,7 +451,10 @@ async fn act_on_cardpay_event(
                 ));
             }
             let Some(booking) = payment.booking_id else {
-                return Ok(done(false, "not a booking payment".to_owned()));
+                return match payment.gift_card_purchase_id {
+                    Some(purchase) => Ok(pay_gift_card(w, &payment, purchase).await?),
+                    None => Ok(done(false, "not a booking payment".to_owned())),
+                };
             };
             let settled = settle_online_payment(w, booking, payment.id, payment.amount, &actor)
                 .await
@@ -509,6 +523,17 @@ async fn act_on_cardpay_event(
                     false,
                     format!("payment is {}: unchanged", payment.status),
                 ));
+            }
+            if let Some(purchase) = payment.gift_card_purchase_id {
+                sqlx::query(
+                    "UPDATE gift_card_purchases SET status = 'payment_failed', updated_at = $3
+                     WHERE tenant_id = $1 AND id = $2 AND status = 'pending'",
+                )
+                .bind(w.tenant.as_str())
+                .bind(purchase)
+                .bind(w.now)
+                .execute(&mut *w.tx)
+                .await?;
             }
             w.audit(
                 &actor,

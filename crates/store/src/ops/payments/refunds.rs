@@ -20,6 +20,7 @@ use uuid::Uuid;
 struct LockedPayment {
     id: Uuid,
     booking_id: Option<Uuid>,
+    gift_card_purchase_id: Option<Uuid>,
     amount: i64,
     currency: String,
     provider: Option<String>,
@@ -46,7 +47,7 @@ impl Repo {
     ) -> Result<RefundStarted, PaymentsError> {
         let mut w = self.begin(tenant, now).await?;
         let p: LockedPayment = sqlx::query_as(&format!(
-            "SELECT id, booking_id, amount, currency, provider, provider_payment_id, status,
+            "SELECT id, booking_id, gift_card_purchase_id, amount, currency, provider, provider_payment_id, status,
                     credential_source, credential_site_id, refunded_amount, created_at
              FROM payments WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
@@ -57,6 +58,9 @@ impl Repo {
         .await?
         .ok_or(PaymentsError::PaymentNotFound)?;
         let status = stored("payment status", &p.status, PaymentStatus::parse)?;
+        if p.gift_card_purchase_id.is_some() {
+            return Err(PaymentsError::GiftCardPayment);
+        }
         let (Some(provider), Some(_)) = (p.provider.as_deref(), p.provider_payment_id.as_ref())
         else {
             return Err(PaymentsError::PaymentState(status));
@@ -75,6 +79,7 @@ impl Repo {
             payment: OnlinePayment {
                 id: p.id,
                 booking_id: p.booking_id,
+                gift_card_purchase_id: p.gift_card_purchase_id,
                 site_id: None,
                 amount: p.amount,
                 currency: p.currency.clone(),

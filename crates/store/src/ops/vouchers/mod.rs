@@ -2,6 +2,7 @@
 //! (`import.rs`); spending them on holds is in `ops/bookings/reductions/`.
 
 use super::audit::Change;
+use super::write::Write;
 use super::{Db, Repo, dialect};
 use crate::stored;
 use crate::{
@@ -139,6 +140,84 @@ fn push_filter(q: &mut QueryBuilder<'_, Db>, f: &VoucherFilter) {
     }
 }
 
+/// Issues a voucher with its `issue` transaction inside the write `w`. A code that is
+/// not given is generated (retried on the rare collision).
+pub(crate) async fn insert_voucher(
+    w: &mut Write,
+    new: &NewVoucher,
+    issued_by: Option<&str>,
+) -> Result<Voucher, VoucherError> {
+    let id = new_id();
+    let tenant = w.tenant.clone();
+    let now = w.now;
+    let email = new
+        .customer_email
+        .as_deref()
+        .map(|e| e.trim().to_lowercase());
+    let attempts = if new.code.is_some() { 1 } else { CODE_ATTEMPTS };
+    let mut row: Option<VoucherRow> = None;
+    for attempt in 1..=attempts {
+        let code = new
+            .code
+            .as_deref()
+            .map(str::trim)
+            .map_or_else(|| generate_code(new.voucher_type), str::to_owned);
+        // A taken code inserts nothing (and does not abort the transaction): try another.
+        let inserted = sqlx::query_as::<_, VoucherRow>(&format!(
+            "INSERT INTO vouchers (tenant_id, id, code, code_key, voucher_type,
+                     original_value, current_balance, usage_limit, expires_at, customer_email,
+                     is_active, issued_by, issued_at, updated_at)
+                 SELECT $1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $12, $12
+                 WHERE NOT EXISTS (SELECT 1 FROM vouchers WHERE tenant_id = $1 AND code_key = $4)
+                 RETURNING {VOUCHER_COLUMNS}"
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .bind(&code)
+        .bind(code_key(&code))
+        .bind(new.voucher_type.as_str())
+        .bind(new.original_value)
+        .bind(new.usage_limit)
+        .bind(new.expires_at)
+        .bind(&email)
+        .bind(new.is_active)
+        .bind(issued_by)
+        .bind(now)
+        .fetch_optional(&mut *w.tx)
+        .await
+        .map_err(|e| {
+            if violates_code(&e) {
+                VoucherError::CodeTaken(code.clone())
+            } else {
+                e.into()
+            }
+        })?;
+        match inserted {
+            Some(r) => {
+                row = Some(r);
+                break;
+            }
+            None if attempt == attempts => return Err(VoucherError::CodeTaken(code)),
+            None => {}
+        }
+    }
+    let row = row.ok_or_else(|| VoucherError::CodeTaken(String::new()))?;
+    sqlx::query(
+        "INSERT INTO voucher_transactions (tenant_id, id, voucher_id, booking_id, kind,
+                 amount, balance_after, created_at)
+             VALUES ($1, $2, $3, NULL, $4, $5, $5, $6)",
+    )
+    .bind(tenant.as_str())
+    .bind(new_id())
+    .bind(id)
+    .bind(TransactionKind::Issue.as_str())
+    .bind(new.original_value)
+    .bind(now)
+    .execute(&mut *w.tx)
+    .await?;
+    Ok(Voucher::try_from(row)?)
+}
+
 #[operations]
 impl Repo {
     /// Issues a voucher with its `issue` transaction. A code that is not given is
@@ -151,74 +230,9 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Voucher, VoucherError> {
         let mut w = self.begin(tenant, now).await?;
-        let id = new_id();
         let issued_by = actor.name.clone().or_else(|| actor.id.clone());
-        let email = new
-            .customer_email
-            .as_deref()
-            .map(|e| e.trim().to_lowercase());
-        let attempts = if new.code.is_some() { 1 } else { CODE_ATTEMPTS };
-        let mut row: Option<VoucherRow> = None;
-        for attempt in 1..=attempts {
-            let code = new
-                .code
-                .as_deref()
-                .map(str::trim)
-                .map_or_else(|| generate_code(new.voucher_type), str::to_owned);
-            // A taken code inserts nothing (and does not abort the transaction): try another.
-            let inserted = sqlx::query_as::<_, VoucherRow>(&format!(
-                "INSERT INTO vouchers (tenant_id, id, code, code_key, voucher_type,
-                     original_value, current_balance, usage_limit, expires_at, customer_email,
-                     is_active, issued_by, issued_at, updated_at)
-                 SELECT $1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $12, $12
-                 WHERE NOT EXISTS (SELECT 1 FROM vouchers WHERE tenant_id = $1 AND code_key = $4)
-                 RETURNING {VOUCHER_COLUMNS}"
-            ))
-            .bind(tenant.as_str())
-            .bind(id)
-            .bind(&code)
-            .bind(code_key(&code))
-            .bind(new.voucher_type.as_str())
-            .bind(new.original_value)
-            .bind(new.usage_limit)
-            .bind(new.expires_at)
-            .bind(&email)
-            .bind(new.is_active)
-            .bind(&issued_by)
-            .bind(now)
-            .fetch_optional(&mut *w.tx)
-            .await
-            .map_err(|e| {
-                if violates_code(&e) {
-                    VoucherError::CodeTaken(code.clone())
-                } else {
-                    e.into()
-                }
-            })?;
-            match inserted {
-                Some(r) => {
-                    row = Some(r);
-                    break;
-                }
-                None if attempt == attempts => return Err(VoucherError::CodeTaken(code)),
-                None => {}
-            }
-        }
-        let row = row.ok_or_else(|| VoucherError::CodeTaken(String::new()))?;
-        sqlx::query(
-            "INSERT INTO voucher_transactions (tenant_id, id, voucher_id, booking_id, kind,
-                 amount, balance_after, created_at)
-             VALUES ($1, $2, $3, NULL, $4, $5, $5, $6)",
-        )
-        .bind(tenant.as_str())
-        .bind(new_id())
-        .bind(id)
-        .bind(TransactionKind::Issue.as_str())
-        .bind(new.original_value)
-        .bind(now)
-        .execute(&mut *w.tx)
-        .await?;
-        let voucher = Voucher::try_from(row)?;
+        let voucher = insert_voucher(&mut w, &new, issued_by.as_deref()).await?;
+        let id = voucher.id;
         w.audit(
             actor,
             Change {
