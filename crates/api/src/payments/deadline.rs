@@ -97,6 +97,8 @@ async fn settle_or_cancel(
                         amount: Some(found.amount),
                         currency: Some(found.currency.clone()),
                         failure: None,
+                        amount_refunded: None,
+                        dispute: None,
                     };
                     state
                         .store

@@ -27,7 +27,7 @@ use chrono::{DateTime, Utc};
 use kairos_domain::TenantId;
 use kairos_domain::payments::cardpay_signature::{self, SignatureError};
 use kairos_domain::payments::credentials::{CredentialSource, Provider};
-use kairos_store::CardpayEvent;
+use kairos_store::{CardpayEvent, Dispute};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -175,6 +175,16 @@ pub async fn receive_cardpay(
     }
     let object = &event["data"]["object"];
     let is_intent = object["object"] == "payment_intent";
+    let dispute = (object["object"] == "dispute")
+        .then(|| {
+            Some(Dispute {
+                id: object["id"].as_str()?.to_owned(),
+                amount: object["amount"].as_i64()?,
+                currency: object["currency"].as_str()?.to_owned(),
+                reason: object["reason"].as_str().unwrap_or("general").to_owned(),
+            })
+        })
+        .flatten();
     let parsed = CardpayEvent {
         event_id: event_id.to_owned(),
         event_type: event_type.to_owned(),
@@ -207,6 +217,10 @@ pub async fn receive_cardpay(
                     .to_owned(),
             )
         }),
+        amount_refunded: (object["object"] == "charge")
+            .then(|| object["amount_refunded"].as_i64())
+            .flatten(),
+        dispute,
     };
     match state
         .store

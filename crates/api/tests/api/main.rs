@@ -26,6 +26,7 @@ mod messaging_templates;
 mod operations;
 mod payments_actions;
 mod payments_cardpay;
+mod payments_charges;
 mod payments_credentials;
 mod payments_provider;
 mod payments_webhooks;

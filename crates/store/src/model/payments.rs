@@ -94,6 +94,21 @@ pub struct CardpayEvent {
     pub currency: Option<String>,
     /// The failure's code and message (payment_intent.payment_failed).
     pub failure: Option<(String, String)>,
+    /// charge.refunded: all the provider has refunded of the charge so far (minor units).
+    pub amount_refunded: Option<i64>,
+    /// charge.dispute.created: the dispute.
+    pub dispute: Option<Dispute>,
+}
+
+/// A cardholder's dispute of a charge, as the provider reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dispute {
+    pub id: String,
+    /// Minor units.
+    pub amount: i64,
+    pub currency: String,
+    /// The provider's reason (`fraudulent`, `product_not_received`, …).
+    pub reason: String,
 }
 
 /// What processing a provider event did.

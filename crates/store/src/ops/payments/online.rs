@@ -8,6 +8,7 @@ use super::super::bookings::{Settled, settle_online_payment};
 use super::super::dialect;
 use super::super::gift_cards::pay_gift_card;
 use super::super::write::Write;
+use super::charges;
 use crate::{
     Actor, BookingError, CardpayEvent, EventOutcome, EventStats, OnlinePayment, PaymentsError,
     StoreError, StoreResult, Timestamp, stored,
@@ -546,6 +547,14 @@ async fn act_on_cardpay_event(
             );
             Ok(done(true, format!("payment failed: {code}")))
         }
+        "charge.refunded" => match event.amount_refunded {
+            Some(refunded) => charges::charge_refunded(w, &payment, refunded).await,
+            None => Ok(done(false, "no amount_refunded: ignored".to_owned())),
+        },
+        "charge.dispute.created" => match &event.dispute {
+            Some(dispute) => charges::dispute_created(w, &payment, dispute).await,
+            None => Ok(done(false, "not a dispute: ignored".to_owned())),
+        },
         other => Ok(done(false, format!("{other} ignored"))),
     }
 }
