@@ -133,6 +133,11 @@ pub enum Trigger {
     MarkNoShow,
     /// Manually hold an expired booking again.
     Rehold,
+    /// The payment engine only (not in [`Trigger::ALL`], so no status change staff ask
+    /// for maps to it): a booking cancelled because its online payment was late, whose
+    /// money arrived after all, takes its seats again (when free) and is confirmed, for
+    /// the payment to be recorded.
+    Reinstate,
 }
 
 impl Trigger {
@@ -164,6 +169,7 @@ impl Trigger {
             Trigger::Cancel => "cancel",
             Trigger::MarkNoShow => "mark_no_show",
             Trigger::Rehold => "rehold",
+            Trigger::Reinstate => "reinstate",
         }
     }
 }
@@ -215,6 +221,7 @@ pub fn transition(from: BookingStatus, trigger: Trigger) -> Result<Transition, I
         (S::NoShow, T::MarkArrived) => S::Arrived,
         (S::Expired, T::Rehold) => S::Hold,
         (S::Expired, T::Cancel) => S::Canceled,
+        (S::Canceled, T::Reinstate) => S::Confirmed,
         _ => return Err(InvalidTransition { from, trigger }),
     };
     let capacity = match (from.holds_capacity(), to.holds_capacity()) {

@@ -276,20 +276,34 @@ pub async fn refund(
         errors.add("reason", "must be at most 500 characters");
     }
     errors.finish().map_err(ApiError::validation)?;
-    let tenant = auth.tenant.id();
-    let actor = auth.actor();
+    refund_payment(
+        &state,
+        auth.tenant.id(),
+        payment_id.unwrap_or_default(),
+        body.amount,
+        body.reason,
+        &auth.actor(),
+    )
+    .await
+    .map(axum::Json)
+}
+
+/// Refunds `amount` (default: all that is left) of a collected card payment at its
+/// provider, against the account that took it: staff's refund and the automatic refund
+/// of money that arrived for a closed booking.
+pub async fn refund_payment(
+    state: &AppState,
+    tenant: &kairos_domain::TenantId,
+    payment: Uuid,
+    amount: Option<i64>,
+    reason: Option<String>,
+    actor: &kairos_store::Actor,
+) -> ApiResult<RefundOutcome> {
     let started = state
         .store
-        .begin_refund(
-            tenant,
-            payment_id.unwrap_or_default(),
-            body.amount,
-            body.reason.clone(),
-            &actor,
-            state.now(),
-        )
+        .begin_refund(tenant, payment, amount, reason, actor, state.now())
         .await?;
-    let account = account_of_payment(&state, tenant, &started.payment).await?;
+    let account = account_of_payment(state, tenant, &started.payment).await?;
     let intent = started
         .payment
         .provider_payment_id
@@ -315,7 +329,7 @@ pub async fn refund(
             Vec::new(),
         ),
     };
-    deliver_sandbox_events(&state, events);
+    deliver_sandbox_events(state, events);
     let sandbox = matches!(account.map(|a| a.cardpay), Some(Cardpay::Sandbox { .. }));
     match result {
         Ok(r) => {
@@ -327,12 +341,12 @@ pub async fn refund(
                     RefundResult::Completed {
                         provider_refund_id: r.id.clone(),
                     },
-                    &actor,
+                    actor,
                     state.now(),
                 )
                 .await?;
             tracing::info!(refund_id = %started.refund_id, sandbox, "refund completed");
-            Ok(axum::Json(RefundOutcome {
+            Ok(RefundOutcome {
                 success: true,
                 refund_id: started.refund_id,
                 total_refund_amount: started.amount,
@@ -345,7 +359,7 @@ pub async fn refund(
                     provider_refund_id: Some(r.id),
                     voucher_new_balance: None,
                 }],
-            }))
+            })
         }
         Err(e @ super::cardpay::ProviderError::Unavailable(_)) => {
             // Not known whether the provider refunded: the refund stays Processing, and
@@ -367,7 +381,7 @@ pub async fn refund(
                     RefundResult::Failed {
                         message: e.to_string(),
                     },
-                    &actor,
+                    actor,
                     state.now(),
                 )
                 .await?;

@@ -5,7 +5,7 @@
 //!
 //! One file per resource; [`router`] lists the routes.
 
-mod actions;
+pub mod actions;
 pub mod cardpay;
 mod credentials;
 pub mod deadline;

@@ -27,7 +27,7 @@ use chrono::{DateTime, Utc};
 use kairos_domain::TenantId;
 use kairos_domain::payments::cardpay_signature::{self, SignatureError};
 use kairos_domain::payments::credentials::{CredentialSource, Provider};
-use kairos_store::{CardpayEvent, Dispute};
+use kairos_store::{Actor, CardpayEvent, Dispute, PAID_AFTER_CLOSE};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -119,6 +119,47 @@ async fn candidates(
         }
     }
     Ok(out)
+}
+
+/// Refunds money that arrived for a booking that can no longer take it. Its dead letter
+/// (written with the event) stays open, for staff, unless the refund is made: a crash or a
+/// provider failure here leaves the work visible.
+async fn refund_after_close(state: &AppState, tenant: &TenantId, intent: &str) {
+    let payment = match state
+        .store
+        .online_payment_by_provider_id(Provider::Cardpay, intent)
+        .await
+    {
+        Ok(Some((_, p))) => p,
+        Ok(None) => return,
+        Err(e) => {
+            tracing::warn!(error = %e, "automatic refund: payment not read");
+            return;
+        }
+    };
+    let refunded = super::actions::refund_payment(
+        state,
+        tenant,
+        payment.id,
+        None,
+        Some("paid after the booking closed".to_owned()),
+        &Actor::system("payments"),
+    )
+    .await;
+    match refunded {
+        Ok(r) => {
+            if let Err(e) = state
+                .store
+                .resolve_paid_after_close(tenant, payment.id, r.refund_id, state.now())
+                .await
+            {
+                tracing::warn!(error = %e, "automatic refund made; its dead letter stays open");
+            }
+        }
+        Err(e) => {
+            tracing::warn!(payment_id = %payment.id, error = %e.message, "automatic refund failed; the dead letter stays open for staff");
+        }
+    }
 }
 
 /// Verifies and processes one card webhook delivery; the status and the answer.
@@ -228,6 +269,12 @@ pub async fn receive_cardpay(
         .await
     {
         Ok(outcome) => {
+            if !outcome.duplicate
+                && outcome.code.as_deref() == Some(PAID_AFTER_CLOSE)
+                && let Some(intent) = parsed.payment_intent.as_deref()
+            {
+                refund_after_close(state, &tenant, intent).await;
+            }
             let answer = WebhookAnswer {
                 received: true,
                 processed: outcome.processed,

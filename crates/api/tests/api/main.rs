@@ -28,6 +28,7 @@ mod payments_actions;
 mod payments_cardpay;
 mod payments_charges;
 mod payments_credentials;
+mod payments_late;
 mod payments_provider;
 mod payments_webhooks;
 mod permissions;

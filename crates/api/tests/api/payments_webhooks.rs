@@ -391,7 +391,7 @@ async fn a_payment_whose_event_was_lost_is_settled_by_asking_the_provider() {
 }
 
 #[tokio::test]
-async fn money_taken_after_the_booking_was_cancelled_is_recorded_for_a_refund() {
+async fn money_taken_after_staff_cancelled_the_booking_is_refunded_automatically() {
     let (app, t, fx, key) = setup().await;
     let secret = webhook_secret(&app.state.config.payments.secrets, &key);
     let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
@@ -399,6 +399,14 @@ async fn money_taken_after_the_booking_was_cancelled_is_recorded_for_a_refund() 
         .as_str()
         .unwrap()
         .to_owned();
+    // The customer pays at the provider; its event is late (it arrives below).
+    let (paid, _late_events) = app.state.sandbox.confirm(
+        kairos_api::payments::sandbox::Caller::SecretKey(&key),
+        &intent,
+        Some("pm_card_visa"),
+        app.clock_now().timestamp(),
+    );
+    paid.unwrap();
     app.post(&format!("/api/v1/bookings/{}/cancel", hold.str("id")))
         .tenant(&t.id)
         .token(&t.owner_token)
@@ -418,12 +426,23 @@ async fn money_taken_after_the_booking_was_cancelled_is_recorded_for_a_refund() 
         "{}",
         res.text
     );
+    assert_eq!(res.body["error"], "PAID_AFTER_CLOSE");
+    // Cancelled by staff: the booking stays cancelled and the money goes back.
     let b = booking(&app, &t, hold.str("id")).await;
     assert_eq!(b["status"], "canceled");
     assert_eq!(
-        b["payments"][0]["status"], "COMPLETED",
-        "the money was taken"
+        b["payments"][0]["status"], "REFUNDED",
+        "refunded automatically"
     );
+    let letters = app
+        .get("/api/v1/admin/dead-letters?type=payment")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    let letter = &letters.body["deadLetters"][0];
+    assert_eq!(letter["errorType"], "PAID_AFTER_CLOSE", "{}", letters.text);
+    assert_eq!(letter["status"], "resolved", "{}", letters.text);
 }
 
 #[tokio::test]

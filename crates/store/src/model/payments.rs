@@ -111,6 +111,11 @@ pub struct Dispute {
     pub reason: String,
 }
 
+/// The event answer's code for money that arrived for a booking that can no longer take
+/// it (cancelled by the customer or staff, or its seats taken since): the API refunds it
+/// automatically; its dead letter stays open until the refund is made.
+pub const PAID_AFTER_CLOSE: &str = "PAID_AFTER_CLOSE";
+
 /// What processing a provider event did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventOutcome {

@@ -219,6 +219,13 @@ async fn act(
                 .into());
             }
             cancel(w, b, Some(&reason), actor).await?;
+            sqlx::query(
+                "UPDATE bookings SET canceled_unpaid = TRUE WHERE tenant_id = $1 AND id = $2",
+            )
+            .bind(w.tenant.as_str())
+            .bind(b.id)
+            .execute(&mut *w.tx)
+            .await?;
         }
         BookingAction::Reschedule {
             slot_id,

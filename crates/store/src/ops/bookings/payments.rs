@@ -92,8 +92,11 @@ pub(crate) enum Settled {
     Paid(BookingStatus),
     /// The payment was settled before (another event said so).
     Already,
+    /// The booking had been cancelled for want of this payment; its seats were free, so
+    /// it took them again and is now `paid` (or `part_paid`).
+    Reinstated(BookingStatus),
     /// The money was taken but the booking is no longer waiting for it (cancelled,
-    /// expired…): the payment is COMPLETED and someone must refund or restore it.
+    /// expired…): the payment is COMPLETED and it is to be refunded.
     BookingClosed(BookingStatus),
 }
 
@@ -124,6 +127,32 @@ pub(crate) async fn settle_online_payment(
     if done.rows_affected() == 0 {
         return Ok(Settled::Already);
     }
+    let mut reinstated = false;
+    if b.status == BookingStatus::Canceled {
+        let unpaid: bool = sqlx::query_scalar(
+            "SELECT canceled_unpaid FROM bookings WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(w.tenant.as_str())
+        .bind(b.id)
+        .fetch_one(&mut *w.tx)
+        .await?;
+        if unpaid {
+            match apply_transition(w, &mut b, Trigger::Reinstate, actor, Some("paid late")).await {
+                Ok(()) => reinstated = true,
+                // The seats went to someone else: the money goes back.
+                Err(BookingError::Refused(_)) => return Ok(Settled::BookingClosed(b.status)),
+                Err(e) => return Err(e),
+            }
+            sqlx::query(
+                "UPDATE bookings SET canceled_unpaid = FALSE, canceled_at = NULL
+                 WHERE tenant_id = $1 AND id = $2",
+            )
+            .bind(w.tenant.as_str())
+            .bind(b.id)
+            .execute(&mut *w.tx)
+            .await?;
+        }
+    }
     if !matches!(b.status, BookingStatus::Confirmed | BookingStatus::PartPaid) {
         return Ok(Settled::BookingClosed(b.status));
     }
@@ -146,7 +175,11 @@ pub(crate) async fn settle_online_payment(
             changes: json!({"amount": amount, "paymentId": payment, "online": true}),
         },
     );
-    Ok(Settled::Paid(b.status))
+    Ok(if reinstated {
+        Settled::Reinstated(b.status)
+    } else {
+        Settled::Paid(b.status)
+    })
 }
 
 #[operations]

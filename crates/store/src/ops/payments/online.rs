@@ -10,8 +10,8 @@ use super::super::gift_cards::pay_gift_card;
 use super::super::write::Write;
 use super::charges;
 use crate::{
-    Actor, BookingError, CardpayEvent, EventOutcome, EventStats, OnlinePayment, PaymentsError,
-    StoreError, StoreResult, Timestamp, stored,
+    Actor, BookingError, CardpayEvent, EventOutcome, EventStats, OnlinePayment, PAID_AFTER_CLOSE,
+    PaymentsError, StoreError, StoreResult, Timestamp, stored,
 };
 use kairos_domain::TenantId;
 use kairos_domain::payments::PaymentStatus;
@@ -344,6 +344,29 @@ impl Repo {
         Ok(outcome)
     }
 
+    /// Closes the `PAID_AFTER_CLOSE` dead letter of a payment refunded automatically.
+    pub async fn resolve_paid_after_close(
+        &self,
+        tenant: &TenantId,
+        payment: Uuid,
+        refund: Uuid,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "UPDATE dead_letters SET status = 'resolved', resolution = $3, resolved_at = $4,
+                 updated_at = $4
+             WHERE tenant_id = $1 AND transaction_id = $2 AND error_type = 'PAID_AFTER_CLOSE'
+               AND status = 'open'",
+        )
+        .bind(tenant.as_str())
+        .bind(payment)
+        .bind(format!("refunded automatically (refund {refund})"))
+        .bind(now)
+        .execute(&self.write)
+        .await?;
+        Ok(())
+    }
+
     /// Records that processing an event failed (it was rolled back), for the health
     /// counts; a redelivery processes it again.
     pub async fn record_failed_event(
@@ -465,6 +488,12 @@ async fn act_on_cardpay_event(
                 })?;
             Ok(match settled {
                 Settled::Paid(status) => done(true, format!("booking {booking} is {status}")),
+                Settled::Reinstated(status) => done(
+                    true,
+                    format!(
+                        "booking {booking} was cancelled for want of this payment; its seats were free: it is {status} again"
+                    ),
+                ),
                 Settled::Already => done(false, "the payment was settled before".to_owned()),
                 Settled::BookingClosed(status) => {
                     // Staff decide: take the seats again or refund.
@@ -478,7 +507,7 @@ async fn act_on_cardpay_event(
                     .bind(w.tenant.as_str())
                     .bind(kairos_domain::new_id())
                     .bind(format!(
-                        "{} {} was collected for booking {booking}, which is {status}: refund it or restore the booking",
+                        "{} {} was collected for booking {booking}, which is {status}: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
                         payment.amount, payment.currency
                     ))
                     .bind(booking)
@@ -495,10 +524,15 @@ async fn act_on_cardpay_event(
                             changes: json!({"bookingId": booking, "bookingStatus": status.as_str()}),
                         },
                     );
-                    done(
-                        true,
-                        format!("payment recorded; booking {booking} is {status}: refund it"),
-                    )
+                    EventOutcome {
+                        code: Some(PAID_AFTER_CLOSE.to_owned()),
+                        ..done(
+                            true,
+                            format!(
+                                "payment recorded; booking {booking} is {status}: it is refunded"
+                            ),
+                        )
+                    }
                 }
             })
         }
