@@ -170,10 +170,7 @@ impl ProductFields {
             e.add("validityDays", format!("must be 1 to {MAX_VALIDITY_DAYS}"));
         }
         if let Some(url) = &self.image_url {
-            let ok = (url.starts_with("https://") || url.starts_with("http://"))
-                && url.len() <= 2000
-                && !url.chars().any(char::is_whitespace);
-            if !ok {
+            if !crate::validation::is_web_address(url) {
                 e.add(
                     "imageUrl",
                     "must be an http(s) address of at most 2000 characters",

@@ -90,6 +90,15 @@ impl From<FieldError> for FieldErrors {
     }
 }
 
+/// Whether `url` is an http(s) address of at most 2000 characters without whitespace
+/// (an image, a page the customer returns to).
+pub fn is_web_address(url: &str) -> bool {
+    (url.starts_with("https://") || url.starts_with("http://"))
+        && url.len() > "http://".len()
+        && url.len() <= 2000
+        && !url.chars().any(char::is_whitespace)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

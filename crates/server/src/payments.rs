@@ -68,6 +68,11 @@ pub fn settings(
         bankpay_api_base: config.bankpay_api_base.clone(),
         env_bankpay,
         deadline: std::time::Duration::from_secs(config.payment_deadline_minutes * 60),
+        public_url: config
+            .public_url
+            .as_deref()
+            .filter(|u| !u.is_empty())
+            .map(|u| u.trim_end_matches('/').to_owned()),
     })
 }
 

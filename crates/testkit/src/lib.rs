@@ -5,6 +5,7 @@
 //! PostgreSQL server, in which case each test creates its own database there and drops
 //! it when the app is dropped.
 
+pub mod bankpay;
 mod db;
 mod request;
 pub mod smtp;
@@ -42,6 +43,17 @@ pub struct TestAppBuilder {
     body_read_timeout: Option<std::time::Duration>,
     hold_caps: (u32, u32),
     cardpay_api_base: Option<String>,
+    bankpay: Option<BankpaySetup>,
+    secret_key: Option<String>,
+}
+
+/// Where bankpay is reached, the service's public address, and a platform account.
+#[derive(Debug, Clone)]
+pub struct BankpaySetup {
+    pub api_base: String,
+    pub public_url: String,
+    /// `(merchant id, secret)` of the platform's account, if any.
+    pub env: Option<(String, String)>,
 }
 
 impl TestAppBuilder {
@@ -49,6 +61,20 @@ impl TestAppBuilder {
     /// which tests never reach).
     pub fn cardpay_api_base(mut self, base: &str) -> Self {
         self.cardpay_api_base = Some(base.to_owned());
+        self
+    }
+
+    /// Where bankpay is reached, the public address its callbacks use, and the platform
+    /// account (default: Paytrail's address, none).
+    pub fn bankpay(mut self, setup: BankpaySetup) -> Self {
+        self.bankpay = Some(setup);
+        self
+    }
+
+    /// The key stored provider secrets are sealed with (`KAIROS_SECRET_KEY`; default a
+    /// random one): a `kairos serve` given the same key opens them.
+    pub fn secret_key(mut self, key: &str) -> Self {
+        self.secret_key = Some(key.to_owned());
         self
     }
 
@@ -148,6 +174,23 @@ impl TestAppBuilder {
                             .cardpay_api_base
                             .clone()
                             .unwrap_or_else(|| defaults.payments.cardpay_api_base.clone()),
+                        bankpay_api_base: self.bankpay.as_ref().map_or_else(
+                            || defaults.payments.bankpay_api_base.clone(),
+                            |b| b.api_base.clone(),
+                        ),
+                        public_url: self.bankpay.as_ref().map(|b| b.public_url.clone()),
+                        env_bankpay: self.bankpay.as_ref().and_then(|b| {
+                            b.env.as_ref().map(|(merchant_id, secret)| {
+                                kairos_api::payments::settings::EnvBankpay {
+                                    merchant_id: merchant_id.clone(),
+                                    secret: secret.clone(),
+                                }
+                            })
+                        }),
+                        secrets: self.secret_key.as_deref().map_or_else(
+                            || defaults.payments.secrets.clone(),
+                            kairos_domain::secrets::SecretBox::new,
+                        ),
                         ..defaults.payments.clone()
                     },
                     ..defaults
@@ -198,6 +241,8 @@ impl TestApp {
             body_read_timeout: None,
             hold_caps: (0, 0),
             cardpay_api_base: None,
+            bankpay: None,
+            secret_key: None,
         }
     }
 
@@ -310,6 +355,11 @@ impl TestApp {
             .await;
         res.assert_status(201);
         res.str("access_token").to_owned()
+    }
+
+    /// The URL of the app's database (a `kairos serve` may run on it too).
+    pub fn database_url(&self) -> &str {
+        self.db.url()
     }
 
     pub fn clock_now(&self) -> DateTime<Utc> {

@@ -20,6 +20,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::payments::bank_redirect::ReturnUrls;
+
 /// `POST /bookings/{id}/confirm`.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -41,6 +43,23 @@ pub struct ConfirmRequest {
     /// card; `manual` only holds it until staff capture it (`POST /payments/capture`).
     #[schema(example = "automatic")]
     pub capture_method: Option<String>,
+    /// bankpay: where the customer's browser returns after paying (default: the
+    /// service's public address with `?booking={id}&payment=success`).
+    #[schema(max_length = 2000, example = "https://venue.example.com/booked")]
+    pub success_url: Option<String>,
+    /// bankpay: where it returns when the customer gives up (default `…&payment=cancel`).
+    #[schema(max_length = 2000)]
+    pub cancel_url: Option<String>,
+}
+
+/// An http(s) URL of at most 2000 characters.
+fn return_url(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<String> {
+    let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
+    let ok = kairos_domain::validation::is_web_address(raw);
+    if !ok {
+        errors.add(field, "must be an http(s) URL of at most 2000 characters");
+    }
+    ok.then(|| raw.to_owned())
 }
 
 /// Confirm a hold.
@@ -101,6 +120,8 @@ pub async fn confirm(
         {
             errors.add("captureMethod", "must be automatic or manual");
         }
+        return_url(&mut errors, "successUrl", req.success_url.as_deref());
+        return_url(&mut errors, "cancelUrl", req.cancel_url.as_deref());
         let method_ref = clean(req.payment_method_id.as_deref());
         if method_ref
             .as_ref()
@@ -126,10 +147,6 @@ pub async fn confirm(
             }
         };
         if let Some(m) = method {
-            // cardpay without one: the customer's browser confirms with the client secret.
-            if m == PaymentMethod::Bankpay && method_ref.is_none() {
-                errors.add("paymentMethodId", "is required for bankpay");
-            }
             if let Some(permission) = m.staff_permission() {
                 match &access.caller {
                     super::Caller::Admin(admin) => admin.require(permission)?,
@@ -144,9 +161,17 @@ pub async fn confirm(
         let (Some(payment_method), true) = (method, errors.is_empty()) else {
             return Err(ApiError::validation(errors));
         };
+        // Refused before anything changes when the venue cannot take the method.
         if payment_method == PaymentMethod::Cardpay {
-            // Refused before anything changes when the venue cannot take cards.
             crate::payments::provider::cardpay_account(
+                &state,
+                access.tenant.id(),
+                Some(booking.site_id),
+            )
+            .await?;
+        }
+        if payment_method == PaymentMethod::Bankpay {
+            crate::payments::bank_redirect::bankpay_ready(
                 &state,
                 access.tenant.id(),
                 Some(booking.site_id),
@@ -175,12 +200,24 @@ pub async fn confirm(
     })
     .await?;
     let manual = body_copy.get("captureMethod").and_then(Value::as_str) == Some("manual");
+    let url = |field: &str| {
+        body_copy
+            .get(field)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let returns = ReturnUrls {
+        success: url("successUrl"),
+        cancel: url("cancelUrl"),
+    };
     with_payment_action(
         &state,
         access.tenant.id(),
         booking.id,
-        method_ref_of(&body_copy),
-        manual,
+        (method_ref_of(&body_copy), manual),
+        &returns,
         response,
     )
     .await
@@ -202,8 +239,8 @@ async fn with_payment_action(
     state: &AppState,
     tenant: &kairos_domain::TenantId,
     booking: uuid::Uuid,
-    payment_method: Option<String>,
-    manual_capture: bool,
+    (payment_method, manual_capture): (Option<String>, bool),
+    returns: &ReturnUrls,
     response: Response,
 ) -> ApiResult<Response> {
     if response.status() != axum::http::StatusCode::OK {
@@ -215,6 +252,7 @@ async fn with_payment_action(
         booking,
         payment_method.as_deref(),
         manual_capture,
+        returns,
     )
     .await?
     else {

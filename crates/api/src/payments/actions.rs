@@ -77,15 +77,22 @@ pub async fn authorize(
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty());
-    payment_action(&state, access.tenant.id(), booking.id, pm, manual)
-        .await?
-        .map(axum::Json)
-        .ok_or_else(|| {
-            ApiError::conflict(
-                code::INVALID_TRANSITION,
-                "The booking has no card payment to collect (confirm it with cardpay first)",
-            )
-        })
+    payment_action(
+        &state,
+        access.tenant.id(),
+        booking.id,
+        pm,
+        manual,
+        &super::bank_redirect::ReturnUrls::default(),
+    )
+    .await?
+    .map(axum::Json)
+    .ok_or_else(|| {
+        ApiError::conflict(
+            code::INVALID_TRANSITION,
+            "The booking has no card payment to collect (confirm it with cardpay first)",
+        )
+    })
 }
 
 /// The required `paymentId` and an optional positive `amount` (minor units) of a capture
@@ -299,6 +306,14 @@ pub async fn refund_payment(
     reason: Option<String>,
     actor: &kairos_store::Actor,
 ) -> ApiResult<RefundOutcome> {
+    if let Some(p) = state.store.online_payment(tenant, payment).await?
+        && p.provider == Provider::Bankpay
+    {
+        return Err(ApiError::conflict(
+            code::INVALID_TRANSITION,
+            "Bank payments are refunded from the bankpay merchant panel: Kairos does not refund them itself",
+        ));
+    }
     let started = state
         .store
         .begin_refund(tenant, payment, amount, reason, actor, state.now())

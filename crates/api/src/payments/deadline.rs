@@ -12,7 +12,7 @@ use super::provider::{Cardpay, account_of_payment};
 use crate::state::AppState;
 use kairos_domain::TenantId;
 use kairos_domain::payments::credentials::Provider;
-use kairos_store::{Actor, BookingAction, CardpayEvent, OnlinePayment};
+use kairos_store::{Actor, BookingAction, OnlinePayment, ProviderEvent};
 
 /// Payments looked at per pass.
 const BATCH: i64 = 50;
@@ -90,7 +90,8 @@ async fn settle_or_cancel(
                     };
                     // The event was lost: settle as it would have (the amount and
                     // currency the provider reports are checked against the payment).
-                    let event = CardpayEvent {
+                    let event = ProviderEvent {
+                        provider: Provider::Cardpay,
                         event_id: format!("poll:{}:succeeded", found.id),
                         event_type: "payment_intent.succeeded".to_owned(),
                         payment_intent: Some(found.id.clone()),
@@ -102,7 +103,7 @@ async fn settle_or_cancel(
                     };
                     state
                         .store
-                        .process_cardpay_event(tenant, &event, state.now())
+                        .process_provider_event(tenant, &event, state.now())
                         .await
                         .map_err(|e| e.to_string())?;
                     return Ok(Outcome::Settled);

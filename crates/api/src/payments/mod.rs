@@ -6,6 +6,9 @@
 //! One file per resource; [`router`] lists the routes.
 
 pub mod actions;
+mod bank_callback;
+pub mod bank_redirect;
+pub mod bankpay;
 pub mod cardpay;
 mod credentials;
 pub mod deadline;
@@ -41,7 +44,12 @@ pub fn router() -> OpenApiRouter<AppState> {
             Tier::Relaxed.apply(
                 OpenApiRouter::new()
                     .routes(routes!(webhooks::cardpay_webhook))
-                    .routes(routes!(webhooks::cardpay_webhook_health)),
+                    .routes(routes!(webhooks::cardpay_webhook_health))
+                    .routes(routes!(
+                        bank_callback::bankpay_callback,
+                        bank_callback::bankpay_callback_get
+                    ))
+                    .routes(routes!(bank_callback::bankpay_health)),
             ),
         )
 }

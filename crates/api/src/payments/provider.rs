@@ -319,8 +319,8 @@ pub async fn ensure_intent(
             tenant,
             payment.id,
             &intent.id,
-            account.source,
-            account.site,
+            (account.source, account.site),
+            None,
             state.now(),
         )
         .await?;
@@ -353,6 +353,8 @@ pub struct PaymentAction {
     /// Sandbox accounts only: where a test card confirms the payment
     /// (`POST` with `client_secret` and `payment_method=pm_card_visa`).
     pub sandbox_confirm_url: Option<String>,
+    /// bankpay: the provider's page where the customer chooses a bank and pays.
+    pub redirect_url: Option<String>,
 }
 
 fn intent_status_text(s: &super::cardpay::IntentStatus) -> String {
@@ -371,19 +373,24 @@ fn intent_status_text(s: &super::cardpay::IntentStatus) -> String {
 }
 
 /// Starts (or finds again) the provider side of a booking's open online payment and says
-/// what the customer does next; `None` when the booking has no open cardpay payment.
+/// what the customer does next (cardpay: the client secret; bankpay: the page to pay at,
+/// with `returns` for the browser's way back); `None` when the booking has no open online
+/// payment.
 pub async fn payment_action(
     state: &AppState,
     tenant: &TenantId,
     booking: Uuid,
     payment_method: Option<&str>,
     manual_capture: bool,
+    returns: &super::bank_redirect::ReturnUrls,
 ) -> ApiResult<Option<PaymentAction>> {
     let Some(payment) = state.store.open_online_payment(tenant, booking).await? else {
         return Ok(None);
     };
-    if payment.provider != Provider::Cardpay {
-        return Ok(None);
+    if payment.provider == Provider::Bankpay {
+        return super::bank_redirect::bank_action(state, tenant, &payment, returns)
+            .await
+            .map(Some);
     }
     action_for_payment(state, tenant, &payment, payment_method, manual_capture)
         .await
@@ -433,6 +440,7 @@ pub async fn action_for_payment(
         client_secret: intent.client_secret,
         provider_status: Some(intent_status_text(&intent.status)),
         requires_action,
+        redirect_url: None,
     })
 }
 

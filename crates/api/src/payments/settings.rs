@@ -37,6 +37,9 @@ pub struct PaymentSettings {
     /// How long an online payment may stay pending before its booking is cancelled
     /// (`KAIROS_PAYMENT_DEADLINE_MINUTES`).
     pub deadline: std::time::Duration,
+    /// The service's public address (`KAIROS_PUBLIC_URL`): bankpay's callbacks and the
+    /// customer's default return pages are under it.
+    pub public_url: Option<String>,
 }
 
 impl Default for PaymentSettings {
@@ -54,6 +57,7 @@ impl Default for PaymentSettings {
             bankpay_api_base: BANKPAY_API_BASE.to_owned(),
             env_bankpay: None,
             deadline: std::time::Duration::from_secs(30 * 60),
+            public_url: None,
         }
     }
 }

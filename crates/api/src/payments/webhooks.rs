@@ -27,7 +27,7 @@ use chrono::{DateTime, Utc};
 use kairos_domain::TenantId;
 use kairos_domain::payments::cardpay_signature::{self, SignatureError};
 use kairos_domain::payments::credentials::{CredentialSource, Provider};
-use kairos_store::{Actor, CardpayEvent, Dispute, PAID_AFTER_CLOSE};
+use kairos_store::{Actor, Dispute, PAID_AFTER_CLOSE, ProviderEvent};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -226,7 +226,8 @@ pub async fn receive_cardpay(
             })
         })
         .flatten();
-    let parsed = CardpayEvent {
+    let parsed = ProviderEvent {
+        provider: Provider::Cardpay,
         event_id: event_id.to_owned(),
         event_type: event_type.to_owned(),
         payment_intent: if is_intent {
@@ -265,7 +266,7 @@ pub async fn receive_cardpay(
     };
     match state
         .store
-        .process_cardpay_event(&tenant, &parsed, state.now())
+        .process_provider_event(&tenant, &parsed, state.now())
         .await
     {
         Ok(outcome) => {

@@ -25,6 +25,7 @@ mod messaging_send;
 mod messaging_templates;
 mod operations;
 mod payments_actions;
+mod payments_bankpay;
 mod payments_cardpay;
 mod payments_charges;
 mod payments_credentials;

@@ -681,6 +681,18 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ),
     // provider webhooks: the signature is the authentication, whoever calls
     ("POST", "/payments/cardpay/webhook", "ok ok ok ok ok ok ok"),
+    // the bank callback's only authentication is its signature: unsigned, everyone's 403
+    (
+        "POST",
+        "/webhooks/bankpay/callback",
+        "403 403 403 403 403 403 403",
+    ),
+    (
+        "GET",
+        "/webhooks/bankpay/callback",
+        "403 403 403 403 403 403 403",
+    ),
+    ("POST", "/webhooks/bankpay/health", "ok ok ok ok ok ok ok"),
     (
         "POST",
         "/payments/cardpay/webhook/health",

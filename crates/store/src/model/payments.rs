@@ -79,12 +79,18 @@ pub struct OnlinePayment {
     pub status: kairos_domain::payments::PaymentStatus,
     pub credential_source: Option<kairos_domain::payments::credentials::CredentialSource>,
     pub credential_site_id: Option<Uuid>,
+    /// bankpay: the provider's page where the customer pays.
+    pub redirect_url: Option<String>,
     pub created_at: Timestamp,
 }
 
 /// A card provider event, verified, as far as the engine needs it.
 #[derive(Debug, Clone)]
-pub struct CardpayEvent {
+pub struct ProviderEvent {
+    /// Whose event: cardpay's (its webhook) or bankpay's (its callback, mapped onto the
+    /// same event types: `ok` → payment_intent.succeeded, `fail` →
+    /// payment_intent.payment_failed).
+    pub provider: Provider,
     pub event_id: String,
     pub event_type: String,
     /// The PaymentIntent the event is about.

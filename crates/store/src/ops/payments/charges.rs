@@ -1,7 +1,7 @@
 //! What the card provider says about a charge after it was collected: a refund made at
 //! the provider (its dashboard, or Kairos' own refund arriving as an event) and a
 //! cardholder's dispute. Both run inside the event's transaction
-//! (`online.rs::process_cardpay_event`).
+//! (`online.rs::process_provider_event`).
 
 use super::super::audit::Change;
 use super::super::dialect;

@@ -10,8 +10,8 @@ use super::super::gift_cards::pay_gift_card;
 use super::super::write::Write;
 use super::charges;
 use crate::{
-    Actor, BookingError, CardpayEvent, EventOutcome, EventStats, OnlinePayment, PAID_AFTER_CLOSE,
-    PaymentsError, StoreError, StoreResult, Timestamp, stored,
+    Actor, BookingError, EventOutcome, EventStats, OnlinePayment, PAID_AFTER_CLOSE, PaymentsError,
+    ProviderEvent, StoreError, StoreResult, Timestamp, stored,
 };
 use kairos_domain::TenantId;
 use kairos_domain::payments::PaymentStatus;
@@ -35,13 +35,14 @@ pub(crate) struct OnlineRow {
     status: String,
     credential_source: Option<String>,
     credential_site_id: Option<Uuid>,
+    redirect_url: Option<String>,
     created_at: Timestamp,
 }
 
 pub(crate) const COLUMNS: &str = "p.tenant_id, p.id, p.booking_id, \
      p.gift_card_purchase_id, COALESCE(b.site_id, g.site_id) AS site_id, p.amount, p.currency, \
      p.provider, p.provider_payment_id, p.status, p.credential_source, p.credential_site_id, \
-     p.created_at";
+     p.redirect_url, p.created_at";
 
 pub(crate) const FROM: &str = "payments p LEFT JOIN bookings b ON b.tenant_id = p.tenant_id AND b.id = p.booking_id \
      LEFT JOIN gift_card_purchases g ON g.tenant_id = p.tenant_id AND g.id = p.gift_card_purchase_id";
@@ -66,6 +67,7 @@ impl TryFrom<OnlineRow> for OnlinePayment {
                 .map(|s| stored("credential source", s, CredentialSource::parse))
                 .transpose()?,
             credential_site_id: r.credential_site_id,
+            redirect_url: r.redirect_url,
             created_at: r.created_at,
         })
     }
@@ -192,7 +194,7 @@ impl Repo {
         Ok(())
     }
 
-    /// Card payments still PENDING (or FAILED, a declined card) for bookings still
+    /// Online payments still PENDING (or FAILED, a declined card) for bookings still
     /// `confirmed`, made before `before` (the payment deadline), least recently looked at
     /// first: every tenant's.
     pub async fn overdue_online_payments(
@@ -202,7 +204,7 @@ impl Repo {
     ) -> StoreResult<Vec<(TenantId, OnlinePayment)>> {
         let rows: Vec<OnlineRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM {FROM}
-             WHERE p.provider = 'cardpay' AND p.status IN ('PENDING', 'FAILED')
+             WHERE p.provider IN ('cardpay', 'bankpay') AND p.status IN ('PENDING', 'FAILED')
                AND p.created_at < $1
                AND (b.status = 'confirmed' OR g.status IN ('pending', 'payment_failed'))
              ORDER BY p.updated_at, p.id LIMIT $2"
@@ -250,14 +252,16 @@ impl Repo {
         tenant: &TenantId,
         payment: Uuid,
         provider_payment_id: &str,
-        source: CredentialSource,
-        credential_site: Option<Uuid>,
+        account: (CredentialSource, Option<Uuid>),
+        redirect_url: Option<&str>,
         now: Timestamp,
     ) -> Result<(), PaymentsError> {
+        let (source, credential_site) = account;
         let mut w = self.begin(tenant, now).await?;
         let done = sqlx::query(
             "UPDATE payments SET provider_payment_id = $3, credential_source = $4,
-                 credential_site_id = $5, updated_at = $6
+                 credential_site_id = $5, updated_at = $6,
+                 redirect_url = COALESCE($7, redirect_url)
              WHERE tenant_id = $1 AND id = $2
                AND (provider_payment_id IS NULL OR provider_payment_id = $3)",
         )
@@ -267,6 +271,7 @@ impl Repo {
         .bind(source.as_str())
         .bind(credential_site)
         .bind(now)
+        .bind(redirect_url)
         .execute(&mut *w.tx)
         .await?;
         if done.rows_affected() == 0 {
@@ -278,17 +283,17 @@ impl Repo {
 
     /// Processes a verified card provider event for `tenant`, once: a repeat of an event
     /// processed before answers the first answer (`duplicate`).
-    pub async fn process_cardpay_event(
+    pub async fn process_provider_event(
         &self,
         tenant: &TenantId,
-        event: &CardpayEvent,
+        event: &ProviderEvent,
         now: Timestamp,
     ) -> Result<EventOutcome, PaymentsError> {
         let mut w = self.begin(tenant, now).await?;
         let claimed = sqlx::query(
             "INSERT INTO payment_events (provider, event_id, tenant_id, event_type, status,
                  result, received_at, processed_at)
-             VALUES ('cardpay', $1, $2, $3, 'processed', $4, $5, $5)
+             VALUES ($6, $1, $2, $3, 'processed', $4, $5, $5)
              ON CONFLICT (provider, tenant_id, event_id) DO NOTHING",
         )
         .bind(&event.event_id)
@@ -296,25 +301,28 @@ impl Repo {
         .bind(&event.event_type)
         .bind(Json(json!({})))
         .bind(now)
+        .bind(event.provider.as_str())
         .execute(&mut *w.tx)
         .await?;
         if claimed.rows_affected() == 0 {
             let (status, result): (String, Json<serde_json::Value>) = sqlx::query_as(&format!(
                 "SELECT status, result FROM payment_events
-                 WHERE provider = 'cardpay' AND tenant_id = $2 AND event_id = $1{}",
+                 WHERE provider = $3 AND tenant_id = $2 AND event_id = $1{}",
                 dialect::FOR_UPDATE
             ))
             .bind(&event.event_id)
             .bind(tenant.as_str())
+            .bind(event.provider.as_str())
             .fetch_one(&mut *w.tx)
             .await?;
             if status == "processed" {
                 sqlx::query(
                     "UPDATE payment_events SET duplicates = duplicates + 1
-                     WHERE provider = 'cardpay' AND tenant_id = $2 AND event_id = $1",
+                     WHERE provider = $3 AND tenant_id = $2 AND event_id = $1",
                 )
                 .bind(&event.event_id)
                 .bind(tenant.as_str())
+                .bind(event.provider.as_str())
                 .execute(&mut *w.tx)
                 .await?;
                 w.commit(None).await?;
@@ -327,10 +335,10 @@ impl Repo {
             }
             // It failed before (and was rolled back): this delivery processes it.
         }
-        let outcome = act_on_cardpay_event(&mut w, event).await?;
+        let outcome = act_on_provider_event(&mut w, event).await?;
         sqlx::query(
             "UPDATE payment_events SET status = 'processed', result = $2, processed_at = $4
-             WHERE provider = 'cardpay' AND tenant_id = $3 AND event_id = $1",
+             WHERE provider = $5 AND tenant_id = $3 AND event_id = $1",
         )
         .bind(&event.event_id)
         .bind(Json(
@@ -338,6 +346,7 @@ impl Repo {
         ))
         .bind(tenant.as_str())
         .bind(now)
+        .bind(event.provider.as_str())
         .execute(&mut *w.tx)
         .await?;
         w.commit(None).await?;
@@ -423,9 +432,9 @@ impl Repo {
 }
 
 /// Acts on one card provider event inside its transaction.
-async fn act_on_cardpay_event(
+async fn act_on_provider_event(
     w: &mut Write,
-    event: &CardpayEvent,
+    event: &ProviderEvent,
 ) -> Result<EventOutcome, PaymentsError> {
     let done = |processed: bool, message: String| EventOutcome {
         processed,
@@ -441,17 +450,17 @@ async fn act_on_cardpay_event(
     };
     let row: Option<OnlineRow> = sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM {FROM}
-         WHERE p.tenant_id = $1 AND p.provider = 'cardpay' AND p.provider_payment_id = $2" // Not locked here: settling locks the booking first, then changes the payment
-                                                                                           // under a status condition (the order every booking write takes).
+         WHERE p.tenant_id = $1 AND p.provider = $3 AND p.provider_payment_id = $2"
     ))
     .bind(w.tenant.as_str())
     .bind(intent)
+    .bind(event.provider.as_str())
     .fetch_optional(&mut *w.tx)
     .await?;
     let Some(payment) = row.map(OnlinePayment::try_from).transpose()? else {
         return Ok(done(false, format!("no payment {intent} in this tenant")));
     };
-    let actor = Actor::system("cardpay");
+    let actor = Actor::system(event.provider.as_str());
     match event.event_type.as_str() {
         "payment_intent.succeeded" => {
             if !matches_payment(&payment, event.amount, event.currency.as_deref()) {
@@ -501,18 +510,25 @@ async fn act_on_cardpay_event(
                         "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type,
                              error_message, retry_count, booking_id, transaction_id, status,
                              failed_at, created_at, updated_at)
-                         VALUES ($1, $2, 'payment', 'cardpay', 'PAID_AFTER_CLOSE', $3, 0, $4,
+                         VALUES ($1, $2, 'payment', $7, 'PAID_AFTER_CLOSE', $3, 0, $4,
                                  $5, 'open', $6, $6, $6)",
                     )
                     .bind(w.tenant.as_str())
                     .bind(kairos_domain::new_id())
-                    .bind(format!(
-                        "{} {} was collected for booking {booking}, which is {status}: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
-                        payment.amount, payment.currency
-                    ))
+                    .bind(match event.provider {
+                        Provider::Cardpay => format!(
+                            "{} {} was collected for booking {booking}, which is {status}: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
+                            payment.amount, payment.currency
+                        ),
+                        Provider::Bankpay => format!(
+                            "{} {} was collected by bank payment for booking {booking}, which is {status}: refund it from the bankpay merchant panel",
+                            payment.amount, payment.currency
+                        ),
+                    })
                     .bind(booking)
                     .bind(payment.id)
                     .bind(w.now)
+                    .bind(event.provider.as_str())
                     .execute(&mut *w.tx)
                     .await?;
                     w.audit(
@@ -529,7 +545,7 @@ async fn act_on_cardpay_event(
                         ..done(
                             true,
                             format!(
-                                "payment recorded; booking {booking} is {status}: it is refunded"
+                                "payment recorded; booking {booking} is {status}: it is to be refunded"
                             ),
                         )
                     }
@@ -589,6 +605,10 @@ async fn act_on_cardpay_event(
             Some(dispute) => charges::dispute_created(w, &payment, dispute).await,
             None => Ok(done(false, "not a dispute: ignored".to_owned())),
         },
+        "bankpay.pending" => Ok(done(
+            false,
+            "the bank payment is on its way: waiting for the bank".to_owned(),
+        )),
         other => Ok(done(false, format!("{other} ignored"))),
     }
 }

@@ -88,6 +88,7 @@ impl Repo {
                 status,
                 credential_source: source,
                 credential_site_id: p.credential_site_id,
+                redirect_url: None,
                 created_at: p.created_at,
             },
         };

@@ -1,0 +1,373 @@
+//! The bank-redirect provider's callback (spec Part B 4.6, 6): `POST
+//! /webhooks/bankpay/callback` (no `/api/v1` prefix) and its health.
+//!
+//! Two forms, both signed with Paytrail's scheme by the merchant secret of the account the
+//! payment was made with:
+//! - as the spec shows it: the `checkout-*` signing parameters and `signature` in headers,
+//!   the payment's `checkout-*` fields in a JSON body; the signature covers the headers'
+//!   `checkout-*` values and the raw body; `checkout-timestamp` at most 5 minutes old;
+//! - as Paytrail calls its callback URLs (GET or POST): every `checkout-*` field and
+//!   `signature` in the query string, over an empty body.
+//!
+//! The payment is found by `checkout-transaction-id` (its tenant with it); a bad, missing
+//! or stale signature is 403 INVALID_SIGNATURE. Each (transaction, status) is processed
+//! once: its idempotency key; a repeat answers the first answer with `error:
+//! DUPLICATE_EVENT`. `ok` settles the payment like the card provider's success (the
+//! booking `paid`; `checkout-amount` must equal the payment's), `fail` marks it FAILED,
+//! `pending` and `delayed` (a bank transfer on its way) change nothing.
+
+use super::bank_redirect::bank_account_of_payment;
+use super::webhooks::{WebhookHealth, WebhookStats};
+use crate::error::{ApiError, ErrorBody, code};
+use crate::state::AppState;
+use axum::body::Bytes;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use kairos_domain::payments::credentials::Provider;
+use kairos_store::ProviderEvent;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// Oldest signed callback accepted (spec Part B 6: 5 minutes).
+const MAX_AGE_SECONDS: i64 = 300;
+
+/// The bank callback's answer (spec Part B 4.6).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BankCallbackAnswer {
+    /// `ok` when received.
+    pub status: String,
+    pub message: String,
+    /// `{checkout-transaction-id}:{checkout-status}`: each is processed once.
+    pub idempotency_key: String,
+    /// Whether the callback changed something.
+    pub processed: bool,
+    /// `DUPLICATE_EVENT` for a repeat (the first answer is repeated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+fn refuse(status: StatusCode, code: &'static str, message: impl Into<String>) -> Response {
+    ApiError::new(status, code, message).into_response()
+}
+
+/// The signed parameters, the signature, the signed body and the payment's fields of a
+/// callback in either form.
+struct Callback {
+    signed: Vec<(String, String)>,
+    signature: String,
+    body: String,
+    fields: Vec<(String, String)>,
+    query_form: bool,
+}
+
+fn parse(headers: &HeaderMap, query: Option<&str>, body: &[u8]) -> Result<Callback, ApiError> {
+    let query: Vec<(String, String)> = query
+        .map(|q| {
+            url_pairs(q)
+                .into_iter()
+                .filter(|(k, _)| k.starts_with("checkout-") || k == "signature")
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some((_, signature)) = query.iter().find(|(k, _)| k == "signature") {
+        let signed: Vec<(String, String)> = query
+            .iter()
+            .filter(|(k, _)| k.starts_with("checkout-"))
+            .cloned()
+            .collect();
+        return Ok(Callback {
+            fields: signed.clone(),
+            signature: signature.clone(),
+            signed,
+            body: String::new(),
+            query_form: true,
+        });
+    }
+    let Some(signature) = headers.get("signature").and_then(|v| v.to_str().ok()) else {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            code::INVALID_SIGNATURE,
+            "The signature is missing (header `signature`, or the `signature` query parameter)",
+        ));
+    };
+    let signed: Vec<(String, String)> = headers
+        .iter()
+        .filter(|(n, _)| n.as_str().starts_with("checkout-"))
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect();
+    let text = String::from_utf8(body.to_vec())
+        .map_err(|_| ApiError::invalid_field("body", "is not UTF-8"))?;
+    let fields = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => map
+            .into_iter()
+            .filter_map(|(k, v)| {
+                let v = match v {
+                    Value::String(s) => s,
+                    Value::Number(n) => n.to_string(),
+                    _ => return None,
+                };
+                Some((k, v))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(Callback {
+        signed,
+        signature: signature.to_owned(),
+        body: text,
+        fields,
+        query_form: false,
+    })
+}
+
+/// `application/x-www-form-urlencoded` pairs of a query string (none when malformed).
+fn url_pairs(query: &str) -> Vec<(String, String)> {
+    serde_html_form::from_str(query).unwrap_or_default()
+}
+
+/// Verifies and processes one bank callback; the answer.
+pub async fn receive_bankpay(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: Option<&str>,
+    body: &[u8],
+) -> Response {
+    let cb = match parse(headers, query, body) {
+        Ok(cb) => cb,
+        Err(e) => return e.into_response(),
+    };
+    let field = |name: &str| {
+        cb.fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let (Some(transaction), Some(status)) =
+        (field("checkout-transaction-id"), field("checkout-status"))
+    else {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            code::VALIDATION_ERROR,
+            "checkout-transaction-id and checkout-status are required",
+        );
+    };
+    let found = match state
+        .store
+        .online_payment_by_provider_id(Provider::Bankpay, transaction)
+        .await
+    {
+        Ok(found) => found,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let Some((tenant, payment)) = found else {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            code::INVALID_SIGNATURE,
+            "No payment has this transaction: the callback cannot be verified",
+        );
+    };
+    let client = match bank_account_of_payment(state, &tenant, &payment).await {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                code::INVALID_SIGNATURE,
+                "The account of this payment is no longer configured: the callback cannot be verified",
+            );
+        }
+        Err(e) => return e.into_response(),
+    };
+    let signed = cb.signed.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    if !client.verifies(signed, &cb.body, &cb.signature) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            code::INVALID_SIGNATURE,
+            "Invalid signature",
+        );
+    }
+    let signed_value = |name: &str| {
+        cb.signed
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if signed_value("checkout-account") != Some(client.merchant_id()) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            code::INVALID_SIGNATURE,
+            "checkout-account is not the merchant of this payment",
+        );
+    }
+    if !cb.query_form {
+        let at = signed_value("checkout-timestamp")
+            .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.with_timezone(&Utc));
+        let now = state.now();
+        let fresh = at.is_some_and(|t| {
+            (now - t).num_seconds() <= MAX_AGE_SECONDS && (t - now).num_seconds() <= 60
+        });
+        if !fresh {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                code::INVALID_SIGNATURE,
+                "checkout-timestamp is missing, over 5 minutes old or in the future",
+            );
+        }
+    }
+    let event_type = match status {
+        "ok" => "payment_intent.succeeded",
+        "fail" => "payment_intent.payment_failed",
+        "pending" | "delayed" | "new" => "bankpay.pending",
+        _ => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                code::VALIDATION_ERROR,
+                "checkout-status must be ok, fail, pending or delayed",
+            );
+        }
+    };
+    let amount = match field("checkout-amount").map(str::parse::<i64>) {
+        Some(Ok(a)) => Some(a),
+        None => None,
+        Some(Err(_)) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                code::VALIDATION_ERROR,
+                "checkout-amount must be minor units",
+            );
+        }
+    };
+    let key = format!("{transaction}:{status}");
+    let event = ProviderEvent {
+        provider: Provider::Bankpay,
+        event_id: key.clone(),
+        event_type: event_type.to_owned(),
+        payment_intent: Some(transaction.to_owned()),
+        amount,
+        currency: None,
+        failure: (status == "fail").then(|| {
+            (
+                "bank_payment_failed".to_owned(),
+                format!(
+                    "the bank payment failed ({})",
+                    field("checkout-provider").unwrap_or("unknown bank")
+                ),
+            )
+        }),
+        amount_refunded: None,
+        dispute: None,
+    };
+    match state
+        .store
+        .process_provider_event(&tenant, &event, state.now())
+        .await
+    {
+        Ok(outcome) => axum::Json(BankCallbackAnswer {
+            status: "ok".to_owned(),
+            message: outcome.message,
+            idempotency_key: key,
+            processed: outcome.processed,
+            error: if outcome.duplicate {
+                Some(code::DUPLICATE_EVENT.to_owned())
+            } else {
+                outcome.code
+            },
+        })
+        .into_response(),
+        Err(e) => {
+            tracing::warn!(idempotency_key = %key, error = %e, "bankpay callback failed");
+            if let Err(store) = state
+                .store
+                .record_failed_event(
+                    &tenant,
+                    Provider::Bankpay,
+                    &key,
+                    event_type,
+                    &e.to_string(),
+                    state.now(),
+                )
+                .await
+            {
+                tracing::warn!(error = %store, "could not record a failed bankpay callback");
+            }
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                axum::Json(BankCallbackAnswer {
+                    status: "error".to_owned(),
+                    message: "processing failed; the provider's retry will process it".to_owned(),
+                    idempotency_key: key,
+                    processed: false,
+                    error: None,
+                }),
+            )
+                .into_response()
+        }
+    }
+}
+
+/// Bank-redirect provider callback (spec Part B 4.6, 6).
+///
+/// Signed as the spec shows (headers `signature`, `checkout-account`,
+/// `checkout-algorithm`, `checkout-method`, `checkout-timestamp`, `checkout-nonce`; JSON
+/// body `checkout-stamp`, `checkout-transaction-id`, `checkout-status`, `checkout-amount`
+/// (minor units, a string), `checkout-reference`, `checkout-provider`), or as Paytrail
+/// calls callback URLs (every field and `signature` in the query). `ok` makes the booking
+/// `paid`; `fail` marks the payment FAILED; `pending`/`delayed` wait. No bearer token
+/// and no tenant header: the signature is the authentication.
+#[utoipa::path(post, path = "/webhooks/bankpay/callback", tag = "payments", security(()),
+    params(("signature" = Option<String>, Header, description = "HMAC of the sorted checkout-* headers and the body"),
+        ("checkout-account" = Option<String>, Header), ("checkout-algorithm" = Option<String>, Header),
+        ("checkout-method" = Option<String>, Header), ("checkout-timestamp" = Option<String>, Header),
+        ("checkout-nonce" = Option<String>, Header)),
+    request_body(content = Object, description = "checkout-stamp, checkout-transaction-id, checkout-status, checkout-amount, checkout-reference, checkout-provider", content_type = "application/json"),
+    responses((status = 200, description = "Received; DUPLICATE_EVENT in `error` for a repeat", body = BankCallbackAnswer),
+        (status = 400, description = "VALIDATION_ERROR: fields missing or malformed", body = ErrorBody),
+        (status = 403, description = "INVALID_SIGNATURE: missing, wrong or stale signature, or an unknown transaction", body = ErrorBody),
+        (status = 500, description = "Processing failed: the provider retries", body = BankCallbackAnswer)))]
+pub async fn bankpay_callback(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    receive_bankpay(&state, &headers, query.as_deref(), &body).await
+}
+
+/// Paytrail calls callback URLs with GET: the same callback, every field in the query.
+#[utoipa::path(get, path = "/webhooks/bankpay/callback", tag = "payments", security(()),
+    responses((status = 200, body = BankCallbackAnswer),
+        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 403, description = "INVALID_SIGNATURE", body = ErrorBody),
+        (status = 500, body = BankCallbackAnswer)))]
+pub async fn bankpay_callback_get(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    receive_bankpay(&state, &headers, query.as_deref(), &[]).await
+}
+
+/// The bank callback's health: event counts (all tenants). Public.
+#[utoipa::path(post, path = "/webhooks/bankpay/health", tag = "payments", security(()),
+    responses((status = 200, body = WebhookHealth)))]
+pub async fn bankpay_health(
+    State(state): State<AppState>,
+) -> Result<axum::Json<WebhookHealth>, ApiError> {
+    let s = state
+        .store
+        .payment_event_stats(Provider::Bankpay, state.now())
+        .await?;
+    Ok(axum::Json(WebhookHealth {
+        status: "ok".to_owned(),
+        timestamp: state.now(),
+        stats: WebhookStats {
+            total_events_processed: s.total_events_processed,
+            events_last_hour: s.events_last_hour,
+            duplicate_events_rejected: s.duplicate_events_rejected,
+            failed_events: s.failed_events,
+        },
+    }))
+}

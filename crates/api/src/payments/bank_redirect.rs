@@ -1,0 +1,228 @@
+//! Paying a booking by bank redirect (bankpay, Paytrail's API): the account chosen site →
+//! tenant → environment (spec Part B 4.6), the provider's payment made once per Kairos
+//! payment (its `stamp` is the payment's id) and the page the customer goes to.
+
+use super::bankpay::{BankPayment, BankpayClient, Customer, NewBankPayment, Urls};
+use super::credentials::seal_context;
+use super::provider::{PaymentAction, payment_failed, provider_error};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use kairos_domain::TenantId;
+use kairos_domain::payments::credentials::{CredentialSource, Provider, choose};
+use kairos_store::{OnlinePayment, StoredCredentials};
+use uuid::Uuid;
+
+/// A bankpay account to call, and where it came from.
+#[derive(Debug, Clone)]
+pub struct BankAccount {
+    pub client: BankpayClient,
+    pub source: CredentialSource,
+    pub site: Option<Uuid>,
+}
+
+fn stored_client(
+    state: &AppState,
+    tenant: &TenantId,
+    c: &StoredCredentials,
+) -> ApiResult<BankpayClient> {
+    let secret = state
+        .config
+        .payments
+        .secrets
+        .open(
+            &seal_context(tenant, Provider::Bankpay, c.site_id, "secretKey"),
+            &c.secret_key,
+        )
+        .map_err(|e| ApiError::internal(format!("stored bankpay credentials: {e}")))?;
+    Ok(BankpayClient::new(
+        state.http.clone(),
+        &state.config.payments.bankpay_api_base,
+        c.merchant_id.as_deref().unwrap_or_default(),
+        &secret,
+    ))
+}
+
+fn env_client(state: &AppState) -> Option<BankpayClient> {
+    state.config.payments.env_bankpay.as_ref().map(|e| {
+        BankpayClient::new(
+            state.http.clone(),
+            &state.config.payments.bankpay_api_base,
+            &e.merchant_id,
+            &e.secret,
+        )
+    })
+}
+
+/// The bankpay account for a payment at `site`: the site's (custom payments), the
+/// tenant's, else the platform's (`KAIROS_BANKPAY_MERCHANT_ID`/`_SECRET`).
+pub async fn bankpay_account(
+    state: &AppState,
+    tenant: &TenantId,
+    site: Option<Uuid>,
+) -> ApiResult<BankAccount> {
+    let (site_creds, tenant_creds) = state
+        .store
+        .payment_credentials_for(tenant, Provider::Bankpay, site)
+        .await?;
+    let env = state.config.payments.env_bankpay.as_ref().map(|_| None);
+    let chosen = choose(
+        Provider::Bankpay,
+        site_creds.map(Some),
+        tenant_creds.map(Some),
+        env,
+    )
+    .ok_or_else(|| {
+        payment_failed(
+            Provider::Bankpay,
+            "not_configured",
+            "Bank payments are not configured for this venue",
+            false,
+            "pay another way, or ask the venue to configure bankpay",
+        )
+    })?;
+    let client = match &chosen.credentials {
+        Some(c) => stored_client(state, tenant, c)?,
+        None => env_client(state).ok_or_else(|| ApiError::internal("no platform bankpay"))?,
+    };
+    Ok(BankAccount {
+        site: chosen.credentials.as_ref().and_then(|c| c.site_id),
+        client,
+        source: chosen.source,
+    })
+}
+
+/// Refuses (400 PAYMENT_FAILED `not_configured`) before a booking is confirmed for
+/// bankpay when the venue has no bankpay account or the service no public address.
+pub async fn bankpay_ready(
+    state: &AppState,
+    tenant: &TenantId,
+    site: Option<Uuid>,
+) -> ApiResult<()> {
+    bankpay_account(state, tenant, site).await?;
+    if state.config.payments.public_url.is_none() {
+        return Err(no_public_url());
+    }
+    Ok(())
+}
+
+fn no_public_url() -> ApiError {
+    payment_failed(
+        Provider::Bankpay,
+        "not_configured",
+        "Bank payments need the service's public address (KAIROS_PUBLIC_URL) for the bank to call back",
+        false,
+        "pay another way, or ask the venue to set KAIROS_PUBLIC_URL",
+    )
+}
+
+/// The account a bank payment was made with (its recorded source): its callbacks are
+/// verified with it.
+pub async fn bank_account_of_payment(
+    state: &AppState,
+    tenant: &TenantId,
+    payment: &OnlinePayment,
+) -> ApiResult<Option<BankpayClient>> {
+    match payment.credential_source {
+        Some(CredentialSource::Env) => Ok(env_client(state)),
+        source => {
+            let wanted = match source {
+                Some(CredentialSource::Site) => payment.credential_site_id,
+                _ => None,
+            };
+            let all = state.store.list_payment_credentials(tenant).await?;
+            all.iter()
+                .find(|c| c.provider == Provider::Bankpay && c.site_id == wanted)
+                .map(|c| stored_client(state, tenant, c))
+                .transpose()
+        }
+    }
+}
+
+/// Where the customer's browser returns after paying (or not).
+#[derive(Debug, Clone, Default)]
+pub struct ReturnUrls {
+    pub success: Option<String>,
+    pub cancel: Option<String>,
+}
+
+/// Makes (once) the provider's payment of a booking's bankpay payment and says where
+/// the customer pays.
+pub async fn bank_action(
+    state: &AppState,
+    tenant: &TenantId,
+    payment: &OnlinePayment,
+    returns: &ReturnUrls,
+) -> ApiResult<PaymentAction> {
+    let action = |redirect: String| PaymentAction {
+        payment_id: payment.id,
+        provider: Provider::Bankpay.as_str().to_owned(),
+        status: payment.status.as_str().to_owned(),
+        amount: payment.amount,
+        currency: payment.currency.to_ascii_lowercase(),
+        payment_intent_id: None,
+        client_secret: None,
+        provider_status: None,
+        requires_action: true,
+        sandbox_confirm_url: None,
+        redirect_url: Some(redirect),
+    };
+    if let (Some(_), Some(url)) = (&payment.provider_payment_id, &payment.redirect_url) {
+        return Ok(action(url.clone()));
+    }
+    let public = state
+        .config
+        .payments
+        .public_url
+        .clone()
+        .ok_or_else(no_public_url)?;
+    let booking = match payment.booking_id {
+        Some(b) => state.store.get_booking(tenant, b).await?,
+        None => None,
+    };
+    let account = bankpay_account(state, tenant, payment.site_id).await?;
+    let back = |outcome: &str| match payment.booking_id {
+        Some(b) => format!("{public}/?booking={b}&payment={outcome}"),
+        None => format!("{public}/?payment={outcome}"),
+    };
+    let callback = format!("{public}/webhooks/bankpay/callback");
+    let new = NewBankPayment {
+        stamp: payment.id.to_string(),
+        reference: booking
+            .as_ref()
+            .map_or_else(|| payment.id.to_string(), |b| b.reference.clone()),
+        amount: payment.amount,
+        currency: payment.currency.to_ascii_uppercase(),
+        language: "EN".to_owned(),
+        customer: Customer {
+            email: booking
+                .as_ref()
+                .map(|b| b.customer.email.clone())
+                .unwrap_or_default(),
+        },
+        redirect_urls: Urls {
+            success: returns.success.clone().unwrap_or_else(|| back("success")),
+            cancel: returns.cancel.clone().unwrap_or_else(|| back("cancel")),
+        },
+        callback_urls: Urls {
+            success: callback.clone(),
+            cancel: callback,
+        },
+    };
+    let created: BankPayment = account
+        .client
+        .create_payment(&new)
+        .await
+        .map_err(|e| provider_error(Provider::Bankpay, e))?;
+    state
+        .store
+        .attach_provider_payment(
+            tenant,
+            payment.id,
+            &created.transaction_id,
+            (account.source, account.site),
+            Some(&created.href),
+            state.now(),
+        )
+        .await?;
+    Ok(action(created.href))
+}

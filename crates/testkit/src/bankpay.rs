@@ -1,0 +1,186 @@
+//! A bank-redirect provider for tests, speaking the part of Paytrail's payment API Kairos
+//! uses: `POST /payments`, whose request must carry Paytrail's `checkout-*` headers and a
+//! valid `signature` (else 401, as Paytrail answers), answered 201 `{transactionId, href,
+//! reference, terms, groups, providers}` with the answer signed the same way. Every
+//! request it accepted is kept for the test to read. Also signs callbacks as Paytrail
+//! does.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use kairos_domain::payments::bankpay_signature::{Algorithm, sign, verify};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone)]
+struct Shared {
+    merchant: String,
+    secret: String,
+    accepted: Arc<Mutex<Vec<Value>>>,
+}
+
+/// A running test provider.
+pub struct BankpayServer {
+    pub url: String,
+    pub merchant: String,
+    pub secret: String,
+    accepted: Arc<Mutex<Vec<Value>>>,
+}
+
+impl BankpayServer {
+    /// Starts a provider for merchant `merchant` with `secret` on a free local port.
+    pub async fn start(merchant: &str, secret: &str) -> BankpayServer {
+        let shared = Shared {
+            merchant: merchant.to_owned(),
+            secret: secret.to_owned(),
+            accepted: Arc::default(),
+        };
+        let app = axum::Router::new()
+            .route("/payments", axum::routing::post(create))
+            .with_state(shared.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("bankpay test server: {e}"));
+        let addr = listener
+            .local_addr()
+            .unwrap_or_else(|e| panic!("bankpay test server: {e}"));
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        BankpayServer {
+            url: format!("http://{addr}"),
+            merchant: shared.merchant,
+            secret: shared.secret,
+            accepted: shared.accepted,
+        }
+    }
+
+    /// The bodies of the payments it created, oldest first.
+    pub fn accepted(&self) -> Vec<Value> {
+        self.accepted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The query string of a Paytrail-style callback for `transaction` with `status`
+    /// (`ok`, `fail`, `pending`, `delayed`) of `amount` minor units, signed with `secret`.
+    pub fn callback_query(
+        &self,
+        stamp: &str,
+        transaction: &str,
+        status: &str,
+        amount: i64,
+    ) -> String {
+        let amount = amount.to_string();
+        let params = [
+            ("checkout-account", self.merchant.as_str()),
+            ("checkout-algorithm", "sha256"),
+            ("checkout-amount", amount.as_str()),
+            ("checkout-stamp", stamp),
+            ("checkout-reference", "ref"),
+            ("checkout-transaction-id", transaction),
+            ("checkout-status", status),
+            ("checkout-provider", "nordea"),
+        ];
+        let signature = sign(&self.secret, Algorithm::Sha256, params, "");
+        let mut query: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        query.push(format!("signature={signature}"));
+        query.join("&")
+    }
+}
+
+async fn create(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let params: Vec<(String, String)> = headers
+        .iter()
+        .filter(|(n, _)| n.as_str().starts_with("checkout-"))
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect();
+    let signature = headers
+        .get("signature")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let account = params
+        .iter()
+        .find(|(k, _)| k == "checkout-account")
+        .map(|(_, v)| v.as_str());
+    let signed = params.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    let required = [
+        "checkout-algorithm",
+        "checkout-method",
+        "checkout-nonce",
+        "checkout-timestamp",
+    ];
+    if account != Some(s.merchant.as_str())
+        || !required.iter().all(|r| params.iter().any(|(k, _)| k == r))
+        || !verify(&s.secret, signed, &text, signature)
+    {
+        return (
+            StatusCode::UNAUTHORIZED,
+            axum::Json(json!({"status": "error", "message": "Invalid signature"})),
+        )
+            .into_response();
+    }
+    let request: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let complete = [
+        "stamp",
+        "reference",
+        "amount",
+        "currency",
+        "language",
+        "redirectUrls",
+        "callbackUrls",
+    ]
+    .iter()
+    .all(|f| !request[f].is_null())
+        && request["amount"].as_i64().is_some_and(|a| a > 0);
+    if !complete {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"status": "error", "message": "Invalid request"})),
+        )
+            .into_response();
+    }
+    let transaction = uuid::Uuid::new_v4().to_string();
+    let answer = json!({
+        "transactionId": transaction,
+        "href": format!("https://pay.paytrail.test/pay/{transaction}"),
+        "reference": request["reference"],
+        "terms": "https://www.paytrail.com",
+        "groups": [],
+        "providers": [],
+    })
+    .to_string();
+    s.accepted
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(request);
+    let answer_headers = [
+        ("checkout-account", s.merchant.clone()),
+        ("checkout-algorithm", "sha256".to_owned()),
+        ("checkout-transaction-id", transaction.clone()),
+    ];
+    let signature = sign(
+        &s.secret,
+        Algorithm::Sha256,
+        answer_headers.iter().map(|(k, v)| (*k, v.as_str())),
+        &answer,
+    );
+    let mut response = (StatusCode::CREATED, answer).into_response();
+    let h = response.headers_mut();
+    h.insert(
+        "content-type",
+        http::HeaderValue::from_static("application/json"),
+    );
+    for (k, v) in answer_headers {
+        if let Ok(v) = http::HeaderValue::from_str(&v) {
+            h.insert(k, v);
+        }
+    }
+    if let Ok(v) = http::HeaderValue::from_str(&signature) {
+        h.insert("signature", v);
+    }
+    response
+}
