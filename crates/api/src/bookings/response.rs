@@ -194,6 +194,12 @@ pub struct BookingResponse {
     /// pay (cardpay: the PaymentIntent's client secret for the provider's browser library).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payment: Option<crate::payments::provider::PaymentAction>,
+    /// Only in the answer of a cancellation of a booking paid by card: the refund made
+    /// (the amount paid minus the site policy's fee when the customer cancels; all of it
+    /// when staff cancel). `success` false: the provider refused, staff see it in the
+    /// dead-letter queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refund: Option<crate::payments::actions::RefundOutcome>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -243,6 +249,7 @@ impl BookingResponse {
             canceled_at: b.canceled_at,
             booking_token,
             payment: None,
+            refund: None,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod actions;
 mod bank_callback;
 pub mod bank_redirect;
 pub mod bankpay;
+pub mod cancellation;
 pub mod cardpay;
 mod credentials;
 pub mod deadline;

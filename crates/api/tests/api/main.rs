@@ -26,6 +26,7 @@ mod messaging_templates;
 mod operations;
 mod payments_actions;
 mod payments_bankpay;
+mod payments_cancellation;
 mod payments_cardpay;
 mod payments_charges;
 mod payments_credentials;

@@ -1,7 +1,8 @@
 //! How a booking is paid: the method it is confirmed with (spec Part A 4.2) and the status
 //! of a payment recorded against it; the providers' signature schemes
 //! ([`cardpay_signature`], [`bankpay_signature`]); the payment status machine
-//! ([`PaymentStatus`]); which account a payment goes through ([`credentials`]).
+//! ([`PaymentStatus`]); which account a payment goes through ([`credentials`]); what a
+//! cancellation refunds ([`refund_policy`]).
 //!
 //! What staff record with mark-paid (`cash`, `card_terminal`, `manual`, …) is an open set
 //! the spec leaves to the venue, so a payment's own method stays text.
@@ -9,6 +10,7 @@
 pub mod bankpay_signature;
 pub mod cardpay_signature;
 pub mod credentials;
+pub mod refund_policy;
 mod status;
 
 pub use status::{PaymentEvent, PaymentStatus};

@@ -1,7 +1,8 @@
-//! Payments: provider credentials (`credentials.rs`), payments through providers and
-//! their events (`online.rs`), refunds (`refunds.rs`).
+//! Payments: provider credentials (`credentials.rs`), payments through providers
+//! (`online.rs`), their events (`events.rs`, `charges.rs`), refunds (`refunds.rs`).
 
 mod charges;
 mod credentials;
+mod events;
 pub(crate) mod online;
 mod refunds;

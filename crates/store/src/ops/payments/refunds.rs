@@ -34,6 +34,25 @@ struct LockedPayment {
 
 #[operations]
 impl Repo {
+    /// The booking's collected card payments with something left to refund: (payment,
+    /// minor units left).
+    pub async fn refundable_card_payments(
+        &self,
+        tenant: &TenantId,
+        booking: Uuid,
+    ) -> crate::StoreResult<Vec<(Uuid, i64)>> {
+        Ok(sqlx::query_as(
+            "SELECT id, amount - refunded_amount FROM payments
+             WHERE tenant_id = $1 AND booking_id = $2 AND provider = 'cardpay'
+               AND status = 'COMPLETED' AND amount > refunded_amount
+             ORDER BY created_at, id",
+        )
+        .bind(tenant.as_str())
+        .bind(booking)
+        .fetch_all(&self.read)
+        .await?)
+    }
+
     /// Begins refunding `amount` (default: all that is left) of a collected provider
     /// payment.
     pub async fn begin_refund(
