@@ -1,7 +1,6 @@
 //! Cancelling a booking paid by card refunds it at once (spec Part B 4.6, 4.8): the
 //! customer gets what they paid minus the site policy's fee, staff's cancellation refunds
 //! everything.
-#![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
 use kairos_testkit::{BookingFixture, TenantFixture, TestApp, TestResponse};
 use serde_json::{Value, json};
