@@ -1,9 +1,9 @@
-//! The refund of a cancelled booking's card payments (spec Part B 4.6, 4.8): what the
-//! customer paid minus the cancellation fee of the site's policy when the customer (or
-//! the booking token's holder) cancels; everything when staff cancel (the venue's
-//! decision). Made right after the cancellation, through the same path as staff's
-//! refunds; a refund the provider refuses leaves its REFUND_FAILED dead letter, and the
-//! cancellation stands.
+//! The refund of a cancelled booking (spec Part B 4.6, 4.8): what the customer paid (by
+//! card and by vouchers) minus the cancellation fee of the site's policy when the customer
+//! (or the booking token's holder) cancels; everything when staff cancel (the venue's
+//! decision). The card payments are refunded first, through the same path as staff's
+//! refunds, then the vouchers' balance is restored with the rest. A refund the provider
+//! refuses leaves its REFUND_FAILED dead letter, and the cancellation stands.
 
 use super::actions::{RefundOutcome, RefundPart, refund_payment};
 use crate::error::ApiResult;
@@ -13,8 +13,9 @@ use kairos_domain::catalog::CancellationPolicy;
 use kairos_domain::payments::refund_policy::cancellation_fee;
 use kairos_store::{Actor, Booking};
 
-/// Refunds what a just-cancelled booking's card payments call for; None when nothing was
-/// collected by card.
+/// Refunds what a just-cancelled booking's payments call for: the amount paid (by card
+/// and by vouchers) minus the fee, the card payments first, then the vouchers' balance
+/// with the rest (spec Part B 4.6). None when nothing was paid either way.
 pub async fn refund_cancelled(
     state: &AppState,
     tenant: &TenantId,
@@ -26,7 +27,8 @@ pub async fn refund_cancelled(
         .store
         .refundable_card_payments(tenant, booking.id)
         .await?;
-    if payments.is_empty() {
+    let by_vouchers = state.store.booking_voucher_paid(tenant, booking.id).await?;
+    if payments.is_empty() && by_vouchers == 0 {
         return Ok(None);
     }
     let policy = state
@@ -34,33 +36,43 @@ pub async fn refund_cancelled(
         .get_site(tenant, booking.site_id)
         .await?
         .map_or(CancellationPolicy::Standard, |s| s.cancellation_policy);
-    let notice = booking.starts_at - state.now();
+    let paid = payments.iter().map(|(_, left)| left).sum::<i64>() + by_vouchers;
+    let fee = if by_staff {
+        0
+    } else {
+        cancellation_fee(policy, paid, booking.starts_at - state.now())
+    };
     let mut outcome = RefundOutcome {
         success: true,
         refund_id: uuid::Uuid::nil(),
-        total_refund_amount: 0,
-        fee_deducted: 0,
+        total_refund_amount: paid,
+        fee_deducted: fee,
         net_refund_amount: 0,
         refund_breakdown: Vec::new(),
     };
+    let reason = if by_staff {
+        "cancelled by staff: refunded in full".to_owned()
+    } else {
+        format!("cancelled by the customer: {policy} policy, fee {fee}")
+    };
+    // The external payments first.
+    let mut left_to_refund = paid - fee;
     for (payment, left) in payments {
-        let fee = if by_staff {
-            0
-        } else {
-            cancellation_fee(policy, left, notice)
-        };
-        outcome.total_refund_amount += left;
-        outcome.fee_deducted += fee;
-        let amount = left - fee;
+        let amount = left.min(left_to_refund);
         if amount <= 0 {
-            continue;
+            break;
         }
-        let reason = if by_staff {
-            "cancelled by staff: refunded in full".to_owned()
-        } else {
-            format!("cancelled by the customer: {policy} policy, fee {fee}")
-        };
-        match refund_payment(state, tenant, payment, Some(amount), Some(reason), actor).await {
+        left_to_refund -= amount;
+        match refund_payment(
+            state,
+            tenant,
+            payment,
+            Some(amount),
+            Some(reason.clone()),
+            actor,
+        )
+        .await
+        {
             Ok(done) => {
                 if outcome.refund_id.is_nil() {
                     outcome.refund_id = done.refund_id;
@@ -79,6 +91,23 @@ pub async fn refund_cancelled(
                     voucher_new_balance: None,
                 });
             }
+        }
+    }
+    // Then the vouchers' balance with the rest.
+    if left_to_refund > 0 && by_vouchers > 0 {
+        let restored = state
+            .store
+            .restore_booking_vouchers(tenant, booking.id, left_to_refund, actor, state.now())
+            .await?;
+        for v in restored {
+            outcome.net_refund_amount += v.amount;
+            outcome.refund_breakdown.push(RefundPart {
+                payment_method: "voucher".to_owned(),
+                original_amount: by_vouchers,
+                refund_amount: v.amount,
+                provider_refund_id: None,
+                voucher_new_balance: Some(v.balance_after),
+            });
         }
     }
     Ok(Some(outcome))

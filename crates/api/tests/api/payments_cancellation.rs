@@ -104,3 +104,128 @@ async fn a_cancellation_with_nothing_paid_by_card_refunds_nothing() {
     res.assert_status(200);
     assert!(res.body.get("refund").is_none(), "{}", res.text);
 }
+
+/// A hold for 2 (40.00) with 30.00 of gift card `GIFT-MIXD-TEND` applied, confirmed by
+/// card for the remaining 10.00 (`card`: the test card, or none for the browser later).
+async fn mixed(
+    policy: &str,
+    card: Option<&str>,
+) -> (TestApp, TenantFixture, TestResponse, TestResponse) {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    app.sandbox_cardpay(&t).await;
+    app.patch(&format!("/api/v1/admin/sites/{}", fx.catalog.site_id))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"cancellationPolicy": policy}))
+        .send()
+        .await
+        .assert_status(200);
+    app.post("/api/v1/admin/vouchers")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"code": "GIFT-MIXD-TEND", "type": "gift_card", "original_value": 30}))
+        .send()
+        .await
+        .assert_status(201);
+    let hold = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
+    let applied = app
+        .post(&format!(
+            "/api/v1/bookings/{}/apply-voucher",
+            hold.str("id")
+        ))
+        .tenant(&t.id)
+        .header("x-booking-token", hold.str("bookingToken"))
+        .json(json!({"voucher_code": "GIFT-MIXD-TEND"}))
+        .send()
+        .await;
+    applied.assert_status(200);
+    let mut body =
+        json!({"pricingHash": applied.str("/booking/pricing_hash"), "paymentMethod": "cardpay"});
+    if let Some(card) = card {
+        body["paymentMethodId"] = json!(card);
+    }
+    let confirmed = app
+        .post(&format!("/api/v1/bookings/{}/confirm", hold.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", hold.str("bookingToken"))
+        .json(body)
+        .send()
+        .await;
+    (app, t, hold, confirmed)
+}
+
+async fn balance(app: &TestApp, t: &TenantFixture) -> f64 {
+    let res = app
+        .get("/api/v1/gift-cards/balance/GIFT-MIXD-TEND")
+        .tenant(&t.id)
+        .send()
+        .await;
+    res.assert_status(200);
+    res.body["currentBalance"].as_f64().unwrap_or(-1.0)
+}
+
+#[tokio::test]
+async fn a_voucher_pays_first_and_gets_its_part_back_when_the_card_never_pays() {
+    let (app, t, hold, confirmed) = mixed("standard", None).await;
+    confirmed.assert_status(200);
+    assert_eq!(
+        confirmed.body["payment"]["amount"], 1000,
+        "the rest, by card"
+    );
+    assert_eq!(balance(&app, &t).await, 0.0, "the voucher paid first");
+    // The card payment never comes: the deadline cancels the booking and the voucher's
+    // redemption is reversed.
+    app.clock.advance(chrono::Duration::minutes(31));
+    let report = kairos_api::payments::deadline::run_once(&app.state)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.canceled, 1);
+    assert_eq!(
+        booking(&app, &t, hold.str("id")).await["status"],
+        "canceled"
+    );
+    assert_eq!(balance(&app, &t).await, 30.0);
+}
+
+#[tokio::test]
+async fn a_mixed_payment_is_refunded_card_first_then_voucher() {
+    let (app, t, hold, confirmed) = mixed("flexible", Some("pm_card_visa")).await;
+    confirmed.assert_status(200);
+    for _ in 0..100 {
+        if booking(&app, &t, hold.str("id")).await["status"] == "paid" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(booking(&app, &t, hold.str("id")).await["status"], "paid");
+    // 23 hours ahead under flexible: half of 40.00 is kept; 20.00 goes back, the card's
+    // 10.00 first, then 10.00 to the voucher.
+    let res = app
+        .post(&format!("/api/v1/bookings/{}/cancel", hold.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", hold.str("bookingToken"))
+        .send()
+        .await;
+    res.assert_status(200);
+    let r = &res.body["refund"];
+    assert_eq!(r["total_refund_amount"], 4000, "{}", res.text);
+    assert_eq!(r["fee_deducted"], 2000);
+    assert_eq!(r["net_refund_amount"], 2000);
+    let parts = r["refund_breakdown"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(parts.len(), 2, "{}", res.text);
+    assert_eq!(parts[0]["payment_method"], "cardpay");
+    assert_eq!(parts[0]["refund_amount"], 1000);
+    assert_eq!(parts[1]["payment_method"], "voucher");
+    assert_eq!(parts[1]["refund_amount"], 1000);
+    assert_eq!(parts[1]["voucher_new_balance"], 1000);
+    assert_eq!(balance(&app, &t).await, 10.0);
+    assert_eq!(
+        booking(&app, &t, hold.str("id")).await["payments"][0]["status"],
+        "REFUNDED"
+    );
+}

@@ -163,3 +163,13 @@ pub enum RefundResult {
     Completed { provider_refund_id: String },
     Failed { message: String },
 }
+
+/// What a voucher got back from a cancelled booking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestoredVoucher {
+    pub voucher_id: Uuid,
+    pub code: String,
+    /// Minor units given back.
+    pub amount: i64,
+    pub balance_after: i64,
+}

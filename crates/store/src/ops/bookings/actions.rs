@@ -219,6 +219,8 @@ async fn act(
                 .into());
             }
             cancel(w, b, Some(&reason), actor).await?;
+            // The provider's part never came: what vouchers paid goes back to them.
+            super::reductions::restore_vouchers(w, b.id, None).await?;
             sqlx::query(
                 "UPDATE bookings SET canceled_unpaid = TRUE WHERE tenant_id = $1 AND id = $2",
             )

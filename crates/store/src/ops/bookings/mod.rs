@@ -23,6 +23,7 @@ mod seats;
 mod transition;
 
 pub(crate) use payments::{Settled, settle_online_payment};
+pub(crate) use reductions::restore_vouchers;
 
 use super::audit::Change;
 use super::write::Write;

@@ -136,7 +136,16 @@ pub(crate) async fn settle_online_payment(
         .bind(b.id)
         .fetch_one(&mut *w.tx)
         .await?;
-        if unpaid {
+        // A booking whose vouchers were given back when it was cancelled is not taken
+        // again (they may be spent since): its late money is refunded.
+        let used_vouchers: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM voucher_transactions WHERE tenant_id = $1 AND booking_id = $2 LIMIT 1",
+        )
+        .bind(w.tenant.as_str())
+        .bind(b.id)
+        .fetch_optional(&mut *w.tx)
+        .await?;
+        if unpaid && used_vouchers.is_none() {
             match apply_transition(w, &mut b, Trigger::Reinstate, actor, Some("paid late")).await {
                 Ok(()) => reinstated = true,
                 // The seats went to someone else: the money goes back.

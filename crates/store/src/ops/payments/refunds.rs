@@ -34,6 +34,60 @@ struct LockedPayment {
 
 #[operations]
 impl Repo {
+    /// What vouchers paid for a booking and still hold (minor units).
+    pub async fn booking_voucher_paid(
+        &self,
+        tenant: &TenantId,
+        booking: Uuid,
+    ) -> crate::StoreResult<i64> {
+        let paid: Option<i64> = sqlx::query_scalar(
+            "SELECT CAST(-SUM(amount) AS BIGINT) FROM voucher_transactions
+             WHERE tenant_id = $1 AND booking_id = $2",
+        )
+        .bind(tenant.as_str())
+        .bind(booking)
+        .fetch_one(&self.read)
+        .await?;
+        Ok(paid.unwrap_or(0).max(0))
+    }
+
+    /// Gives back up to `amount` (minor units) of what vouchers paid for a cancelled
+    /// booking: the vouchers' part of its refund.
+    pub async fn restore_booking_vouchers(
+        &self,
+        tenant: &TenantId,
+        booking: Uuid,
+        amount: i64,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> crate::StoreResult<Vec<crate::RestoredVoucher>> {
+        let mut w = self.begin(tenant, now).await?;
+        let given = super::super::bookings::restore_vouchers(&mut w, booking, Some(amount)).await?;
+        for (voucher, _, back, _) in &given {
+            w.audit(
+                actor,
+                Change {
+                    action: "voucher.refunded",
+                    entity_type: "voucher",
+                    entity_id: voucher.to_string(),
+                    changes: json!({"bookingId": booking, "amount": back}),
+                },
+            );
+        }
+        w.commit(None).await?;
+        Ok(given
+            .into_iter()
+            .map(
+                |(voucher_id, code, amount, balance_after)| crate::RestoredVoucher {
+                    voucher_id,
+                    code,
+                    amount,
+                    balance_after,
+                },
+            )
+            .collect())
+    }
+
     /// The booking's collected card payments with something left to refund: (payment,
     /// minor units left).
     pub async fn refundable_card_payments(

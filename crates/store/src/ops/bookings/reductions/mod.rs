@@ -145,6 +145,39 @@ pub(super) async fn on_status_change(
     Ok(())
 }
 
+/// Gives back to a booking's vouchers up to `amount` (all they paid when `None`) of what
+/// they paid for it, in voucher id order (the order every voucher write takes): the
+/// booking did not go ahead (its online payment never came), or a cancellation refunds
+/// the vouchers' part. Returns what was given back, per voucher: (voucher, code, amount,
+/// balance after).
+pub(crate) async fn restore_vouchers(
+    w: &mut Write,
+    booking: Uuid,
+    amount: Option<i64>,
+) -> StoreResult<Vec<(Uuid, String, i64, i64)>> {
+    let mut reductions = load_reductions(&mut w.tx, &w.tenant, booking).await?;
+    reductions.vouchers.sort_by_key(|v| v.voucher_id);
+    let mut left = amount.unwrap_or(i64::MAX);
+    let mut given = Vec::new();
+    for v in &reductions.vouchers {
+        let back = v.amount.min(left);
+        if back <= 0 {
+            break;
+        }
+        give_back(w, booking, v.voucher_id, back, back == v.amount).await?;
+        left -= back;
+        let balance: i64 = sqlx::query_scalar(
+            "SELECT current_balance FROM vouchers WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(w.tenant.as_str())
+        .bind(v.voucher_id)
+        .fetch_one(&mut *w.tx)
+        .await?;
+        given.push((v.voucher_id, v.code.clone(), back, balance));
+    }
+    Ok(given)
+}
+
 /// Releases one use of a promotion: the use record and the promotion's count.
 pub(super) async fn release_use(w: &mut Write, usage: Uuid, promotion: Uuid) -> StoreResult<()> {
     sqlx::query(
