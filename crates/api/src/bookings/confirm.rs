@@ -264,6 +264,12 @@ async fn with_payment_action(
         .map_err(|e| ApiError::internal(format!("confirm answer: {e}")))?;
     let mut json: Value = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::internal(format!("confirm answer: {e}")))?;
+    if let Some(mixed) =
+        crate::payments::mixed::mixed_tender(state, tenant, booking, &action).await?
+    {
+        json["mixedTender"] = serde_json::to_value(mixed)
+            .map_err(|e| ApiError::internal(format!("mixed tender: {e}")))?;
+    }
     json["payment"] = serde_json::to_value(action)
         .map_err(|e| ApiError::internal(format!("payment action: {e}")))?;
     let body = serde_json::to_vec(&json).map_err(|e| ApiError::internal(e.to_string()))?;

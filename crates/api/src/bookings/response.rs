@@ -200,6 +200,10 @@ pub struct BookingResponse {
     /// dead-letter queue.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refund: Option<crate::payments::actions::RefundOutcome>,
+    /// Only in the answer of a confirm with an online method of a booking vouchers paid
+    /// part of: both parts (spec Part B 2.8; minor units).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed_tender: Option<crate::payments::mixed::MixedTender>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -250,6 +254,7 @@ impl BookingResponse {
             booking_token,
             payment: None,
             refund: None,
+            mixed_tender: None,
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod cardpay;
 mod credentials;
 pub mod deadline;
 mod error;
+pub mod mixed;
 pub mod provider;
 pub mod sandbox;
 pub mod sandbox_http;

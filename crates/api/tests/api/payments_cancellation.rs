@@ -174,6 +174,22 @@ async fn a_voucher_pays_first_and_gets_its_part_back_when_the_card_never_pays() 
         confirmed.body["payment"]["amount"], 1000,
         "the rest, by card"
     );
+    // Both parts in the mixed-tender result (Part B 2.8).
+    let m = &confirmed.body["mixedTender"];
+    assert_eq!(m["success"], true, "{}", confirmed.text);
+    assert_eq!(m["total_amount_charged"], 4000);
+    assert_eq!(m["voucher_payment"]["voucher_code"], "GIFT-MIXD-TEND");
+    assert_eq!(m["voucher_payment"]["amount_redeemed"], 3000);
+    assert_eq!(m["voucher_payment"]["remaining_voucher_balance"], 0);
+    assert!(m["voucher_payment"]["voucher_transaction_id"].is_string());
+    assert_eq!(m["external_payment"]["provider"], "cardpay");
+    assert_eq!(m["external_payment"]["amount_charged"], 1000);
+    assert_eq!(m["external_payment"]["requires_action"], true);
+    assert!(m["external_payment"]["client_secret"].is_string());
+    assert_eq!(
+        m["external_payment"]["payment_intent_id"],
+        confirmed.body["payment"]["paymentIntentId"]
+    );
     assert_eq!(balance(&app, &t).await, 0.0, "the voucher paid first");
     // The card payment never comes: the deadline cancels the booking and the voucher's
     // redemption is reversed.

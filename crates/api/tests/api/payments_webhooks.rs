@@ -82,6 +82,7 @@ async fn a_card_payment_confirmed_by_the_customer_makes_the_booking_paid() {
     assert_eq!(p["amount"], 4000, "minor units");
     assert_eq!(p["currency"], "eur");
     assert_eq!(p["requiresAction"], true);
+    assert!(res.body.get("mixedTender").is_none(), "no voucher paid");
     let intent = p["paymentIntentId"].as_str().unwrap().to_owned();
     let secret = p["clientSecret"].as_str().unwrap().to_owned();
     assert!(secret.starts_with(&intent));
