@@ -25,7 +25,8 @@ text_enum! {
         Paid = "paid",
         /// The delivery email was sent.
         Delivered = "delivered",
-        /// Given up: never paid by the payment deadline.
+        /// Given up (never paid by the payment deadline) or refunded (its unused voucher
+        /// withdrawn).
         Cancelled = "cancelled",
     }
 }

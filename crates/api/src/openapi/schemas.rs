@@ -203,7 +203,7 @@ closed_set!(
 closed_set!(
     PurchaseStatusSchema = kairos_domain::gift_cards::PurchaseStatus,
     "GiftCardPurchaseStatus",
-    "Where a gift card purchase stands: pending (awaiting payment), payment_failed (declined; paying again makes it pending), paid (voucher issued, delivery email queued), delivered (email sent), cancelled (not paid by the payment deadline)."
+    "Where a gift card purchase stands: pending (awaiting payment), payment_failed (declined; paying again makes it pending), paid (voucher issued, delivery email queued), delivered (email sent), cancelled (not paid by the payment deadline, or refunded: its unused voucher withdrawn)."
 );
 closed_set!(
     NoteCategorySchema = kairos_domain::bookings::NoteCategory,

@@ -20,10 +20,16 @@ impl From<PaymentsError> for ApiError {
                 code::INVALID_TRANSITION,
                 format!("The payment is {status}: this does not apply to it"),
             ),
-            PaymentsError::GiftCardPayment => ApiError::new(
+            PaymentsError::GiftCardUsed(balance, original) => ApiError::new(
                 StatusCode::CONFLICT,
                 code::INVALID_TRANSITION,
-                "This payment bought a gift card whose voucher stays spendable: deactivate the voucher first, then refund it at the provider's dashboard",
+                format!(
+                    "The gift card bought with this payment was used ({balance} of {original} left, minor units): it is no longer refunded"
+                ),
+            ),
+            PaymentsError::GiftCardWhole => ApiError::invalid_field(
+                "amount",
+                "a gift card purchase is refunded in full (leave amount out): its voucher is withdrawn",
             ),
             PaymentsError::RefundTooLarge(left) => ApiError::invalid_field(
                 "amount",

@@ -644,18 +644,53 @@ async fn staff_list_purchases_and_resend_the_delivery_email() {
 }
 
 #[tokio::test]
-async fn a_gift_cards_payment_is_not_refunded_while_its_voucher_stays_spendable() {
+async fn an_unused_gift_card_is_refunded_whole_and_withdrawn_a_used_one_is_not() {
     let app = TestApp::spawn().await;
     let t = app.tenant("acme").await;
     app.sandbox_cardpay(&t).await;
     let product = fixed(&app, &t).await;
-    let (id, _) = paid_purchase(&app, &t, &product, "rita@example.com").await;
+    let (id, code) = paid_purchase(&app, &t, &product, "rita@example.com").await;
     let payment = payment_of(&app, &id).await;
-    app.post("/api/v1/payments/refund")
-        .tenant("acme")
-        .token(&t.owner_token)
-        .json(json!({"paymentId": payment.id}))
-        .send()
+    let refund = |body: Value| {
+        app.post("/api/v1/payments/refund")
+            .tenant("acme")
+            .token(&t.owner_token)
+            .json(body)
+            .send()
+    };
+    refund(json!({"paymentId": payment.id, "amount": 100}))
         .await
-        .assert_error(409, "INVALID_TRANSITION");
+        .assert_error(400, "VALIDATION_ERROR");
+    let done = refund(json!({"paymentId": payment.id})).await;
+    done.assert_status(200);
+    assert_eq!(done.body["net_refund_amount"], 5000);
+    let s = status(&app, &t, &id).await;
+    assert_eq!(s["status"], "cancelled");
+    assert_eq!(s["paymentStatus"], "REFUNDED");
+    let balance = app
+        .get(&format!("/api/v1/gift-cards/balance/{code}"))
+        .tenant("acme")
+        .send()
+        .await;
+    assert_eq!(balance.body["isActive"], false, "withdrawn");
+
+    // A card spent in part is not refunded.
+    let (used, used_code) = paid_purchase(&app, &t, &product, "sam@example.com").await;
+    let fx = app.bookable(&t).await;
+    let hold = app.hold(&t.id, &fx, &fx.slots[0], 1).await;
+    app.post(&format!(
+        "/api/v1/bookings/{}/apply-voucher",
+        hold.str("id")
+    ))
+    .tenant("acme")
+    .header("x-booking-token", hold.str("bookingToken"))
+    .json(json!({"voucher_code": used_code}))
+    .send()
+    .await
+    .assert_status(200);
+    let used_payment = payment_of(&app, &used).await;
+    let refused = refund(json!({"paymentId": used_payment.id})).await;
+    refused.assert_error(409, "INVALID_TRANSITION");
+    assert!(refused.text.contains("used"), "{}", refused.text);
+    assert_eq!(status(&app, &t, &used).await["status"], "paid");
 }

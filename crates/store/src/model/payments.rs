@@ -16,9 +16,13 @@ pub enum PaymentsError {
     /// The payment is not in a status the action applies to.
     #[error("the payment is {0}")]
     PaymentState(kairos_domain::payments::PaymentStatus),
-    /// A gift card purchase's payment: its voucher would stay spendable.
-    #[error("the payment of a gift card purchase is not refunded through the payment")]
-    GiftCardPayment,
+    /// A gift card purchase's payment whose voucher was used (balance, original value):
+    /// refunding it would take back what was spent.
+    #[error("the gift card was used ({0} of {1} left)")]
+    GiftCardUsed(i64, i64),
+    /// A gift card purchase's payment is refunded whole (its voucher withdrawn), not in part.
+    #[error("a gift card purchase is refunded in full")]
+    GiftCardWhole,
     /// More than is left to refund (minor units left).
     #[error("at most {0} can be refunded")]
     RefundTooLarge(i64),

@@ -32,6 +32,64 @@ struct LockedPayment {
     created_at: Timestamp,
 }
 
+/// Withdraws the unspent gift card a refunded purchase bought (in the refund's
+/// transaction): its voucher deactivated, the purchase `cancelled`. A used card, or a
+/// partial amount, is refused.
+async fn withdraw_gift_card(
+    w: &mut super::super::write::Write,
+    purchase: Uuid,
+    amount: Option<i64>,
+    left: i64,
+    actor: &Actor,
+) -> Result<(), PaymentsError> {
+    if amount.is_some_and(|a| a != left) {
+        return Err(PaymentsError::GiftCardWhole);
+    }
+    let voucher: Option<(Uuid, i64, i64, i32)> = sqlx::query_as(&format!(
+        "SELECT v.id, v.original_value, v.current_balance, v.usage_count
+         FROM gift_card_purchases g
+         JOIN vouchers v ON v.tenant_id = g.tenant_id AND v.id = g.voucher_id
+         WHERE g.tenant_id = $1 AND g.id = $2{}",
+        dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(purchase)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    if let Some((voucher, original, balance, uses)) = voucher {
+        if balance < original || uses > 0 {
+            return Err(PaymentsError::GiftCardUsed(balance, original));
+        }
+        sqlx::query(
+            "UPDATE vouchers SET is_active = FALSE, updated_at = $3 WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(w.tenant.as_str())
+        .bind(voucher)
+        .bind(w.now)
+        .execute(&mut *w.tx)
+        .await?;
+    }
+    sqlx::query(
+        "UPDATE gift_card_purchases SET status = 'cancelled', updated_at = $3
+         WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(purchase)
+    .bind(w.now)
+    .execute(&mut *w.tx)
+    .await?;
+    w.audit(
+        actor,
+        Change {
+            action: "gift_card.refunded",
+            entity_type: "gift_card_purchase",
+            entity_id: purchase.to_string(),
+            changes: json!({"voucherId": voucher.map(|v| v.0), "amount": left}),
+        },
+    );
+    Ok(())
+}
+
 #[operations]
 impl Repo {
     /// What vouchers paid for a booking and still hold (minor units).
@@ -131,8 +189,17 @@ impl Repo {
         .await?
         .ok_or(PaymentsError::PaymentNotFound)?;
         let status = stored("payment status", &p.status, PaymentStatus::parse)?;
-        if p.gift_card_purchase_id.is_some() {
-            return Err(PaymentsError::GiftCardPayment);
+        if let Some(purchase) = p.gift_card_purchase_id
+            && status == PaymentStatus::Completed
+        {
+            withdraw_gift_card(
+                &mut w,
+                purchase,
+                amount,
+                p.amount - p.refunded_amount,
+                actor,
+            )
+            .await?;
         }
         let (Some(provider), Some(_)) = (p.provider.as_deref(), p.provider_payment_id.as_ref())
         else {
