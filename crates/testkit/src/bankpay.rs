@@ -1,9 +1,11 @@
 //! A bank-redirect provider for tests, speaking the part of Paytrail's payment API Kairos
 //! uses: `POST /payments`, whose request must carry Paytrail's `checkout-*` headers and a
 //! valid `signature` (else 401, as Paytrail answers), answered 201 `{transactionId, href,
-//! reference, terms, groups, providers}` with the answer signed the same way. Every
-//! request it accepted is kept for the test to read. Also signs callbacks as Paytrail
-//! does.
+//! reference, terms, groups, providers}` with the answer signed the same way; and `POST
+//! /payments/{transactionId}/refund` (the transaction also in `checkout-transaction-id`),
+//! answered 201 `{provider, status, transactionId}` with the status the test chose (`ok`
+//! by default, `pending`, `fail`). Every request it accepted is kept for the test to
+//! read. Also signs callbacks as Paytrail does.
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -18,6 +20,8 @@ struct Shared {
     merchant: String,
     secret: String,
     accepted: Arc<Mutex<Vec<Value>>>,
+    refunds: Arc<Mutex<Vec<Value>>>,
+    refund_status: Arc<Mutex<String>>,
 }
 
 /// A running test provider.
@@ -26,6 +30,12 @@ pub struct BankpayServer {
     pub merchant: String,
     pub secret: String,
     accepted: Arc<Mutex<Vec<Value>>>,
+    refunds: Arc<Mutex<Vec<Value>>>,
+    refund_status: Arc<Mutex<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl BankpayServer {
@@ -35,9 +45,15 @@ impl BankpayServer {
             merchant: merchant.to_owned(),
             secret: secret.to_owned(),
             accepted: Arc::default(),
+            refunds: Arc::default(),
+            refund_status: Arc::new(Mutex::new("ok".to_owned())),
         };
         let app = axum::Router::new()
             .route("/payments", axum::routing::post(create))
+            .route(
+                "/payments/{transaction}/refund",
+                axum::routing::post(refund),
+            )
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -53,15 +69,25 @@ impl BankpayServer {
             merchant: shared.merchant,
             secret: shared.secret,
             accepted: shared.accepted,
+            refunds: shared.refunds,
+            refund_status: shared.refund_status,
         }
+    }
+
+    /// The bodies of the refunds it accepted, oldest first, each with the payment's
+    /// `transactionId` and the refund's `refundTransactionId` added.
+    pub fn refunds(&self) -> Vec<Value> {
+        lock(&self.refunds).clone()
+    }
+
+    /// How it answers the next refunds: `ok`, `pending` or `fail`.
+    pub fn answer_refunds(&self, status: &str) {
+        *lock(&self.refund_status) = status.to_owned();
     }
 
     /// The bodies of the payments it created, oldest first.
     pub fn accepted(&self) -> Vec<Value> {
-        self.accepted
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        lock(&self.accepted).clone()
     }
 
     /// The query string of a Paytrail-style callback for `transaction` with `status`
@@ -91,8 +117,18 @@ impl BankpayServer {
     }
 }
 
-async fn create(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
-    let text = String::from_utf8_lossy(&body).into_owned();
+/// Paytrail's answer to a request not signed by the merchant.
+fn unauthorized() -> Response {
+    (
+        StatusCode::UNAUTHORIZED,
+        axum::Json(json!({"status": "error", "message": "Invalid signature"})),
+    )
+        .into_response()
+}
+
+/// The request's body when its `checkout-*` headers and `signature` are the merchant's.
+fn signed_request(s: &Shared, headers: &HeaderMap, body: &Bytes) -> Option<String> {
+    let text = String::from_utf8_lossy(body).into_owned();
     let params: Vec<(String, String)> = headers
         .iter()
         .filter(|(n, _)| n.as_str().starts_with("checkout-"))
@@ -117,58 +153,25 @@ async fn create(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
         || !required.iter().all(|r| params.iter().any(|(k, _)| k == r))
         || !verify(&s.secret, signed, &text, signature)
     {
-        return (
-            StatusCode::UNAUTHORIZED,
-            axum::Json(json!({"status": "error", "message": "Invalid signature"})),
-        )
-            .into_response();
+        return None;
     }
-    let request: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    let complete = [
-        "stamp",
-        "reference",
-        "amount",
-        "currency",
-        "language",
-        "redirectUrls",
-        "callbackUrls",
-    ]
-    .iter()
-    .all(|f| !request[f].is_null())
-        && request["amount"].as_i64().is_some_and(|a| a > 0);
-    if !complete {
-        return (
-            StatusCode::BAD_REQUEST,
-            axum::Json(json!({"status": "error", "message": "Invalid request"})),
-        )
-            .into_response();
-    }
-    let transaction = uuid::Uuid::new_v4().to_string();
-    let answer = json!({
-        "transactionId": transaction,
-        "href": format!("https://pay.paytrail.test/pay/{transaction}"),
-        "reference": request["reference"],
-        "terms": "https://www.paytrail.com",
-        "groups": [],
-        "providers": [],
-    })
-    .to_string();
-    s.accepted
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .push(request);
+    Some(text)
+}
+
+/// A 201 answer with `answer`, signed as Paytrail signs its answers.
+fn signed_answer(s: &Shared, transaction: &str, answer: &str) -> Response {
     let answer_headers = [
         ("checkout-account", s.merchant.clone()),
         ("checkout-algorithm", "sha256".to_owned()),
-        ("checkout-transaction-id", transaction.clone()),
+        ("checkout-transaction-id", transaction.to_owned()),
     ];
     let signature = sign(
         &s.secret,
         Algorithm::Sha256,
         answer_headers.iter().map(|(k, v)| (*k, v.as_str())),
-        &answer,
+        answer,
     );
-    let mut response = (StatusCode::CREATED, answer).into_response();
+    let mut response = (StatusCode::CREATED, answer.to_owned()).into_response();
     let h = response.headers_mut();
     h.insert(
         "content-type",
@@ -183,4 +186,81 @@ async fn create(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
         h.insert("signature", v);
     }
     response
+}
+
+fn invalid_request() -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        axum::Json(json!({"status": "error", "message": "Invalid request"})),
+    )
+        .into_response()
+}
+
+async fn refund(
+    State(s): State<Shared>,
+    axum::extract::Path(transaction): axum::extract::Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(text) = signed_request(&s, &headers, &body) else {
+        return unauthorized();
+    };
+    let header_transaction = headers
+        .get("checkout-transaction-id")
+        .and_then(|v| v.to_str().ok());
+    let mut request: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let complete = header_transaction == Some(transaction.as_str())
+        && request["amount"].as_i64().is_some_and(|a| a > 0)
+        && request["refundStamp"].is_string()
+        && request["callbackUrls"]["success"].is_string()
+        && request["callbackUrls"]["cancel"].is_string();
+    if !complete {
+        return invalid_request();
+    }
+    let refund_transaction = uuid::Uuid::new_v4().to_string();
+    let status = lock(&s.refund_status).clone();
+    request["transactionId"] = json!(transaction);
+    request["refundTransactionId"] = json!(refund_transaction);
+    lock(&s.refunds).push(request);
+    let answer = json!({
+        "provider": "nordea",
+        "status": status,
+        "transactionId": refund_transaction,
+    })
+    .to_string();
+    signed_answer(&s, &refund_transaction, &answer)
+}
+
+async fn create(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let Some(text) = signed_request(&s, &headers, &body) else {
+        return unauthorized();
+    };
+    let request: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let complete = [
+        "stamp",
+        "reference",
+        "amount",
+        "currency",
+        "language",
+        "redirectUrls",
+        "callbackUrls",
+    ]
+    .iter()
+    .all(|f| !request[f].is_null())
+        && request["amount"].as_i64().is_some_and(|a| a > 0);
+    if !complete {
+        return invalid_request();
+    }
+    let transaction = uuid::Uuid::new_v4().to_string();
+    let answer = json!({
+        "transactionId": transaction,
+        "href": format!("https://pay.paytrail.test/pay/{transaction}"),
+        "reference": request["reference"],
+        "terms": "https://www.paytrail.com",
+        "groups": [],
+        "providers": [],
+    })
+    .to_string();
+    lock(&s.accepted).push(request);
+    signed_answer(&s, &transaction, &answer)
 }

@@ -199,7 +199,7 @@ pub struct BookingResponse {
     /// when staff cancel). `success` false: the provider refused, staff see it in the
     /// dead-letter queue.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub refund: Option<crate::payments::actions::RefundOutcome>,
+    pub refund: Option<crate::payments::refunds::RefundOutcome>,
     /// Only in the answer of a confirm with an online method of a booking vouchers paid
     /// part of: both parts (spec Part B 2.8; minor units).
     #[serde(skip_serializing_if = "Option::is_none")]

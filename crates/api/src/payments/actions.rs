@@ -1,22 +1,19 @@
-//! `POST /api/v1/payments/authorize`, `/capture` and `/refund` (spec Part A 4.11, Part B
+//! `POST /api/v1/payments/authorize` and `/capture` (spec Part A 4.11, Part B
 //! 4.6; the bodies are Kairos' design). Each is safe to repeat: the provider calls carry
-//! idempotency keys derived from the payment (or refund) they act on, so a retry of the
+//! idempotency keys derived from the payment they act on, so a retry of the
 //! same request has one effect.
 
 use super::cardpay::IntentStatus;
 use super::provider::{
-    Cardpay, PaymentAction, account_of_payment, deliver_sandbox_events, payment_action,
-    provider_error,
+    PaymentAction, account_of_payment, deliver_sandbox_events, payment_action, provider_error,
 };
 use crate::bookings::{BookingAccess, accessible_booking};
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
 use crate::extract::{Json, Staff, can};
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::StatusCode;
 use kairos_domain::FieldErrors;
 use kairos_domain::payments::credentials::Provider;
-use kairos_store::RefundResult;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -97,7 +94,7 @@ pub async fn authorize(
 
 /// The required `paymentId` and an optional positive `amount` (minor units) of a capture
 /// or refund.
-fn payment_and_amount(
+pub(super) fn payment_and_amount(
     errors: &mut FieldErrors,
     payment_id: Option<&str>,
     amount: Option<i64>,
@@ -221,192 +218,4 @@ pub async fn capture(
         },
         amount_captured: captured.amount,
     }))
-}
-
-/// Refund a card payment.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RefundBody {
-    #[schema(value_type = Uuid)]
-    pub payment_id: Option<String>,
-    /// Minor units; default all that is left.
-    pub amount: Option<i64>,
-    #[schema(max_length = 500)]
-    pub reason: Option<String>,
-}
-
-/// One payment's part of a refund (spec Part B 2.8).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RefundPart {
-    pub payment_method: String,
-    /// Minor units the payment collected.
-    pub original_amount: i64,
-    pub refund_amount: i64,
-    pub provider_refund_id: Option<String>,
-    /// For a voucher payment: its balance after the refund.
-    pub voucher_new_balance: Option<i64>,
-}
-
-/// A refund's result (spec Part B 2.8; minor units).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RefundOutcome {
-    pub success: bool,
-    pub refund_id: Uuid,
-    pub total_refund_amount: i64,
-    pub fee_deducted: i64,
-    pub net_refund_amount: i64,
-    pub refund_breakdown: Vec<RefundPart>,
-}
-
-/// Refund all or part of a collected card payment. Needs `admin:bookings:write`. A
-/// provider that fails the refund answers 500 REFUND_FAILED and opens a dead letter for
-/// staff to return the money another way.
-#[utoipa::path(post, path = "/api/v1/payments/refund", tag = "payments", security(("bearer" = [])),
-    request_body = RefundBody,
-    responses((status = 200, body = RefundOutcome),
-        (status = 400, description = "VALIDATION_ERROR (an amount beyond what is left)", body = ErrorBody),
-        (status = 404, description = "NOT_FOUND: no such payment", body = ErrorBody),
-        (status = 409, description = "INVALID_TRANSITION: the payment is not collected, or is being refunded", body = ErrorBody),
-        (status = 500, description = "REFUND_FAILED: in the dead-letter queue for manual work", body = ErrorBody)))]
-pub async fn refund(
-    State(state): State<AppState>,
-    auth: Staff<can::WriteBookings>,
-    Json(body): Json<RefundBody>,
-) -> ApiResult<axum::Json<RefundOutcome>> {
-    let mut errors = FieldErrors::new();
-    let payment_id = payment_and_amount(&mut errors, body.payment_id.as_deref(), body.amount);
-    if body
-        .reason
-        .as_deref()
-        .is_some_and(|r| r.chars().count() > 500)
-    {
-        errors.add("reason", "must be at most 500 characters");
-    }
-    errors.finish().map_err(ApiError::validation)?;
-    refund_payment(
-        &state,
-        auth.tenant.id(),
-        payment_id.unwrap_or_default(),
-        body.amount,
-        body.reason,
-        &auth.actor(),
-    )
-    .await
-    .map(axum::Json)
-}
-
-/// Refunds `amount` (default: all that is left) of a collected card payment at its
-/// provider, against the account that took it: staff's refund and the automatic refund
-/// of money that arrived for a closed booking.
-pub async fn refund_payment(
-    state: &AppState,
-    tenant: &kairos_domain::TenantId,
-    payment: Uuid,
-    amount: Option<i64>,
-    reason: Option<String>,
-    actor: &kairos_store::Actor,
-) -> ApiResult<RefundOutcome> {
-    if let Some(p) = state.store.online_payment(tenant, payment).await?
-        && p.provider == Provider::Bankpay
-    {
-        return Err(ApiError::conflict(
-            code::INVALID_TRANSITION,
-            "Bank payments are refunded from the bankpay merchant panel: Kairos does not refund them itself",
-        ));
-    }
-    let started = state
-        .store
-        .begin_refund(tenant, payment, amount, reason, actor, state.now())
-        .await?;
-    let account = account_of_payment(state, tenant, &started.payment).await?;
-    let intent = started
-        .payment
-        .provider_payment_id
-        .clone()
-        .unwrap_or_default();
-    let (result, events) = match &account {
-        Some(a) => {
-            a.cardpay
-                .refund(
-                    &intent,
-                    started.amount,
-                    &format!("kairos-refund-{}", started.refund_id),
-                    state.now().timestamp(),
-                )
-                .await
-        }
-        None => (
-            Err(super::cardpay::ProviderError::Refused {
-                status: 0,
-                code: "not_configured".into(),
-                message: "the payment's cardpay account is no longer configured".into(),
-            }),
-            Vec::new(),
-        ),
-    };
-    deliver_sandbox_events(state, events);
-    let sandbox = matches!(account.map(|a| a.cardpay), Some(Cardpay::Sandbox { .. }));
-    match result {
-        Ok(r) => {
-            state
-                .store
-                .finish_refund(
-                    tenant,
-                    started.refund_id,
-                    RefundResult::Completed {
-                        provider_refund_id: r.id.clone(),
-                    },
-                    actor,
-                    state.now(),
-                )
-                .await?;
-            tracing::info!(refund_id = %started.refund_id, sandbox, "refund completed");
-            Ok(RefundOutcome {
-                success: true,
-                refund_id: started.refund_id,
-                total_refund_amount: started.amount,
-                fee_deducted: 0,
-                net_refund_amount: started.amount,
-                refund_breakdown: vec![RefundPart {
-                    payment_method: "cardpay".to_owned(),
-                    original_amount: started.collected,
-                    refund_amount: started.amount,
-                    provider_refund_id: Some(r.id),
-                    voucher_new_balance: None,
-                }],
-            })
-        }
-        Err(e @ super::cardpay::ProviderError::Unavailable(_)) => {
-            // Not known whether the provider refunded: the refund stays Processing, and
-            // the same request again asks with the same idempotency key.
-            Err(ApiError::new(
-                StatusCode::BAD_GATEWAY,
-                code::PROVIDER_ERROR,
-                format!(
-                    "cardpay did not answer the refund ({e}); send the same request again to finish it"
-                ),
-            ))
-        }
-        Err(e) => {
-            state
-                .store
-                .finish_refund(
-                    tenant,
-                    started.refund_id,
-                    RefundResult::Failed {
-                        message: e.to_string(),
-                    },
-                    actor,
-                    state.now(),
-                )
-                .await?;
-            Err(ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                code::REFUND_FAILED,
-                format!(
-                    "The refund failed at cardpay ({e}); it waits in the dead-letter queue for staff to return the money another way"
-                ),
-            ))
-        }
-    }
 }

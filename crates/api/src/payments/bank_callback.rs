@@ -17,7 +17,7 @@
 //! `pending` and `delayed` (a bank transfer on its way) change nothing.
 
 use super::bank_redirect::bank_account_of_payment;
-use super::webhooks::{WebhookHealth, WebhookStats};
+use super::webhooks::{WebhookHealth, WebhookStats, refund_after_close};
 use crate::error::{ApiError, ErrorBody, code};
 use crate::state::AppState;
 use axum::body::Bytes;
@@ -25,11 +25,15 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
+use kairos_domain::TenantId;
 use kairos_domain::payments::credentials::Provider;
-use kairos_store::ProviderEvent;
+use kairos_store::{
+    Actor, OnlinePayment, PAID_AFTER_CLOSE, PendingRefund, ProviderEvent, RefundResult,
+};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
+use uuid::Uuid;
 
 /// Oldest signed callback accepted (spec Part B 6: 5 minutes).
 const MAX_AGE_SECONDS: i64 = 300;
@@ -154,6 +158,17 @@ pub async fn receive_bankpay(
             "checkout-transaction-id and checkout-status are required",
         );
     };
+    // A refund's callback: its stamp is the refund's id (a payment's is the payment's).
+    let refund = match field("checkout-stamp").and_then(|s| Uuid::parse_str(s).ok()) {
+        Some(stamp) => match state.store.refund_by_id(stamp).await {
+            Ok(found) => found,
+            Err(e) => return ApiError::from(e).into_response(),
+        },
+        None => None,
+    };
+    if let Some(refund) = refund {
+        return receive_refund(state, &cb, refund, transaction, status).await;
+    }
     let found = match state
         .store
         .online_payment_by_provider_id(Provider::Bankpay, transaction)
@@ -169,53 +184,8 @@ pub async fn receive_bankpay(
             "No payment has this transaction: the callback cannot be verified",
         );
     };
-    let client = match bank_account_of_payment(state, &tenant, &payment).await {
-        Ok(Some(c)) => c,
-        Ok(None) => {
-            return refuse(
-                StatusCode::FORBIDDEN,
-                code::INVALID_SIGNATURE,
-                "The account of this payment is no longer configured: the callback cannot be verified",
-            );
-        }
-        Err(e) => return e.into_response(),
-    };
-    let signed = cb.signed.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-    if !client.verifies(signed, &cb.body, &cb.signature) {
-        return refuse(
-            StatusCode::FORBIDDEN,
-            code::INVALID_SIGNATURE,
-            "Invalid signature",
-        );
-    }
-    let signed_value = |name: &str| {
-        cb.signed
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
-    if signed_value("checkout-account") != Some(client.merchant_id()) {
-        return refuse(
-            StatusCode::FORBIDDEN,
-            code::INVALID_SIGNATURE,
-            "checkout-account is not the merchant of this payment",
-        );
-    }
-    if !cb.query_form {
-        let at = signed_value("checkout-timestamp")
-            .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-            .map(|t| t.with_timezone(&Utc));
-        let now = state.now();
-        let fresh = at.is_some_and(|t| {
-            (now - t).num_seconds() <= MAX_AGE_SECONDS && (t - now).num_seconds() <= 60
-        });
-        if !fresh {
-            return refuse(
-                StatusCode::FORBIDDEN,
-                code::INVALID_SIGNATURE,
-                "checkout-timestamp is missing, over 5 minutes old or in the future",
-            );
-        }
+    if let Err(refused) = verify(state, &cb, &tenant, &payment).await {
+        return refused;
     }
     let event_type = match status {
         "ok" => "payment_intent.succeeded",
@@ -265,18 +235,24 @@ pub async fn receive_bankpay(
         .process_provider_event(&tenant, &event, state.now())
         .await
     {
-        Ok(outcome) => axum::Json(BankCallbackAnswer {
-            status: "ok".to_owned(),
-            message: outcome.message,
-            idempotency_key: key,
-            processed: outcome.processed,
-            error: if outcome.duplicate {
-                Some(code::DUPLICATE_EVENT.to_owned())
-            } else {
-                outcome.code
-            },
-        })
-        .into_response(),
+        Ok(outcome) => {
+            if !outcome.duplicate && outcome.code.as_deref() == Some(PAID_AFTER_CLOSE) {
+                // Money for a booking that can no longer take it goes back through the bank.
+                refund_after_close(state, &tenant, Provider::Bankpay, transaction).await;
+            }
+            axum::Json(BankCallbackAnswer {
+                status: "ok".to_owned(),
+                message: outcome.message,
+                idempotency_key: key,
+                processed: outcome.processed,
+                error: if outcome.duplicate {
+                    Some(code::DUPLICATE_EVENT.to_owned())
+                } else {
+                    outcome.code
+                },
+            })
+            .into_response()
+        }
         Err(e) => {
             tracing::warn!(idempotency_key = %key, error = %e, "bankpay callback failed");
             if let Err(store) = state
@@ -293,6 +269,174 @@ pub async fn receive_bankpay(
             {
                 tracing::warn!(error = %store, "could not record a failed bankpay callback");
             }
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                axum::Json(BankCallbackAnswer {
+                    status: "error".to_owned(),
+                    message: "processing failed; the provider's retry will process it".to_owned(),
+                    idempotency_key: key,
+                    processed: false,
+                    error: None,
+                }),
+            )
+                .into_response()
+        }
+    }
+}
+
+/// Checks a callback's signature with the account `payment` was made with, its
+/// `checkout-account`, and (header form) its timestamp's age.
+async fn verify(
+    state: &AppState,
+    cb: &Callback,
+    tenant: &TenantId,
+    payment: &OnlinePayment,
+) -> Result<(), Response> {
+    let client = match bank_account_of_payment(state, tenant, payment).await {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            return Err(refuse(
+                StatusCode::FORBIDDEN,
+                code::INVALID_SIGNATURE,
+                "The account of this payment is no longer configured: the callback cannot be verified",
+            ));
+        }
+        Err(e) => return Err(e.into_response()),
+    };
+    let signed = cb.signed.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+    if !client.verifies(signed, &cb.body, &cb.signature) {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            code::INVALID_SIGNATURE,
+            "Invalid signature",
+        ));
+    }
+    let signed_value = |name: &str| {
+        cb.signed
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if signed_value("checkout-account") != Some(client.merchant_id()) {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            code::INVALID_SIGNATURE,
+            "checkout-account is not the merchant of this payment",
+        ));
+    }
+    if !cb.query_form {
+        let at = signed_value("checkout-timestamp")
+            .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.with_timezone(&Utc));
+        let now = state.now();
+        let fresh = at.is_some_and(|t| {
+            (now - t).num_seconds() <= MAX_AGE_SECONDS && (t - now).num_seconds() <= 60
+        });
+        if !fresh {
+            return Err(refuse(
+                StatusCode::FORBIDDEN,
+                code::INVALID_SIGNATURE,
+                "checkout-timestamp is missing, over 5 minutes old or in the future",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A refund's callback (the refund was `pending` at the provider): `ok` completes it,
+/// `fail` fails it (REFUND_FAILED in the dead-letter queue), `pending`/`delayed` wait.
+/// Verified with the account of the refunded payment; its transaction must be the
+/// refund's or the payment's. A repeat of an outcome recorded before changes nothing and
+/// answers `DUPLICATE_EVENT`.
+async fn receive_refund(
+    state: &AppState,
+    cb: &Callback,
+    refund: PendingRefund,
+    transaction: &str,
+    status: &str,
+) -> Response {
+    let tenant = &refund.tenant;
+    let payment = match state.store.online_payment(tenant, refund.payment_id).await {
+        Ok(Some(p)) if p.provider == Provider::Bankpay => p,
+        Ok(_) => {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                code::INVALID_SIGNATURE,
+                "No bank payment has this refund: the callback cannot be verified",
+            );
+        }
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let ours = refund.provider_refund_id.as_deref() == Some(transaction)
+        || payment.provider_payment_id.as_deref() == Some(transaction);
+    if !ours {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            code::INVALID_SIGNATURE,
+            "checkout-transaction-id is neither this refund's nor its payment's",
+        );
+    }
+    if let Err(refused) = verify(state, cb, tenant, &payment).await {
+        return refused;
+    }
+    let key = format!("refund:{}:{status}", refund.refund_id);
+    let result = match status {
+        "ok" => RefundResult::Completed {
+            provider_refund_id: refund
+                .provider_refund_id
+                .clone()
+                .unwrap_or_else(|| transaction.to_owned()),
+        },
+        "fail" => RefundResult::Failed {
+            message: "the bank provider could not return the money (refund callback: fail)"
+                .to_owned(),
+        },
+        "pending" | "delayed" | "new" => {
+            return axum::Json(BankCallbackAnswer {
+                status: "ok".to_owned(),
+                message: format!("refund {} still on its way", refund.refund_id),
+                idempotency_key: key,
+                processed: false,
+                error: None,
+            })
+            .into_response();
+        }
+        _ => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                code::VALIDATION_ERROR,
+                "checkout-status must be ok, fail, pending or delayed",
+            );
+        }
+    };
+    let actor = Actor::system(Provider::Bankpay.as_str());
+    match state
+        .store
+        .finish_refund(tenant, refund.refund_id, result, &actor, state.now())
+        .await
+    {
+        Ok(changed) => axum::Json(BankCallbackAnswer {
+            status: "ok".to_owned(),
+            message: if changed {
+                format!(
+                    "refund {} {}",
+                    refund.refund_id,
+                    if status == "ok" {
+                        "completed"
+                    } else {
+                        "failed"
+                    }
+                )
+            } else {
+                format!("refund {} was finished before", refund.refund_id)
+            },
+            idempotency_key: key,
+            processed: changed,
+            error: (!changed).then(|| code::DUPLICATE_EVENT.to_owned()),
+        })
+        .into_response(),
+        Err(e) => {
+            tracing::warn!(idempotency_key = %key, error = %e, "bankpay refund callback failed");
             (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 axum::Json(BankCallbackAnswer {

@@ -67,6 +67,29 @@ pub struct BankPayment {
     pub href: String,
 }
 
+/// A refund to ask for (Paytrail's refund request body; minor units).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewBankRefund {
+    pub amount: i64,
+    /// Unique per merchant: the refund's id.
+    pub refund_stamp: String,
+    pub refund_reference: String,
+    /// Where the provider reports a refund it could not finish at once.
+    pub callback_urls: Urls,
+}
+
+/// The provider's answer to a refund: `ok`, `pending` or `fail`, and the refund's own
+/// transaction.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BankRefund {
+    pub status: String,
+    pub transaction_id: String,
+    #[serde(default)]
+    pub provider: Option<String>,
+}
+
 impl BankpayClient {
     pub fn new(http: reqwest::Client, base: &str, merchant_id: &str, secret: &str) -> Self {
         Self {
@@ -93,21 +116,64 @@ impl BankpayClient {
 
     /// Creates a payment: the customer pays at `href`.
     pub async fn create_payment(&self, new: &NewBankPayment) -> Result<BankPayment, ProviderError> {
-        let body = serde_json::to_string(new)
+        let text = self
+            .signed_post(&format!("{}/payments", self.base), None, new)
+            .await?;
+        serde_json::from_str(&text).map_err(|e| {
+            ProviderError::Unavailable(format!("bankpay answered what is not a payment: {e}"))
+        })
+    }
+
+    /// Refunds `refund.amount` of the payment `transaction` (`POST
+    /// /payments/{transactionId}/refund`): `ok` when returned at once, `pending` when its
+    /// outcome comes later to the refund's callback URLs, `fail` when refused.
+    pub async fn refund(
+        &self,
+        transaction: &str,
+        refund: &NewBankRefund,
+    ) -> Result<BankRefund, ProviderError> {
+        // The transaction id as one path segment, percent-encoded if it must be.
+        let mut url = reqwest::Url::parse(&self.base)
+            .map_err(|e| ProviderError::Unavailable(format!("bankpay API base: {e}")))?;
+        url.path_segments_mut()
+            .map_err(|()| ProviderError::Unavailable("bankpay API base is not a URL".into()))?
+            .pop_if_empty()
+            .extend(["payments", transaction, "refund"]);
+        let text = self
+            .signed_post(url.as_str(), Some(transaction), refund)
+            .await?;
+        serde_json::from_str(&text).map_err(|e| {
+            ProviderError::Unavailable(format!("bankpay answered what is not a refund: {e}"))
+        })
+    }
+
+    /// POSTs `body` to `url`, signed, and returns the answer's body once its signature
+    /// is checked. `transaction` goes in `checkout-transaction-id` (calls about a payment).
+    async fn signed_post(
+        &self,
+        url: &str,
+        transaction: Option<&str>,
+        body: &impl Serialize,
+    ) -> Result<String, ProviderError> {
+        let body = serde_json::to_string(body)
             .map_err(|e| ProviderError::Unavailable(format!("bankpay request: {e}")))?;
         let nonce = uuid::Uuid::new_v4().to_string();
         let timestamp = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let headers = [
+        let mut headers = vec![
             ("checkout-account", self.merchant_id.as_str()),
             ("checkout-algorithm", Algorithm::Sha256.as_str()),
             ("checkout-method", "POST"),
             ("checkout-nonce", nonce.as_str()),
             ("checkout-timestamp", timestamp.as_str()),
         ];
-        let signature = bankpay_signature::sign(&self.secret, Algorithm::Sha256, headers, &body);
+        if let Some(t) = transaction {
+            headers.push(("checkout-transaction-id", t));
+        }
+        let signature =
+            bankpay_signature::sign(&self.secret, Algorithm::Sha256, headers.clone(), &body);
         let mut request = self
             .http
-            .post(format!("{}/payments", self.base))
+            .post(url)
             .timeout(TIMEOUT)
             .header("content-type", "application/json; charset=utf-8")
             .header("signature", signature);
@@ -157,8 +223,6 @@ impl BankpayClient {
                 "bankpay's answer is not signed with this account's secret".to_owned(),
             ));
         }
-        serde_json::from_str(&text).map_err(|e| {
-            ProviderError::Unavailable(format!("bankpay answered what is not a payment: {e}"))
-        })
+        Ok(text)
     }
 }

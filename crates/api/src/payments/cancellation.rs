@@ -1,11 +1,11 @@
 //! The refund of a cancelled booking (spec Part B 4.6, 4.8): what the customer paid (by
 //! card and by vouchers) minus the cancellation fee of the site's policy when the customer
 //! (or the booking token's holder) cancels; everything when staff cancel (the venue's
-//! decision). The card payments are refunded first, through the same path as staff's
-//! refunds, then the vouchers' balance is restored with the rest. A refund the provider
+//! decision). The card and bank payments are refunded first, through the same path as
+//! staff's refunds, then the vouchers' balance is restored with the rest. A refund the provider
 //! refuses leaves its REFUND_FAILED dead letter, and the cancellation stands.
 
-use super::actions::{RefundOutcome, RefundPart, refund_payment};
+use super::refunds::{RefundOutcome, RefundPart, refund_payment};
 use crate::error::ApiResult;
 use crate::state::AppState;
 use kairos_domain::TenantId;
@@ -25,7 +25,7 @@ pub async fn refund_cancelled(
 ) -> ApiResult<Option<RefundOutcome>> {
     let payments = state
         .store
-        .refundable_card_payments(tenant, booking.id)
+        .refundable_provider_payments(tenant, booking.id)
         .await?;
     let by_vouchers = state.store.booking_voucher_paid(tenant, booking.id).await?;
     if payments.is_empty() && by_vouchers == 0 {
@@ -36,7 +36,7 @@ pub async fn refund_cancelled(
         .get_site(tenant, booking.site_id)
         .await?
         .map_or(CancellationPolicy::Standard, |s| s.cancellation_policy);
-    let paid = payments.iter().map(|(_, left)| left).sum::<i64>() + by_vouchers;
+    let paid = payments.iter().map(|(_, _, left)| left).sum::<i64>() + by_vouchers;
     let fee = if by_staff {
         0
     } else {
@@ -57,7 +57,7 @@ pub async fn refund_cancelled(
     };
     // The external payments first.
     let mut left_to_refund = paid - fee;
-    for (payment, left) in payments {
+    for (payment, method, left) in payments {
         let amount = left.min(left_to_refund);
         if amount <= 0 {
             break;
@@ -84,11 +84,12 @@ pub async fn refund_cancelled(
                 tracing::warn!(payment_id = %payment, error = %e.message, "refund of a cancelled booking failed");
                 outcome.success = false;
                 outcome.refund_breakdown.push(RefundPart {
-                    payment_method: "cardpay".to_owned(),
+                    payment_method: method,
                     original_amount: left,
                     refund_amount: 0,
                     provider_refund_id: None,
                     voucher_new_balance: None,
+                    status: "Failed".to_owned(),
                 });
             }
         }
@@ -107,6 +108,7 @@ pub async fn refund_cancelled(
                 refund_amount: v.amount,
                 provider_refund_id: None,
                 voucher_new_balance: Some(v.balance_after),
+                status: "Completed".to_owned(),
             });
         }
     }

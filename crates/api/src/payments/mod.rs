@@ -1,7 +1,9 @@
 //! Payments (spec Part B 4.6): provider credentials under
 //! `/api/v1/admin/payments/credentials` (`credentials.rs`); the card provider's client
 //! (`cardpay.rs`), the built-in sandbox provider (`sandbox.rs`), reaching a payment's
-//! account (`provider.rs`); the provider webhooks (`webhooks.rs`). Errors are shape A.
+//! account (`provider.rs`); authorize and capture (`actions.rs`), refunds (`refunds.rs`);
+//! the bank provider (`bankpay.rs`, `bank_redirect.rs`, `bank_callback.rs`); the provider
+//! webhooks (`webhooks.rs`). Errors are shape A.
 //!
 //! One file per resource; [`router`] lists the routes.
 
@@ -16,6 +18,7 @@ pub mod deadline;
 mod error;
 pub mod mixed;
 pub mod provider;
+pub mod refunds;
 pub mod sandbox;
 pub mod sandbox_http;
 pub mod settings;
@@ -40,7 +43,7 @@ pub fn router() -> OpenApiRouter<AppState> {
                 ))
                 .routes(routes!(actions::authorize))
                 .routes(routes!(actions::capture))
-                .routes(routes!(actions::refund)),
+                .routes(routes!(refunds::refund)),
         )
         .merge(
             Tier::Relaxed.apply(

@@ -124,10 +124,15 @@ async fn candidates(
 /// Refunds money that arrived for a booking that can no longer take it. Its dead letter
 /// (written with the event) stays open, for staff, unless the refund is made: a crash or a
 /// provider failure here leaves the work visible.
-async fn refund_after_close(state: &AppState, tenant: &TenantId, intent: &str) {
+pub(super) async fn refund_after_close(
+    state: &AppState,
+    tenant: &TenantId,
+    provider: Provider,
+    intent: &str,
+) {
     let payment = match state
         .store
-        .online_payment_by_provider_id(Provider::Cardpay, intent)
+        .online_payment_by_provider_id(provider, intent)
         .await
     {
         Ok(Some((_, p))) => p,
@@ -137,7 +142,7 @@ async fn refund_after_close(state: &AppState, tenant: &TenantId, intent: &str) {
             return;
         }
     };
-    let refunded = super::actions::refund_payment(
+    let refunded = super::refunds::refund_payment(
         state,
         tenant,
         payment.id,
@@ -274,7 +279,7 @@ pub async fn receive_cardpay(
                 && outcome.code.as_deref() == Some(PAID_AFTER_CLOSE)
                 && let Some(intent) = parsed.payment_intent.as_deref()
             {
-                refund_after_close(state, &tenant, intent).await;
+                refund_after_close(state, &tenant, Provider::Cardpay, intent).await;
             }
             let answer = WebhookAnswer {
                 received: true,

@@ -138,6 +138,28 @@ async fn a_declined_card_is_payment_failed_and_the_payment_fails() {
         let b = booking(&app, &t, hold.str("id")).await;
         if b["payments"][0]["status"] == "FAILED" {
             assert_eq!(b["status"], "confirmed");
+            // Staff are told on the booking.
+            let notes = app
+                .get(&format!("/api/v1/admin/bookings/{}/notes", hold.str("id")))
+                .tenant(&t.id)
+                .token(&t.owner_token)
+                .send()
+                .await;
+            let issue = notes.body["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|n| n["category"] == "issue")
+                .cloned()
+                .unwrap_or_default();
+            assert!(
+                issue["content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("card_declined"),
+                "{}",
+                notes.text
+            );
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

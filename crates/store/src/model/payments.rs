@@ -159,6 +159,9 @@ pub struct RefundStarted {
     /// What the payment had collected, and had returned before this refund.
     pub collected: i64,
     pub refunded_before: i64,
+    /// The provider's refund, when it answered before that it would report later (a
+    /// resumed bank refund `pending`): it is not asked again.
+    pub provider_refund_id: Option<String>,
 }
 
 /// A refund's outcome at the provider.
@@ -166,6 +169,20 @@ pub struct RefundStarted {
 pub enum RefundResult {
     Completed { provider_refund_id: String },
     Failed { message: String },
+}
+
+/// A refund a provider reports on later (a bank refund `pending`): what its callback
+/// needs to find it and check it.
+#[derive(Debug, Clone)]
+pub struct PendingRefund {
+    pub tenant: kairos_domain::TenantId,
+    pub refund_id: Uuid,
+    pub payment_id: Uuid,
+    /// Minor units asked for.
+    pub amount: i64,
+    /// `Processing` until the provider's outcome; `Completed` or `Failed` after.
+    pub status: String,
+    pub provider_refund_id: Option<String>,
 }
 
 /// What a voucher got back from a cancelled booking.

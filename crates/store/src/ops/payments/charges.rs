@@ -9,6 +9,7 @@ use super::super::write::Write;
 use crate::{Actor, Dispute, EventOutcome, OnlinePayment, PaymentsError};
 use kairos_domain::new_id;
 use serde_json::json;
+use uuid::Uuid;
 
 fn done(processed: bool, message: String) -> EventOutcome {
     EventOutcome {
@@ -121,18 +122,7 @@ pub(crate) async fn dispute_created(
         payment.id, dispute.amount, dispute.currency, dispute.reason, dispute.id
     );
     if let Some(booking) = payment.booking_id {
-        sqlx::query(
-            "INSERT INTO booking_notes (tenant_id, id, booking_id, content, category, priority,
-                 is_internal, created_by, created_by_name, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, 'issue', 'urgent', TRUE, 'system:cardpay', 'cardpay', $5, $5)",
-        )
-        .bind(w.tenant.as_str())
-        .bind(new_id())
-        .bind(booking)
-        .bind(&what)
-        .bind(w.now)
-        .execute(&mut *w.tx)
-        .await?;
+        issue_note(w, booking, "cardpay", "urgent", &what).await?;
     }
     sqlx::query(
         "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type, error_message,
@@ -159,4 +149,31 @@ pub(crate) async fn dispute_created(
         },
     );
     Ok(done(true, format!("dispute {} recorded", dispute.id)))
+}
+
+/// An internal `issue` note on a booking, written by a provider (`system:{provider}`), in
+/// the event's transaction: what staff must know about its payment.
+pub(crate) async fn issue_note(
+    w: &mut Write,
+    booking: Uuid,
+    provider: &str,
+    priority: &str,
+    content: &str,
+) -> Result<(), PaymentsError> {
+    sqlx::query(
+        "INSERT INTO booking_notes (tenant_id, id, booking_id, content, category, priority,
+             is_internal, created_by, created_by_name, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 'issue', $5, TRUE, $6, $7, $8, $8)",
+    )
+    .bind(w.tenant.as_str())
+    .bind(new_id())
+    .bind(booking)
+    .bind(content)
+    .bind(priority)
+    .bind(format!("system:{provider}"))
+    .bind(provider)
+    .bind(w.now)
+    .execute(&mut *w.tx)
+    .await?;
+    Ok(())
 }

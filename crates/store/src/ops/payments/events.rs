@@ -328,6 +328,22 @@ async fn act_on_provider_event(
                 .execute(&mut *w.tx)
                 .await?;
             }
+            if let Some(booking) = payment.booking_id {
+                // Staff see it on the booking: the customer may pay another way, or the
+                // booking is cancelled at the payment deadline.
+                let what = format!(
+                    "The {} payment of {} {} failed ({code}{}): the customer may try again; unpaid, the booking is cancelled at the payment deadline",
+                    event.provider,
+                    payment.amount,
+                    payment.currency,
+                    if message.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {message}")
+                    }
+                );
+                charges::issue_note(w, booking, event.provider.as_str(), "normal", &what).await?;
+            }
             w.audit(
                 &actor,
                 Change {

@@ -7,7 +7,10 @@
 use super::super::Repo;
 use super::super::audit::Change;
 use super::super::dialect;
-use crate::{Actor, OnlinePayment, PaymentsError, RefundResult, RefundStarted, Timestamp, stored};
+use crate::{
+    Actor, OnlinePayment, PaymentsError, PendingRefund, RefundResult, RefundStarted, StoreError,
+    Timestamp, stored,
+};
 use kairos_domain::dead_letters::{Category, Status as DeadStatus};
 use kairos_domain::payments::credentials::{CredentialSource, Provider};
 use kairos_domain::payments::{PaymentEvent, PaymentStatus};
@@ -146,16 +149,16 @@ impl Repo {
             .collect())
     }
 
-    /// The booking's collected card payments with something left to refund: (payment,
-    /// minor units left).
-    pub async fn refundable_card_payments(
+    /// The booking's collected card and bank payments with something left to refund:
+    /// (payment, its provider, minor units left).
+    pub async fn refundable_provider_payments(
         &self,
         tenant: &TenantId,
         booking: Uuid,
-    ) -> crate::StoreResult<Vec<(Uuid, i64)>> {
+    ) -> crate::StoreResult<Vec<(Uuid, String, i64)>> {
         Ok(sqlx::query_as(
-            "SELECT id, amount - refunded_amount FROM payments
-             WHERE tenant_id = $1 AND booking_id = $2 AND provider = 'cardpay'
+            "SELECT id, provider, amount - refunded_amount FROM payments
+             WHERE tenant_id = $1 AND booking_id = $2 AND provider IN ('cardpay', 'bankpay')
                AND status = 'COMPLETED' AND amount > refunded_amount
              ORDER BY created_at, id",
         )
@@ -211,9 +214,13 @@ impl Repo {
             .as_deref()
             .map(|s| stored("credential source", s, CredentialSource::parse))
             .transpose()?;
-        let started = |refund_id: Uuid, amount: i64, status: PaymentStatus| RefundStarted {
+        let started = |refund_id: Uuid,
+                       amount: i64,
+                       status: PaymentStatus,
+                       provider_refund_id: Option<String>| RefundStarted {
             refund_id,
             amount,
+            provider_refund_id,
             collected: p.amount,
             refunded_before: p.refunded_amount,
             payment: OnlinePayment {
@@ -235,8 +242,8 @@ impl Repo {
         if status == PaymentStatus::RefundPending {
             // A refund whose outcome is not known yet: the same request resumes it (and
             // its idempotency key at the provider).
-            let pending: Option<(Uuid, i64)> = sqlx::query_as(
-                "SELECT id, amount FROM refunds
+            let pending: Option<(Uuid, i64, Option<String>)> = sqlx::query_as(
+                "SELECT id, amount, provider_refund_id FROM refunds
                  WHERE tenant_id = $1 AND payment_id = $2 AND status = 'Processing'",
             )
             .bind(tenant.as_str())
@@ -244,8 +251,10 @@ impl Repo {
             .fetch_optional(&mut *w.tx)
             .await?;
             return match pending {
-                Some((id, pending_amount)) if amount.is_none_or(|a| a == pending_amount) => {
-                    Ok(started(id, pending_amount, status))
+                Some((id, pending_amount, provider_refund_id))
+                    if amount.is_none_or(|a| a == pending_amount) =>
+                {
+                    Ok(started(id, pending_amount, status, provider_refund_id))
                 }
                 _ => Err(PaymentsError::PaymentState(status)),
             };
@@ -298,10 +307,58 @@ impl Repo {
             },
         );
         w.commit(None).await?;
-        Ok(started(refund_id, amount, next))
+        Ok(started(refund_id, amount, next, None))
     }
 
-    /// Records how the provider answered refund `refund`.
+    /// Records the provider's id of refund `refund`, still Processing: the provider
+    /// reports its outcome later (a bank refund `pending`).
+    pub async fn note_refund_pending(
+        &self,
+        tenant: &TenantId,
+        refund: Uuid,
+        provider_refund_id: &str,
+        now: Timestamp,
+    ) -> Result<(), PaymentsError> {
+        let mut w = self.begin(tenant, now).await?;
+        sqlx::query(
+            "UPDATE refunds SET provider_refund_id = $3, updated_at = $4
+             WHERE tenant_id = $1 AND id = $2 AND status = 'Processing'",
+        )
+        .bind(tenant.as_str())
+        .bind(refund)
+        .bind(provider_refund_id)
+        .bind(now)
+        .execute(&mut *w.tx)
+        .await?;
+        w.commit(None).await?;
+        Ok(())
+    }
+
+    /// Refund `refund`, in whichever tenant: how a provider's refund callback finds it.
+    pub async fn refund_by_id(&self, refund: Uuid) -> crate::StoreResult<Option<PendingRefund>> {
+        let row: Option<(String, Uuid, i64, String, Option<String>)> = sqlx::query_as(
+            "SELECT tenant_id, payment_id, amount, status, provider_refund_id FROM refunds
+             WHERE id = $1",
+        )
+        .bind(refund)
+        .fetch_optional(&self.read)
+        .await?;
+        row.map(|(tenant, payment_id, amount, status, provider_refund_id)| {
+            Ok(PendingRefund {
+                tenant: TenantId::parse(&tenant)
+                    .map_err(|e| StoreError::Corrupt(format!("refund tenant: {e}")))?,
+                refund_id: refund,
+                payment_id,
+                amount,
+                status,
+                provider_refund_id,
+            })
+        })
+        .transpose()
+    }
+
+    /// Records how the provider answered refund `refund`; false when it was finished
+    /// before (a repeated answer changes nothing).
     pub async fn finish_refund(
         &self,
         tenant: &TenantId,
@@ -309,7 +366,7 @@ impl Repo {
         result: RefundResult,
         actor: &Actor,
         now: Timestamp,
-    ) -> Result<(), PaymentsError> {
+    ) -> Result<bool, PaymentsError> {
         let mut w = self.begin(tenant, now).await?;
         let row: Option<(Uuid, Option<Uuid>, i64, String)> = sqlx::query_as(&format!(
             "SELECT payment_id, booking_id, amount, status FROM refunds
@@ -325,7 +382,7 @@ impl Repo {
         };
         if status != "Processing" {
             // Finished before (a retry): nothing more.
-            return Ok(());
+            return Ok(false);
         }
         let (p_status, collected, refunded): (String, i64, i64) = sqlx::query_as(&format!(
             "SELECT status, amount, refunded_amount FROM payments
@@ -419,6 +476,6 @@ impl Repo {
             }
         }
         w.commit(None).await?;
-        Ok(())
+        Ok(true)
     }
 }

@@ -1,0 +1,326 @@
+//! `POST /api/v1/payments/refund` and the refund path it shares with cancellations and
+//! the automatic refund of late money (spec Part B 2.8, 4.6, 4.11): the refund recorded
+//! Processing, asked of the provider the payment was made with, against the same account
+//! (cardpay: Stripe's refunds, the refund's id as idempotency key; bankpay: Paytrail's
+//! `POST /payments/{transactionId}/refund`, the refund's id as `refundStamp`), then
+//! finished: Completed, or Failed with a REFUND_FAILED dead letter. A bank refund the
+//! provider answers `pending` stays Processing until its callback
+//! (`bank_callback.rs`).
+
+use super::actions::payment_and_amount;
+use super::bank_redirect::bank_account_of_payment;
+use super::bankpay::{NewBankRefund, Urls};
+use super::cardpay::ProviderError;
+use super::provider::{Cardpay, account_of_payment, deliver_sandbox_events};
+use crate::error::{ApiError, ApiResult, ErrorBody, code};
+use crate::extract::{Json, Staff, can};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use kairos_domain::payments::credentials::Provider;
+use kairos_domain::{FieldErrors, TenantId};
+use kairos_store::{RefundResult, RefundStarted};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// Refund a card or bank payment.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundBody {
+    #[schema(value_type = Uuid)]
+    pub payment_id: Option<String>,
+    /// Minor units; default all that is left.
+    pub amount: Option<i64>,
+    #[schema(max_length = 500)]
+    pub reason: Option<String>,
+}
+
+/// One payment's part of a refund (spec Part B 2.8).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RefundPart {
+    pub payment_method: String,
+    /// Minor units the payment collected.
+    pub original_amount: i64,
+    pub refund_amount: i64,
+    pub provider_refund_id: Option<String>,
+    /// For a voucher payment: its balance after the refund.
+    pub voucher_new_balance: Option<i64>,
+    /// The refund status of this part (spec Part B 3.5): `Completed`; `Processing` while
+    /// the bank provider has yet to report (its callback finishes it); `Failed` when the
+    /// provider refused (a REFUND_FAILED dead letter asks staff to act).
+    #[schema(example = "Completed")]
+    pub status: String,
+}
+
+/// A refund's result (spec Part B 2.8; minor units).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RefundOutcome {
+    pub success: bool,
+    pub refund_id: Uuid,
+    pub total_refund_amount: i64,
+    pub fee_deducted: i64,
+    pub net_refund_amount: i64,
+    pub refund_breakdown: Vec<RefundPart>,
+}
+
+/// Refund all or part of a collected card or bank payment. Needs `admin:bookings:write`.
+/// A provider that fails the refund answers 500 REFUND_FAILED and opens a dead letter for
+/// staff to return the money another way. A bank refund the provider reports on later
+/// answers its part `Processing` (the payment REFUND_PENDING until the callback).
+#[utoipa::path(post, path = "/api/v1/payments/refund", tag = "payments", security(("bearer" = [])),
+    request_body = RefundBody,
+    responses((status = 200, body = RefundOutcome),
+        (status = 400, description = "VALIDATION_ERROR (an amount beyond what is left)", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: no such payment", body = ErrorBody),
+        (status = 409, description = "INVALID_TRANSITION: the payment is not collected, or is being refunded", body = ErrorBody),
+        (status = 500, description = "REFUND_FAILED: in the dead-letter queue for manual work", body = ErrorBody),
+        (status = 502, description = "PROVIDER_ERROR: the provider did not answer; the same request again finishes it", body = ErrorBody)))]
+pub async fn refund(
+    State(state): State<AppState>,
+    auth: Staff<can::WriteBookings>,
+    Json(body): Json<RefundBody>,
+) -> ApiResult<axum::Json<RefundOutcome>> {
+    let mut errors = FieldErrors::new();
+    let payment_id = payment_and_amount(&mut errors, body.payment_id.as_deref(), body.amount);
+    if body
+        .reason
+        .as_deref()
+        .is_some_and(|r| r.chars().count() > 500)
+    {
+        errors.add("reason", "must be at most 500 characters");
+    }
+    errors.finish().map_err(ApiError::validation)?;
+    refund_payment(
+        &state,
+        auth.tenant.id(),
+        payment_id.unwrap_or_default(),
+        body.amount,
+        body.reason,
+        &auth.actor(),
+    )
+    .await
+    .map(axum::Json)
+}
+
+/// What the provider said to a refund: its id there, and whether it is still on its way.
+struct Asked {
+    provider_refund_id: String,
+    pending: bool,
+}
+
+fn not_configured(message: &str) -> ProviderError {
+    ProviderError::Refused {
+        status: 0,
+        code: "not_configured".into(),
+        message: message.into(),
+    }
+}
+
+/// Asks the card provider account that took the payment to refund.
+async fn ask_cardpay(
+    state: &AppState,
+    tenant: &TenantId,
+    started: &RefundStarted,
+) -> Result<Asked, ProviderError> {
+    let account = account_of_payment(state, tenant, &started.payment)
+        .await
+        .map_err(|e| ProviderError::Unavailable(e.message))?;
+    let Some(account) = account else {
+        return Err(not_configured(
+            "the payment's cardpay account is no longer configured",
+        ));
+    };
+    let intent = started
+        .payment
+        .provider_payment_id
+        .clone()
+        .unwrap_or_default();
+    let (result, events) = account
+        .cardpay
+        .refund(
+            &intent,
+            started.amount,
+            &format!("kairos-refund-{}", started.refund_id),
+            state.now().timestamp(),
+        )
+        .await;
+    deliver_sandbox_events(state, events);
+    let sandbox = matches!(account.cardpay, Cardpay::Sandbox { .. });
+    let r = result?;
+    tracing::info!(refund_id = %started.refund_id, sandbox, "card refund completed");
+    Ok(Asked {
+        provider_refund_id: r.id,
+        pending: false,
+    })
+}
+
+/// Asks the bank provider account that took the payment to refund; its callback URLs
+/// are the bank callback's (the refund is told apart by its `checkout-stamp`, the
+/// refund's id).
+async fn ask_bankpay(
+    state: &AppState,
+    tenant: &TenantId,
+    started: &RefundStarted,
+) -> Result<Asked, ProviderError> {
+    let account = bank_account_of_payment(state, tenant, &started.payment)
+        .await
+        .map_err(|e| ProviderError::Unavailable(e.message))?;
+    let Some(client) = account else {
+        return Err(not_configured(
+            "the payment's bankpay account is no longer configured",
+        ));
+    };
+    let Some(public) = state.config.payments.public_url.clone() else {
+        return Err(not_configured(
+            "bank refunds need the service's public address (KAIROS_PUBLIC_URL) for the provider's callback",
+        ));
+    };
+    let callback = format!("{public}/webhooks/bankpay/callback");
+    let transaction = started
+        .payment
+        .provider_payment_id
+        .clone()
+        .unwrap_or_default();
+    let answer = client
+        .refund(
+            &transaction,
+            &NewBankRefund {
+                amount: started.amount,
+                refund_stamp: started.refund_id.to_string(),
+                refund_reference: started.payment.id.to_string(),
+                callback_urls: Urls {
+                    success: callback.clone(),
+                    cancel: callback,
+                },
+            },
+        )
+        .await?;
+    match answer.status.as_str() {
+        "ok" | "pending" => Ok(Asked {
+            provider_refund_id: answer.transaction_id,
+            pending: answer.status == "pending",
+        }),
+        other => Err(ProviderError::Refused {
+            status: 201,
+            code: other.to_owned(),
+            message: format!(
+                "the bank provider refused the refund ({})",
+                answer.provider.as_deref().unwrap_or("its payment method")
+            ),
+        }),
+    }
+}
+
+/// Refunds `amount` (default: all that is left) of a collected card or bank payment at
+/// its provider, against the account that took it: staff's refund, a cancelled booking's
+/// and the automatic refund of money that arrived for a closed booking.
+pub async fn refund_payment(
+    state: &AppState,
+    tenant: &TenantId,
+    payment: Uuid,
+    amount: Option<i64>,
+    reason: Option<String>,
+    actor: &kairos_store::Actor,
+) -> ApiResult<RefundOutcome> {
+    let started = state
+        .store
+        .begin_refund(tenant, payment, amount, reason, actor, state.now())
+        .await?;
+    let provider = started.payment.provider;
+    let asked = match (provider, &started.provider_refund_id) {
+        // Asked before and pending there: its callback finishes it.
+        (Provider::Bankpay, Some(id)) => Ok(Asked {
+            provider_refund_id: id.clone(),
+            pending: true,
+        }),
+        (Provider::Bankpay, None) => ask_bankpay(state, tenant, &started).await,
+        (Provider::Cardpay, _) => ask_cardpay(state, tenant, &started).await,
+    };
+    let part = |provider_refund_id: Option<String>, status: &str| RefundPart {
+        payment_method: provider.as_str().to_owned(),
+        original_amount: started.collected,
+        refund_amount: started.amount,
+        provider_refund_id,
+        voucher_new_balance: None,
+        status: status.to_owned(),
+    };
+    match asked {
+        Ok(Asked {
+            provider_refund_id,
+            pending: true,
+        }) => {
+            state
+                .store
+                .note_refund_pending(tenant, started.refund_id, &provider_refund_id, state.now())
+                .await?;
+            tracing::info!(refund_id = %started.refund_id, "bank refund pending at the provider");
+            Ok(RefundOutcome {
+                success: true,
+                refund_id: started.refund_id,
+                total_refund_amount: started.amount,
+                fee_deducted: 0,
+                net_refund_amount: started.amount,
+                refund_breakdown: vec![part(Some(provider_refund_id), "Processing")],
+            })
+        }
+        Ok(Asked {
+            provider_refund_id, ..
+        }) => {
+            state
+                .store
+                .finish_refund(
+                    tenant,
+                    started.refund_id,
+                    RefundResult::Completed {
+                        provider_refund_id: provider_refund_id.clone(),
+                    },
+                    actor,
+                    state.now(),
+                )
+                .await?;
+            Ok(RefundOutcome {
+                success: true,
+                refund_id: started.refund_id,
+                total_refund_amount: started.amount,
+                fee_deducted: 0,
+                net_refund_amount: started.amount,
+                refund_breakdown: vec![part(Some(provider_refund_id), "Completed")],
+            })
+        }
+        Err(e @ ProviderError::Unavailable(_)) => {
+            // Not known whether the provider refunded: the refund stays Processing, and
+            // the same request again asks with the same idempotency key (refund stamp).
+            Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                code::PROVIDER_ERROR,
+                format!(
+                    "{} did not answer the refund ({e}); send the same request again to finish it",
+                    provider.as_str()
+                ),
+            ))
+        }
+        Err(e) => {
+            state
+                .store
+                .finish_refund(
+                    tenant,
+                    started.refund_id,
+                    RefundResult::Failed {
+                        message: e.to_string(),
+                    },
+                    actor,
+                    state.now(),
+                )
+                .await?;
+            Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                code::REFUND_FAILED,
+                format!(
+                    "The refund failed at {} ({e}); it waits in the dead-letter queue for staff to return the money another way",
+                    provider.as_str()
+                ),
+            ))
+        }
+    }
+}
