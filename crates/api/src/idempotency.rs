@@ -10,13 +10,17 @@
 //! its store operation (which claims the key and stores the answer inside the transaction
 //! of the effect), and ends with [`answer`]: a replay becomes the stored response, and a
 //! refusal (4xx) is stored as the key's answer so that a retry gets it again.
+//!
+//! An endpoint whose effect calls outside parties (a payment provider) between database
+//! transactions runs under [`outside`]: the key is claimed first in a transaction of its
+//! own and completed with the answer.
 
 use crate::error::{ApiError, ApiResult, code};
 use crate::extract::Tenant;
 use crate::state::AppState;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use kairos_store::{Idempotency, IdempotencyError, Replay, Written};
+use kairos_store::{Idempotency, IdempotencyClaim, IdempotencyError, Replay, Written};
 use serde_json::Value;
 
 /// Header carrying an idempotency key.
@@ -99,6 +103,60 @@ pub async fn answer<T>(
             Err(e)
         }
     }
+}
+
+/// Runs `op`, which calls outside parties before it answers, under the request's key
+/// (none: it just runs). The key is claimed first, in a transaction of its own: the same
+/// request again answers the stored response (`idempotent-replayed: true`), a repeat while
+/// the first runs is 409 IDEMPOTENCY_KEY_IN_FLIGHT, another request with the key 422
+/// IDEMPOTENCY_KEY_REUSED. The answer is stored, success or refusal alike, except when
+/// its outcome is unknown (500 INTERNAL_ERROR, 502 PROVIDER_ERROR: the provider did not
+/// answer), which releases the key so that a retry runs again.
+pub async fn outside<T, F>(
+    state: &AppState,
+    tenant: &Tenant,
+    key: Option<&RequestKey>,
+    op: F,
+) -> ApiResult<Response>
+where
+    T: serde::Serialize,
+    F: std::future::Future<Output = ApiResult<T>>,
+{
+    let Some(key) = key else {
+        return op.await.map(|v| axum::Json(v).into_response());
+    };
+    let tenant = tenant.id();
+    match state
+        .store
+        .claim_idempotency_key(tenant, &key.key, &key.request_hash, state.now())
+        .await?
+    {
+        IdempotencyClaim::Fresh => {}
+        IdempotencyClaim::Replay { status, body } => return Ok(replayed(Replay { status, body })),
+        IdempotencyClaim::Mismatch => return Err(IdempotencyError::Reused.into()),
+        IdempotencyClaim::InFlight => return Err(IdempotencyError::InFlight.into()),
+    }
+    let result = op.await;
+    let stored = match &result {
+        Ok(v) => serde_json::to_string(v)
+            .ok()
+            .map(|body| (StatusCode::OK.as_u16(), body)),
+        Err(e) if matches!(e.code, code::INTERNAL_ERROR | code::PROVIDER_ERROR) => None,
+        Err(e) => Some((e.status.as_u16(), e.body_text())),
+    };
+    let kept = match stored {
+        Some((status, body)) => {
+            state
+                .store
+                .complete_idempotency_key(tenant, &key.key, status, &body)
+                .await
+        }
+        None => state.store.release_idempotency_key(tenant, &key.key).await,
+    };
+    if let Err(e) = kept {
+        tracing::warn!(error = %e, "could not store the answer of an idempotency key");
+    }
+    result.map(|v| axum::Json(v).into_response())
 }
 
 /// The result of an operation run without a key: always `Done`.

@@ -9,12 +9,17 @@ use super::provider::{
 };
 use crate::bookings::{BookingAccess, accessible_booking};
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
-use crate::extract::{Json, Staff, can};
+use crate::extract::{Json, Staff, can, decode_json};
+use crate::idempotency::{self, RequestKey};
 use crate::state::AppState;
 use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
 use kairos_domain::FieldErrors;
+use kairos_domain::TenantId;
 use kairos_domain::payments::credentials::Provider;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -40,17 +45,39 @@ pub struct AuthorizeBody {
 /// secret, or the result of `paymentMethodId`). The booking token, its customer or staff
 /// with `admin:bookings:write`.
 #[utoipa::path(post, path = "/api/v1/payments/authorize", tag = "payments", security(("bookingToken" = []), ("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "Makes retries safe: the same request again answers the first answer for 24 h; use an unguessable value such as a UUID")),
     request_body = AuthorizeBody,
     responses((status = 200, body = PaymentAction),
         (status = 400, description = "VALIDATION_ERROR; PAYMENT_FAILED: declined, or cardpay not configured", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
-        (status = 409, description = "INVALID_TRANSITION: the booking has no card payment to collect", body = ErrorBody),
+        (status = 409, description = "INVALID_TRANSITION: the booking has no card payment to collect; IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
+        (status = 422, description = "IDEMPOTENCY_KEY_REUSED: the key was used for another request", body = ErrorBody),
         (status = 502, description = "PROVIDER_ERROR: retry later", body = ErrorBody)))]
 pub async fn authorize(
     State(state): State<AppState>,
     access: BookingAccess<can::WriteBookings>,
-    Json(body): Json<AuthorizeBody>,
-) -> ApiResult<axum::Json<PaymentAction>> {
+    headers: HeaderMap,
+    Json(raw): Json<Value>,
+) -> ApiResult<Response> {
+    let key = RequestKey::of(
+        &headers,
+        &access.caller_key(),
+        "POST",
+        "/api/v1/payments/authorize",
+        &raw,
+    )?;
+    idempotency::outside(&state, &access.tenant, key.as_ref(), async {
+        let body: AuthorizeBody = decode_json(raw)?;
+        authorize_booking(&state, &access, body).await
+    })
+    .await
+}
+
+async fn authorize_booking(
+    state: &AppState,
+    access: &BookingAccess<can::WriteBookings>,
+    body: AuthorizeBody,
+) -> ApiResult<PaymentAction> {
     let mut errors = FieldErrors::new();
     let booking_id = match body.booking_id.as_deref() {
         None => {
@@ -68,14 +95,14 @@ pub async fn authorize(
         }
     };
     errors.finish().map_err(ApiError::validation)?;
-    let booking = accessible_booking(&state, &access, &booking_id).await?;
+    let booking = accessible_booking(state, access, &booking_id).await?;
     let pm = body
         .payment_method_id
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty());
     payment_action(
-        &state,
+        state,
         access.tenant.id(),
         booking.id,
         pm,
@@ -83,7 +110,6 @@ pub async fn authorize(
         &super::bank_redirect::ReturnUrls::default(),
     )
     .await?
-    .map(axum::Json)
     .ok_or_else(|| {
         ApiError::conflict(
             code::INVALID_TRANSITION,
@@ -134,21 +160,42 @@ pub struct CaptureResult {
 /// Capture a card payment whose funds are held (authorized). Needs
 /// `admin:bookings:write`.
 #[utoipa::path(post, path = "/api/v1/payments/capture", tag = "payments", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "Makes retries safe: the same request again answers the first answer for 24 h; use an unguessable value such as a UUID")),
     request_body = CaptureBody,
     responses((status = 200, body = CaptureResult),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: no such payment", body = ErrorBody),
-        (status = 409, description = "INVALID_TRANSITION: nothing authorized to capture", body = ErrorBody),
+        (status = 409, description = "INVALID_TRANSITION: nothing authorized to capture; IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
+        (status = 422, description = "IDEMPOTENCY_KEY_REUSED: the key was used for another request", body = ErrorBody),
         (status = 502, description = "PROVIDER_ERROR", body = ErrorBody)))]
 pub async fn capture(
     State(state): State<AppState>,
     auth: Staff<can::WriteBookings>,
-    Json(body): Json<CaptureBody>,
-) -> ApiResult<axum::Json<CaptureResult>> {
+    headers: HeaderMap,
+    Json(raw): Json<Value>,
+) -> ApiResult<Response> {
+    let key = RequestKey::of(
+        &headers,
+        &format!("admin:{}", auth.user.id),
+        "POST",
+        "/api/v1/payments/capture",
+        &raw,
+    )?;
+    idempotency::outside(&state, &auth.tenant, key.as_ref(), async {
+        let body: CaptureBody = decode_json(raw)?;
+        capture_payment(&state, auth.tenant.id(), body).await
+    })
+    .await
+}
+
+async fn capture_payment(
+    state: &AppState,
+    tenant: &TenantId,
+    body: CaptureBody,
+) -> ApiResult<CaptureResult> {
     let mut errors = FieldErrors::new();
     let payment_id = payment_and_amount(&mut errors, body.payment_id.as_deref(), body.amount);
     errors.finish().map_err(ApiError::validation)?;
-    let tenant = auth.tenant.id();
     let payment = state
         .store
         .online_payment(tenant, payment_id.unwrap_or_default())
@@ -166,7 +213,7 @@ pub async fn capture(
     }
     let (Some(intent), Some(account)) = (
         payment.provider_payment_id.clone(),
-        account_of_payment(&state, tenant, &payment).await?,
+        account_of_payment(state, tenant, &payment).await?,
     ) else {
         return Err(ApiError::conflict(
             code::INVALID_TRANSITION,
@@ -202,13 +249,13 @@ pub async fn capture(
             state.now().timestamp(),
         )
         .await;
-    deliver_sandbox_events(&state, events);
+    deliver_sandbox_events(state, events);
     let captured = result.map_err(|e| provider_error(Provider::Cardpay, e))?;
     state
         .store
         .mark_captured(tenant, payment.id, captured.amount, state.now())
         .await?;
-    Ok(axum::Json(CaptureResult {
+    Ok(CaptureResult {
         payment_id: payment.id,
         status: "CAPTURED".to_owned(),
         provider_status: if captured.status == IntentStatus::Succeeded {
@@ -217,5 +264,5 @@ pub async fn capture(
             format!("{:?}", captured.status)
         },
         amount_captured: captured.amount,
-    }))
+    })
 }

@@ -13,14 +13,17 @@ use super::bankpay::{NewBankRefund, Urls};
 use super::cardpay::ProviderError;
 use super::provider::{Cardpay, account_of_payment, deliver_sandbox_events};
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
-use crate::extract::{Json, Staff, can};
+use crate::extract::{Json, Staff, can, decode_json};
+use crate::idempotency::{self, RequestKey};
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use kairos_domain::payments::credentials::Provider;
 use kairos_domain::{FieldErrors, TenantId};
 use kairos_store::{RefundResult, RefundStarted};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -69,18 +72,40 @@ pub struct RefundOutcome {
 /// staff to return the money another way. A bank refund the provider reports on later
 /// answers its part `Processing` (the payment REFUND_PENDING until the callback).
 #[utoipa::path(post, path = "/api/v1/payments/refund", tag = "payments", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "Makes retries safe: one refund per key and caller for 24 h (the same request again answers the first answer); use an unguessable value such as a UUID")),
     request_body = RefundBody,
     responses((status = 200, body = RefundOutcome),
         (status = 400, description = "VALIDATION_ERROR (an amount beyond what is left)", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: no such payment", body = ErrorBody),
-        (status = 409, description = "INVALID_TRANSITION: the payment is not collected, or is being refunded", body = ErrorBody),
+        (status = 409, description = "INVALID_TRANSITION: the payment is not collected, or is being refunded; IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
+        (status = 422, description = "IDEMPOTENCY_KEY_REUSED: the key was used for another request", body = ErrorBody),
         (status = 500, description = "REFUND_FAILED: in the dead-letter queue for manual work", body = ErrorBody),
         (status = 502, description = "PROVIDER_ERROR: the provider did not answer; the same request again finishes it", body = ErrorBody)))]
 pub async fn refund(
     State(state): State<AppState>,
     auth: Staff<can::WriteBookings>,
-    Json(body): Json<RefundBody>,
-) -> ApiResult<axum::Json<RefundOutcome>> {
+    headers: HeaderMap,
+    Json(raw): Json<Value>,
+) -> ApiResult<Response> {
+    let key = RequestKey::of(
+        &headers,
+        &format!("admin:{}", auth.user.id),
+        "POST",
+        "/api/v1/payments/refund",
+        &raw,
+    )?;
+    idempotency::outside(&state, &auth.tenant, key.as_ref(), async {
+        let body: RefundBody = decode_json(raw)?;
+        staff_refund(&state, &auth, body).await
+    })
+    .await
+}
+
+async fn staff_refund(
+    state: &AppState,
+    auth: &Staff<can::WriteBookings>,
+    body: RefundBody,
+) -> ApiResult<RefundOutcome> {
     let mut errors = FieldErrors::new();
     let payment_id = payment_and_amount(&mut errors, body.payment_id.as_deref(), body.amount);
     if body
@@ -92,7 +117,7 @@ pub async fn refund(
     }
     errors.finish().map_err(ApiError::validation)?;
     refund_payment(
-        &state,
+        state,
         auth.tenant.id(),
         payment_id.unwrap_or_default(),
         body.amount,
@@ -100,7 +125,6 @@ pub async fn refund(
         &auth.actor(),
     )
     .await
-    .map(axum::Json)
 }
 
 /// What the provider said to a refund: its id there, and whether it is still on its way.

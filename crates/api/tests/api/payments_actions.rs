@@ -277,3 +277,103 @@ async fn authorize_resumes_the_card_payment_of_a_confirmed_booking() {
         .await
         .assert_error(404, "BOOKING_NOT_FOUND");
 }
+
+async fn keyed_refund(app: &TestApp, t: &TenantFixture, key: &str, body: Value) -> TestResponse {
+    app.post("/api/v1/payments/refund")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send()
+        .await
+}
+
+#[tokio::test]
+async fn a_refund_repeated_with_its_idempotency_key_is_made_once() {
+    let (app, t, fx) = setup().await;
+    let (hold, res) = confirm(&app, &t, &fx, json!({"paymentMethodId": "pm_card_visa"})).await;
+    let payment = res.body["payment"]["paymentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    wait_paid(&app, &t, hold.str("id")).await;
+    let body = json!({"paymentId": payment, "amount": 1000});
+    let first = keyed_refund(&app, &t, "refund-1", body.clone()).await;
+    first.assert_status(200);
+    assert!(first.headers.get("idempotent-replayed").is_none());
+    // The same request again (a lost answer retried): the first answer, nothing more.
+    let again = keyed_refund(&app, &t, "refund-1", body.clone()).await;
+    again.assert_status(200);
+    assert_eq!(
+        again.headers.get("idempotent-replayed").unwrap(),
+        "true",
+        "{}",
+        again.text
+    );
+    assert_eq!(again.body["refund_id"], first.body["refund_id"]);
+    // The key for another request is refused; a new key refunds again.
+    keyed_refund(
+        &app,
+        &t,
+        "refund-1",
+        json!({"paymentId": payment, "amount": 500}),
+    )
+    .await
+    .assert_error(422, "IDEMPOTENCY_KEY_REUSED");
+    let second = keyed_refund(&app, &t, "refund-2", body).await;
+    second.assert_status(200);
+    assert_ne!(second.body["refund_id"], first.body["refund_id"]);
+    // 1000 + 1000 of 4000 returned: the payment still has 2000 left.
+    let rest = keyed_refund(&app, &t, "refund-3", json!({"paymentId": payment})).await;
+    rest.assert_status(200);
+    assert_eq!(rest.body["total_refund_amount"], 2000, "{}", rest.text);
+    // A refusal is the key's answer too.
+    let refused = keyed_refund(&app, &t, "refund-4", json!({"paymentId": payment})).await;
+    refused.assert_error(409, "INVALID_TRANSITION");
+    keyed_refund(&app, &t, "refund-4", json!({"paymentId": payment}))
+        .await
+        .assert_error(409, "INVALID_TRANSITION");
+}
+
+#[tokio::test]
+async fn authorize_and_capture_repeated_with_their_keys_answer_the_first_answer() {
+    let (app, t, fx) = setup().await;
+    let (hold, _) = confirm(
+        &app,
+        &t,
+        &fx,
+        json!({"captureMethod": "manual", "paymentMethodId": "pm_card_visa"}),
+    )
+    .await;
+    let authorize = |key: &'static str| {
+        app.post("/api/v1/payments/authorize")
+            .tenant(&t.id)
+            .header("x-booking-token", hold.str("bookingToken"))
+            .header("Idempotency-Key", key)
+            .json(json!({"bookingId": hold.str("id")}))
+            .send()
+    };
+    let first = authorize("auth-1").await;
+    first.assert_status(200);
+    let again = authorize("auth-1").await;
+    again.assert_status(200);
+    assert_eq!(again.headers.get("idempotent-replayed").unwrap(), "true");
+    assert_eq!(again.body, first.body);
+    let payment = first.body["paymentId"].as_str().unwrap().to_owned();
+    let capture = |key: &'static str| {
+        app.post("/api/v1/payments/capture")
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .header("Idempotency-Key", key)
+            .json(json!({"paymentId": payment}))
+            .send()
+    };
+    let captured = capture("cap-1").await;
+    captured.assert_status(200);
+    assert_eq!(captured.body["status"], "CAPTURED");
+    let replay = capture("cap-1").await;
+    replay.assert_status(200);
+    assert_eq!(replay.headers.get("idempotent-replayed").unwrap(), "true");
+    assert_eq!(replay.body, captured.body);
+    wait_paid(&app, &t, hold.str("id")).await;
+}
