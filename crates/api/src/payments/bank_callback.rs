@@ -53,6 +53,21 @@ pub struct BankCallbackAnswer {
     pub error: Option<String>,
 }
 
+/// 500: the callback was not processed; the provider retries it.
+fn processing_failed(key: String) -> Response {
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        axum::Json(BankCallbackAnswer {
+            status: "error".to_owned(),
+            message: "processing failed; the provider's retry will process it".to_owned(),
+            idempotency_key: key,
+            processed: false,
+            error: None,
+        }),
+    )
+        .into_response()
+}
+
 fn refuse(status: StatusCode, code: &'static str, message: impl Into<String>) -> Response {
     ApiError::new(status, code, message).into_response()
 }
@@ -269,17 +284,7 @@ pub async fn receive_bankpay(
             {
                 tracing::warn!(error = %store, "could not record a failed bankpay callback");
             }
-            (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                axum::Json(BankCallbackAnswer {
-                    status: "error".to_owned(),
-                    message: "processing failed; the provider's retry will process it".to_owned(),
-                    idempotency_key: key,
-                    processed: false,
-                    error: None,
-                }),
-            )
-                .into_response()
+            processing_failed(key)
         }
     }
 }
@@ -437,17 +442,7 @@ async fn receive_refund(
         .into_response(),
         Err(e) => {
             tracing::warn!(idempotency_key = %key, error = %e, "bankpay refund callback failed");
-            (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                axum::Json(BankCallbackAnswer {
-                    status: "error".to_owned(),
-                    message: "processing failed; the provider's retry will process it".to_owned(),
-                    idempotency_key: key,
-                    processed: false,
-                    error: None,
-                }),
-            )
-                .into_response()
+            processing_failed(key)
         }
     }
 }

@@ -261,15 +261,7 @@ pub async fn refund_payment(
         (Provider::Bankpay, None) => ask_bankpay(state, tenant, &started).await,
         (Provider::Cardpay, _) => ask_cardpay(state, tenant, &started).await,
     };
-    let part = |provider_refund_id: Option<String>, status: &str| RefundPart {
-        payment_method: provider.as_str().to_owned(),
-        original_amount: started.collected,
-        refund_amount: started.amount,
-        provider_refund_id,
-        voucher_new_balance: None,
-        status: status.to_owned(),
-    };
-    match asked {
+    let (provider_refund_id, status) = match asked {
         Ok(Asked {
             provider_refund_id,
             pending: true,
@@ -279,14 +271,7 @@ pub async fn refund_payment(
                 .note_refund_pending(tenant, started.refund_id, &provider_refund_id, state.now())
                 .await?;
             tracing::info!(refund_id = %started.refund_id, "bank refund pending at the provider");
-            Ok(RefundOutcome {
-                success: true,
-                refund_id: started.refund_id,
-                total_refund_amount: started.amount,
-                fee_deducted: 0,
-                net_refund_amount: started.amount,
-                refund_breakdown: vec![part(Some(provider_refund_id), "Processing")],
-            })
+            (provider_refund_id, "Processing")
         }
         Ok(Asked {
             provider_refund_id, ..
@@ -303,26 +288,19 @@ pub async fn refund_payment(
                     state.now(),
                 )
                 .await?;
-            Ok(RefundOutcome {
-                success: true,
-                refund_id: started.refund_id,
-                total_refund_amount: started.amount,
-                fee_deducted: 0,
-                net_refund_amount: started.amount,
-                refund_breakdown: vec![part(Some(provider_refund_id), "Completed")],
-            })
+            (provider_refund_id, "Completed")
         }
         Err(e @ ProviderError::Unavailable(_)) => {
             // Not known whether the provider refunded: the refund stays Processing, and
             // the same request again asks with the same idempotency key (refund stamp).
-            Err(ApiError::new(
+            return Err(ApiError::new(
                 StatusCode::BAD_GATEWAY,
                 code::PROVIDER_ERROR,
                 format!(
                     "{} did not answer the refund ({e}); send the same request again to finish it",
                     provider.as_str()
                 ),
-            ))
+            ));
         }
         Err(e) => {
             state
@@ -337,14 +315,29 @@ pub async fn refund_payment(
                     state.now(),
                 )
                 .await?;
-            Err(ApiError::new(
+            return Err(ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 code::REFUND_FAILED,
                 format!(
                     "The refund failed at {} ({e}); it waits in the dead-letter queue for staff to return the money another way",
                     provider.as_str()
                 ),
-            ))
+            ));
         }
-    }
+    };
+    Ok(RefundOutcome {
+        success: true,
+        refund_id: started.refund_id,
+        total_refund_amount: started.amount,
+        fee_deducted: 0,
+        net_refund_amount: started.amount,
+        refund_breakdown: vec![RefundPart {
+            payment_method: provider.as_str().to_owned(),
+            original_amount: started.collected,
+            refund_amount: started.amount,
+            provider_refund_id: Some(provider_refund_id),
+            voucher_new_balance: None,
+            status: status.to_owned(),
+        }],
+    })
 }
