@@ -6,12 +6,13 @@ use chrono::{DateTime, Utc};
 use kairos_api::auth::passwords;
 use kairos_domain::TenantId;
 use kairos_domain::auth::Role;
+use kairos_domain::gift_cards::{ProductFields, ValueType};
 use kairos_domain::payments::credentials::Provider;
 use kairos_domain::scheduling::{BlackoutKind, DateRecurrence, RecurrenceKind, ScopeType};
 use kairos_domain::secrets::SecretBox;
 use kairos_store::{
-    Actor, CredentialsInput, DateRuleKind, NewAdminUser, NewDateRule, NewProduct, NewSite,
-    NewTemplate, NewTenant, Store,
+    Actor, CredentialsInput, DateRuleKind, GiftCardProductFilter, NewAdminUser, NewDateRule,
+    NewProduct, NewSite, NewTemplate, NewTenant, Store,
 };
 
 pub const TENANT_ID: &str = "demo";
@@ -36,11 +37,55 @@ pub async fn ensure(
     let tenant = TenantId::parse(TENANT_ID)?;
     if store.get_tenant(&tenant).await?.is_some() {
         sandbox_cardpay(store, secrets, &tenant, now).await?;
+        gift_cards(store, &tenant, now).await?;
         return Ok(None);
     }
     let created = create(store, &tenant, now).await?;
     sandbox_cardpay(store, secrets, &tenant, now).await?;
+    gift_cards(store, &tenant, now).await?;
     Ok(Some(created))
+}
+
+/// Puts a gift card on sale at the demo venue unless it sells some: any amount from 20 to
+/// 200 EUR, valid a year.
+async fn gift_cards(store: &Store, tenant: &TenantId, now: DateTime<Utc>) -> anyhow::Result<()> {
+    let (existing, _) = store
+        .list_gift_card_products(
+            tenant,
+            &GiftCardProductFilter {
+                is_active: None,
+                site_id: None,
+                page: 1,
+                limit: 1,
+            },
+        )
+        .await?;
+    if !existing.is_empty() {
+        return Ok(());
+    }
+    store
+        .create_gift_card_product(
+            tenant,
+            ProductFields {
+                site_id: None,
+                name: "Adventure gift card".into(),
+                description: "Any amount from 20 to 200 EUR, for any activity, valid a year".into(),
+                value_type: ValueType::CustomRange,
+                fixed_value: None,
+                min_value: Some(2000),
+                max_value: Some(20000),
+                suggested_values: vec![2500, 5000, 10000],
+                validity_days: 365,
+                image_url: None,
+                is_active: true,
+                display_order: 0,
+            },
+            &Actor::system("demo"),
+            now,
+        )
+        .await
+        .context("putting the demo gift card on sale")?;
+    Ok(())
 }
 
 /// Gives the demo tenant a sandbox cardpay account unless it has a cardpay account.
