@@ -4,7 +4,7 @@
 //! reference, terms, groups, providers}` with the answer signed the same way; and `POST
 //! /payments/{transactionId}/refund` (the transaction also in `checkout-transaction-id`),
 //! answered 201 `{provider, status, transactionId}` with the status the test chose (`ok`
-//! by default, `pending`, `fail`). Every request it accepted is kept for the test to
+//! by default, `pending`, `fail`), or taken and answered 503 (`unavailable`). Every request it accepted is kept for the test to
 //! read. Also signs callbacks as Paytrail does.
 
 use axum::body::Bytes;
@@ -80,7 +80,8 @@ impl BankpayServer {
         lock(&self.refunds).clone()
     }
 
-    /// How it answers the next refunds: `ok`, `pending` or `fail`.
+    /// How it answers the next refunds: `ok`, `pending` or `fail`; `unavailable`: it
+    /// takes the refund but answers 503 (the answer lost).
     pub fn answer_refunds(&self, status: &str) {
         *lock(&self.refund_status) = status.to_owned();
     }
@@ -222,6 +223,10 @@ async fn refund(
     request["transactionId"] = json!(transaction);
     request["refundTransactionId"] = json!(refund_transaction);
     lock(&s.refunds).push(request);
+    if status == "unavailable" {
+        // Taken, but the answer is lost (a gateway error on the way back).
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    }
     let answer = json!({
         "provider": "nordea",
         "status": status,

@@ -372,7 +372,12 @@ async fn receive_refund(
         }
         Err(e) => return ApiError::from(e).into_response(),
     };
-    let ours = refund.provider_refund_id.as_deref() == Some(transaction)
+    // The refund's transaction (not known yet when the answer to the refund was lost:
+    // then the signed stamp alone names it), or its payment's.
+    let ours = refund
+        .provider_refund_id
+        .as_deref()
+        .is_none_or(|id| id == transaction)
         || payment.provider_payment_id.as_deref() == Some(transaction);
     if !ours {
         return refuse(

@@ -15,6 +15,11 @@ impl From<PaymentsError> for ApiError {
                 format!("No {provider} credentials of this scope"),
             ),
             PaymentsError::PaymentNotFound => ApiError::not_found("Payment"),
+            PaymentsError::RefundInProgress => ApiError::new(
+                StatusCode::CONFLICT,
+                code::INVALID_TRANSITION,
+                "The payment's refund is being asked of its provider right now; ask again in a minute",
+            ),
             PaymentsError::PaymentState(status) => ApiError::new(
                 StatusCode::CONFLICT,
                 code::INVALID_TRANSITION,

@@ -252,31 +252,39 @@ pub async fn refund_payment(
         .begin_refund(tenant, payment, amount, reason, actor, state.now())
         .await?;
     let provider = started.payment.provider;
-    let asked = match (provider, &started.provider_refund_id) {
-        // Asked before and pending there: its callback finishes it.
-        (Provider::Bankpay, Some(id)) => Ok(Asked {
-            provider_refund_id: id.clone(),
+    let asked = match provider {
+        // Asked before (its answer `pending`, or lost): never asked twice; its callback
+        // finishes it.
+        Provider::Bankpay if started.resumed => Ok(Asked {
+            provider_refund_id: started.provider_refund_id.clone().unwrap_or_default(),
             pending: true,
         }),
-        (Provider::Bankpay, None) => ask_bankpay(state, tenant, &started).await,
-        (Provider::Cardpay, _) => ask_cardpay(state, tenant, &started).await,
+        Provider::Bankpay => ask_bankpay(state, tenant, &started).await,
+        Provider::Cardpay => ask_cardpay(state, tenant, &started).await,
     };
     let (provider_refund_id, status) = match asked {
         Ok(Asked {
             provider_refund_id,
             pending: true,
         }) => {
-            state
-                .store
-                .note_refund_pending(tenant, started.refund_id, &provider_refund_id, state.now())
-                .await?;
+            if !provider_refund_id.is_empty() {
+                state
+                    .store
+                    .note_refund_pending(
+                        tenant,
+                        started.refund_id,
+                        &provider_refund_id,
+                        state.now(),
+                    )
+                    .await?;
+            }
             tracing::info!(refund_id = %started.refund_id, "bank refund pending at the provider");
-            (provider_refund_id, "Processing")
+            (provider_refund_id, "Processing".to_owned())
         }
         Ok(Asked {
             provider_refund_id, ..
         }) => {
-            state
+            let changed = state
                 .store
                 .finish_refund(
                     tenant,
@@ -288,16 +296,33 @@ pub async fn refund_payment(
                     state.now(),
                 )
                 .await?;
-            (provider_refund_id, "Completed")
+            // Finished meanwhile by another path (a callback): report what it recorded.
+            let status = if changed {
+                "Completed".to_owned()
+            } else {
+                state
+                    .store
+                    .refund_by_id(started.refund_id)
+                    .await?
+                    .map_or_else(|| "Completed".to_owned(), |r| r.status)
+            };
+            (provider_refund_id, status)
         }
         Err(e @ ProviderError::Unavailable(_)) => {
-            // Not known whether the provider refunded: the refund stays Processing, and
-            // the same request again asks with the same idempotency key (refund stamp).
+            // Not known whether the provider refunded: the refund stays Processing. The
+            // same request again asks the card provider with the same idempotency key; a
+            // bank refund is not asked twice: the bank's callback settles it.
+            let next = match provider {
+                Provider::Cardpay => "send the same request again to finish it",
+                Provider::Bankpay => {
+                    "the bank's callback settles it (asking again refunds nothing twice); if none comes, check the bank's merchant panel"
+                }
+            };
             return Err(ApiError::new(
                 StatusCode::BAD_GATEWAY,
                 code::PROVIDER_ERROR,
                 format!(
-                    "{} did not answer the refund ({e}); send the same request again to finish it",
+                    "{} did not answer the refund ({e}); {next}",
                     provider.as_str()
                 ),
             ));
@@ -335,9 +360,9 @@ pub async fn refund_payment(
             payment_method: provider.as_str().to_owned(),
             original_amount: started.collected,
             refund_amount: started.amount,
-            provider_refund_id: Some(provider_refund_id),
+            provider_refund_id: Some(provider_refund_id).filter(|id| !id.is_empty()),
             voucher_new_balance: None,
-            status: status.to_owned(),
+            status,
         }],
     })
 }

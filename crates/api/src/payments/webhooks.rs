@@ -122,7 +122,7 @@ async fn candidates(
 }
 
 /// Refunds money that arrived for a booking that can no longer take it. Its dead letter
-/// (written with the event) stays open, for staff, unless the refund is made: a crash or a
+/// (written with the event) stays open, for staff, until the refund is made: a crash or a
 /// provider failure here leaves the work visible.
 pub(super) async fn refund_after_close(
     state: &AppState,
@@ -151,15 +151,11 @@ pub(super) async fn refund_after_close(
         &Actor::system("payments"),
     )
     .await;
+    // A refund made closes the money's dead letter (`finish_refund`); one the bank
+    // reports later closes it when its callback completes it.
     match refunded {
         Ok(r) => {
-            if let Err(e) = state
-                .store
-                .resolve_paid_after_close(tenant, payment.id, r.refund_id, state.now())
-                .await
-            {
-                tracing::warn!(error = %e, "automatic refund made; its dead letter stays open");
-            }
+            tracing::info!(payment_id = %payment.id, refund_id = %r.refund_id, "money paid after close refunded");
         }
         Err(e) => {
             tracing::warn!(payment_id = %payment.id, error = %e.message, "automatic refund failed; the dead letter stays open for staff");

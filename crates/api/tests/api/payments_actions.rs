@@ -377,3 +377,44 @@ async fn authorize_and_capture_repeated_with_their_keys_answer_the_first_answer(
     assert_eq!(replay.body, captured.body);
     wait_paid(&app, &t, hold.str("id")).await;
 }
+
+#[tokio::test]
+async fn one_request_at_a_time_asks_the_card_provider_about_a_refund() {
+    let (app, t, fx) = setup().await;
+    let (hold, res) = confirm(&app, &t, &fx, json!({"paymentMethodId": "pm_card_visa"})).await;
+    let payment: uuid::Uuid = res.body["payment"]["paymentId"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    wait_paid(&app, &t, hold.str("id")).await;
+    // A request began the refund and is asking the provider right now.
+    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap();
+    let started = app
+        .store
+        .begin_refund(
+            &tenant,
+            payment,
+            None,
+            None,
+            &kairos_store::Actor::system("test"),
+            app.clock_now(),
+        )
+        .await
+        .unwrap();
+    let body = json!({"paymentId": payment});
+    let busy = staff_post(&app, &t, "/api/v1/payments/refund", body.clone()).await;
+    busy.assert_error(409, "INVALID_TRANSITION");
+    assert!(busy.text.contains("right now"), "{}", busy.text);
+    // That request died: a minute later the same refund is resumed (the provider's
+    // idempotency key makes it one refund) and completed.
+    app.clock.advance(chrono::Duration::seconds(61));
+    let resumed = staff_post(&app, &t, "/api/v1/payments/refund", body).await;
+    resumed.assert_status(200);
+    assert_eq!(resumed.body["refund_id"], started.refund_id.to_string());
+    assert_eq!(resumed.body["refund_breakdown"][0]["status"], "Completed");
+    assert_eq!(
+        detail(&app, &t, hold.str("id")).await["payments"][0]["status"],
+        "REFUNDED"
+    );
+}

@@ -571,3 +571,46 @@ async fn a_bank_transfer_arriving_after_its_seats_were_taken_goes_back_through_t
     assert_eq!(letters[0]["status"], "resolved", "{letters}");
     app.assert_capacity_invariant(&t.id).await;
 }
+
+#[tokio::test]
+async fn a_bank_refund_whose_answer_was_lost_is_never_asked_twice_and_its_callback_settles_it() {
+    let (app, t, fx, server) = setup(false).await;
+    let (hold, payment, _) = paid_by_bank(&app, &t, &fx).await;
+    server.answer_refunds("unavailable");
+    let lost = app
+        .post("/api/v1/payments/refund")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"paymentId": payment}))
+        .expect_server_error()
+        .send()
+        .await;
+    lost.assert_error(502, "PROVIDER_ERROR");
+    assert!(lost.text.contains("callback"), "{}", lost.text);
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["payments"][0]["status"], "REFUND_PENDING");
+    // Asking again (the bank works again) refunds nothing twice: the refund waits.
+    server.answer_refunds("ok");
+    let again = refund(&app, &t, json!({"paymentId": payment})).await;
+    again.assert_status(200);
+    assert_eq!(again.body["refund_breakdown"][0]["status"], "Processing");
+    assert!(again.body["refund_breakdown"][0]["provider_refund_id"].is_null());
+    assert_eq!(server.refunds().len(), 1, "asked once");
+    // The bank's callback names the refund by its signed stamp: it completes it.
+    let refund_id = again.body["refund_id"].as_str().unwrap();
+    let refund_txn = server.refunds()[0]["refundTransactionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let done = app
+        .get(&format!(
+            "/webhooks/bankpay/callback?{}",
+            server.callback_query(refund_id, &refund_txn, "ok", 4000)
+        ))
+        .send()
+        .await;
+    done.assert_status(200);
+    assert_eq!(done.body["processed"], true, "{}", done.text);
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["payments"][0]["status"], "REFUNDED");
+}

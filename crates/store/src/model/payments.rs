@@ -26,6 +26,9 @@ pub enum PaymentsError {
     /// More than is left to refund (minor units left).
     #[error("at most {0} can be refunded")]
     RefundTooLarge(i64),
+    /// Another request is asking the provider about this payment's refund right now.
+    #[error("the payment's refund is being asked of its provider")]
+    RefundInProgress,
     /// New credentials without a secret their provider needs (the field's name).
     #[error("{0} is required for new credentials")]
     Missing(&'static str),
@@ -160,8 +163,12 @@ pub struct RefundStarted {
     pub collected: i64,
     pub refunded_before: i64,
     /// The provider's refund, when it answered before that it would report later (a
-    /// resumed bank refund `pending`): it is not asked again.
+    /// resumed bank refund `pending`).
     pub provider_refund_id: Option<String>,
+    /// A refund asked of its provider before whose outcome is not known (an earlier
+    /// request lost the answer): a card refund is asked again with the same idempotency
+    /// key; a bank refund is not asked again (its callback reports it).
+    pub resumed: bool,
 }
 
 /// A refund's outcome at the provider.

@@ -19,7 +19,6 @@ use kairos_domain::payments::credentials::Provider;
 use kairos_store_macros::operations;
 use serde_json::json;
 use sqlx::types::Json;
-use uuid::Uuid;
 
 #[operations]
 impl Repo {
@@ -93,29 +92,6 @@ impl Repo {
         .await?;
         w.commit(None).await?;
         Ok(outcome)
-    }
-
-    /// Closes the `PAID_AFTER_CLOSE` dead letter of a payment refunded automatically.
-    pub async fn resolve_paid_after_close(
-        &self,
-        tenant: &TenantId,
-        payment: Uuid,
-        refund: Uuid,
-        now: Timestamp,
-    ) -> StoreResult<()> {
-        sqlx::query(
-            "UPDATE dead_letters SET status = 'resolved', resolution = $3, resolved_at = $4,
-                 updated_at = $4
-             WHERE tenant_id = $1 AND transaction_id = $2 AND error_type = 'PAID_AFTER_CLOSE'
-               AND status = 'open'",
-        )
-        .bind(tenant.as_str())
-        .bind(payment)
-        .bind(format!("refunded automatically (refund {refund})"))
-        .bind(now)
-        .execute(&self.write)
-        .await?;
-        Ok(())
     }
 
     /// Records that processing an event failed (it was rolled back), for the health

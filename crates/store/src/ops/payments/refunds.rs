@@ -19,6 +19,10 @@ use kairos_store_macros::operations;
 use serde_json::json;
 use uuid::Uuid;
 
+/// How long a request asking the provider about a refund keeps it to itself (provider
+/// calls time out after 20 s): a resume waits until then.
+const ATTEMPT_LEASE_SECS: i64 = 60;
+
 #[derive(sqlx::FromRow)]
 struct LockedPayment {
     id: Uuid,
@@ -149,8 +153,9 @@ impl Repo {
             .collect())
     }
 
-    /// The booking's collected card and bank payments with something left to refund:
-    /// (payment, its provider, minor units left).
+    /// The booking's collected card and bank payments with something left to refund
+    /// (being refunded too: a cancellation's refund of one waits for that refund and
+    /// says so): (payment, its provider, minor units left).
     pub async fn refundable_provider_payments(
         &self,
         tenant: &TenantId,
@@ -159,7 +164,7 @@ impl Repo {
         Ok(sqlx::query_as(
             "SELECT id, provider, amount - refunded_amount FROM payments
              WHERE tenant_id = $1 AND booking_id = $2 AND provider IN ('cardpay', 'bankpay')
-               AND status = 'COMPLETED' AND amount > refunded_amount
+               AND status IN ('COMPLETED', 'REFUND_PENDING') AND amount > refunded_amount
              ORDER BY created_at, id",
         )
         .bind(tenant.as_str())
@@ -217,10 +222,12 @@ impl Repo {
         let started = |refund_id: Uuid,
                        amount: i64,
                        status: PaymentStatus,
-                       provider_refund_id: Option<String>| RefundStarted {
+                       provider_refund_id: Option<String>,
+                       resumed: bool| RefundStarted {
             refund_id,
             amount,
             provider_refund_id,
+            resumed,
             collected: p.amount,
             refunded_before: p.refunded_amount,
             payment: OnlinePayment {
@@ -241,23 +248,41 @@ impl Repo {
         };
         if status == PaymentStatus::RefundPending {
             // A refund whose outcome is not known yet: the same request resumes it (and
-            // its idempotency key at the provider).
-            let pending: Option<(Uuid, i64, Option<String>)> = sqlx::query_as(
-                "SELECT id, amount, provider_refund_id FROM refunds
-                 WHERE tenant_id = $1 AND payment_id = $2 AND status = 'Processing'",
+            // its idempotency key at the provider), once the last attempt is over (one
+            // request asks at a time).
+            let pending: Option<(Uuid, i64, Option<String>, Option<Timestamp>)> = sqlx::query_as(
+                "SELECT id, amount, provider_refund_id, attempted_at FROM refunds
+                     WHERE tenant_id = $1 AND payment_id = $2 AND status = 'Processing'",
             )
             .bind(tenant.as_str())
             .bind(p.id)
             .fetch_optional(&mut *w.tx)
             .await?;
-            return match pending {
-                Some((id, pending_amount, provider_refund_id))
-                    if amount.is_none_or(|a| a == pending_amount) =>
-                {
-                    Ok(started(id, pending_amount, status, provider_refund_id))
-                }
-                _ => Err(PaymentsError::PaymentState(status)),
+            let Some((id, pending_amount, provider_refund_id, attempted)) = pending else {
+                return Err(PaymentsError::PaymentState(status));
             };
+            if amount.is_some_and(|a| a != pending_amount) {
+                return Err(PaymentsError::PaymentState(status));
+            }
+            // A card refund is asked again (same idempotency key): one request at a time.
+            // A bank refund is never asked twice (its callback reports it).
+            let recent =
+                attempted.is_some_and(|t| t > now - chrono::Duration::seconds(ATTEMPT_LEASE_SECS));
+            if provider == Provider::Cardpay && recent {
+                return Err(PaymentsError::RefundInProgress);
+            }
+            sqlx::query(
+                "UPDATE refunds SET attempted_at = $3, updated_at = $3
+                 WHERE tenant_id = $1 AND id = $2",
+            )
+            .bind(tenant.as_str())
+            .bind(id)
+            .bind(now)
+            .execute(&mut *w.tx)
+            .await?;
+            let resumed = started(id, pending_amount, status, provider_refund_id, true);
+            w.commit(None).await?;
+            return Ok(resumed);
         }
         // Only money confirmed collected is refunded.
         if status != PaymentStatus::Completed {
@@ -274,8 +299,8 @@ impl Repo {
         let refund_id = new_id();
         sqlx::query(
             "INSERT INTO refunds (tenant_id, id, payment_id, booking_id, amount, fee, currency,
-                 status, reason, requested_by, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, 0, $6, 'Processing', $7, $8, $9, $9)",
+                 status, reason, requested_by, attempted_at, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, 0, $6, 'Processing', $7, $8, $9, $9, $9)",
         )
         .bind(tenant.as_str())
         .bind(refund_id)
@@ -307,7 +332,7 @@ impl Repo {
             },
         );
         w.commit(None).await?;
-        Ok(started(refund_id, amount, next, None))
+        Ok(started(refund_id, amount, next, None, false))
     }
 
     /// Records the provider's id of refund `refund`, still Processing: the provider
@@ -424,6 +449,21 @@ impl Repo {
                 .bind(now)
                 .execute(&mut *w.tx)
                 .await?;
+                if next == PaymentStatus::Refunded {
+                    // Money that came for a closed booking is back: its dead letter is done.
+                    sqlx::query(
+                        "UPDATE dead_letters SET status = 'resolved', resolution = $3,
+                             resolved_at = $4, updated_at = $4
+                         WHERE tenant_id = $1 AND transaction_id = $2
+                           AND error_type = 'PAID_AFTER_CLOSE' AND status = 'open'",
+                    )
+                    .bind(tenant.as_str())
+                    .bind(payment)
+                    .bind(format!("refunded (refund {refund})"))
+                    .bind(now)
+                    .execute(&mut *w.tx)
+                    .await?;
+                }
                 w.audit(
                     actor,
                     Change {
