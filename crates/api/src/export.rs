@@ -10,7 +10,6 @@
 use crate::error::{ApiError, ApiResult};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 
 /// Largest `pageSize`.
@@ -76,22 +75,6 @@ pub fn csv_response(
             .map_err(ApiError::internal)?,
     );
     Ok(response)
-}
-
-/// A timestamp query parameter (RFC 3339, or a date meaning its start in UTC).
-pub fn instant(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<DateTime<Utc>> {
-    let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
-    if let Ok(t) = DateTime::parse_from_rfc3339(raw) {
-        return Some(t.with_timezone(&Utc));
-    }
-    if let Ok(d) = chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
-        return d.and_hms_opt(0, 0, 0).map(|t| t.and_utc());
-    }
-    errors.add(
-        field,
-        "must be a date (YYYY-MM-DD) or an ISO 8601 timestamp",
-    );
-    None
 }
 
 #[cfg(test)]

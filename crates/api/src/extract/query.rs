@@ -78,38 +78,40 @@ pub fn timestamp_param(
     parsed
 }
 
-/// Parses `YYYY-MM-DD` or an RFC 3339 timestamp as a bound of a range of instants. A lower bound
-/// is the instant (a date: the start of its UTC day); with `inclusive_upper`, the result
-/// is the exclusive end of what the input includes (a date: the start of the next UTC
-/// day; a timestamp: one microsecond after it).
+/// Parses `YYYY-MM-DD` or an RFC 3339 timestamp (years 1900 to 2999) as a bound of a
+/// range of instants. A lower bound is the instant (a date: the start of its UTC day);
+/// with `inclusive_upper`, the result is the exclusive end of what the input includes (a
+/// date: the start of the next UTC day; a timestamp: one microsecond after it). The one
+/// parser of every date-or-timestamp filter (searches, exports, analytics).
 pub fn range_bound(
     errors: &mut FieldErrors,
     field: &str,
     raw: Option<&str>,
     inclusive_upper: bool,
 ) -> Option<chrono::DateTime<chrono::Utc>> {
+    use chrono::Datelike;
     let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
+    let in_years = |year: i32| (1900..=2999).contains(&year);
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(raw) {
         let t = t.with_timezone(&chrono::Utc);
-        return Some(if inclusive_upper {
-            t + chrono::Duration::microseconds(1)
-        } else {
-            t
-        });
-    }
-    match chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
-        Ok(d) => {
-            let d = if inclusive_upper { d.succ_opt()? } else { d };
-            Some(d.and_hms_opt(0, 0, 0)?.and_utc())
+        if in_years(t.year()) {
+            return Some(if inclusive_upper {
+                t + chrono::Duration::microseconds(1)
+            } else {
+                t
+            });
         }
-        Err(_) => {
-            errors.add(
-                field,
-                "must be a date (YYYY-MM-DD) or an ISO 8601 timestamp",
-            );
-            None
-        }
+    } else if let Ok(d) = chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d")
+        && in_years(d.year())
+    {
+        let d = if inclusive_upper { d.succ_opt()? } else { d };
+        return Some(d.and_hms_opt(0, 0, 0)?.and_utc());
     }
+    errors.add(
+        field,
+        "must be a date (YYYY-MM-DD) or an ISO 8601 timestamp, between the years 1900 and 2999",
+    );
+    None
 }
 
 /// A date `YYYY-MM-DD` from a request (body or query) between the years 1900 and 2999.
@@ -160,5 +162,48 @@ pub fn page_param(
                 default
             }
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{TimeZone, Utc};
+
+    fn bound(raw: &str, upper: bool) -> (Option<chrono::DateTime<Utc>>, bool) {
+        let mut errors = FieldErrors::new();
+        let got = range_bound(&mut errors, "at", Some(raw), upper);
+        (got, errors.is_empty())
+    }
+
+    #[test]
+    fn dates_and_timestamps_bound_ranges() {
+        let day = Utc.with_ymd_and_hms(2026, 11, 22, 0, 0, 0).unwrap();
+        assert_eq!(bound("2026-11-22", false), (Some(day), true));
+        assert_eq!(
+            bound("2026-11-22", true),
+            (Some(day + chrono::Duration::days(1)), true)
+        );
+        assert_eq!(bound(" 2026-11-22T00:00:00Z ", false), (Some(day), true));
+        assert_eq!(
+            bound("2026-11-22T02:00:00+02:00", true),
+            (Some(day + chrono::Duration::microseconds(1)), true)
+        );
+        let mut errors = FieldErrors::new();
+        assert_eq!(range_bound(&mut errors, "at", Some("  "), false), None);
+        assert!(errors.is_empty(), "an empty value is no bound");
+    }
+
+    #[test]
+    fn other_text_and_far_years_are_refused() {
+        for raw in [
+            "later",
+            "2026-13-01",
+            "1899-12-31",
+            "3000-01-01T00:00:00Z",
+            "22.11.2026",
+        ] {
+            assert_eq!(bound(raw, false), (None, false), "{raw}");
+        }
     }
 }

@@ -9,7 +9,7 @@
 
 use super::error::invalid;
 use crate::error::{ApiResult, ShapeBBody};
-use crate::extract::{Query, Staff, can};
+use crate::extract::{Query, Staff, can, range_bound};
 use crate::state::AppState;
 use axum::extract::State;
 use chrono::{DateTime, Duration, Utc};
@@ -93,27 +93,12 @@ fn instant(
     raw: Option<&str>,
     end: bool,
 ) -> Option<DateTime<Utc>> {
-    let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
-    if let Ok(t) = DateTime::parse_from_rfc3339(raw) {
-        return Some(t.with_timezone(&Utc));
-    }
-    match chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
-        Ok(d) if (1900..=2999).contains(&chrono::Datelike::year(&d)) => {
-            let start = d.and_hms_opt(0, 0, 0)?.and_utc();
-            Some(if end {
-                start + Duration::days(1) - Duration::microseconds(1)
-            } else {
-                start
-            })
-        }
-        _ => {
-            errors.add(
-                field,
-                "must be a date (YYYY-MM-DD) or an RFC 3339 timestamp",
-            );
-            None
-        }
-    }
+    let bound = range_bound(errors, field, raw, end)?;
+    Some(if end {
+        bound - Duration::microseconds(1)
+    } else {
+        bound
+    })
 }
 
 fn ratio(part: i64, whole: i64) -> f64 {

@@ -214,16 +214,9 @@ pub async fn receive_bankpay(
             );
         }
     };
-    let amount = match field("checkout-amount").map(str::parse::<i64>) {
-        Some(Ok(a)) => Some(a),
-        None => None,
-        Some(Err(_)) => {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                code::VALIDATION_ERROR,
-                "checkout-amount must be minor units",
-            );
-        }
+    let amount = match amount_of(&cb) {
+        Ok(amount) => amount,
+        Err(refused) => return *refused,
     };
     let key = format!("{transaction}:{status}");
     let event = ProviderEvent {
@@ -289,6 +282,23 @@ pub async fn receive_bankpay(
     }
 }
 
+/// The callback's `checkout-amount` (minor units), when it has one; 400 when it is not
+/// a whole number.
+fn amount_of(cb: &Callback) -> Result<Option<i64>, Box<Response>> {
+    cb.fields
+        .iter()
+        .find(|(k, _)| k == "checkout-amount")
+        .map(|(_, v)| v.parse::<i64>())
+        .transpose()
+        .map_err(|_| {
+            Box::new(refuse(
+                StatusCode::BAD_REQUEST,
+                code::VALIDATION_ERROR,
+                "checkout-amount must be minor units",
+            ))
+        })
+}
+
 /// Checks a callback's signature with the account `payment` was made with, its
 /// `checkout-account`, and (header form) its timestamp's age.
 async fn verify(
@@ -350,7 +360,8 @@ async fn verify(
 
 /// A refund's callback (the refund was `pending` at the provider): `ok` completes it,
 /// `fail` fails it (REFUND_FAILED in the dead-letter queue), `pending`/`delayed` wait.
-/// Verified with the account of the refunded payment; its transaction must be the
+/// An `ok` whose `checkout-amount` is not the refund's is not applied (the refund stays
+/// processing for staff). Verified with the account of the refunded payment; its transaction must be the
 /// refund's or the payment's. A repeat of an outcome recorded before changes nothing and
 /// answers `DUPLICATE_EVENT`.
 async fn receive_refund(
@@ -390,6 +401,27 @@ async fn receive_refund(
         return refused;
     }
     let key = format!("refund:{}:{status}", refund.refund_id);
+    let amount = match amount_of(cb) {
+        Ok(amount) => amount,
+        Err(refused) => return *refused,
+    };
+    if status == "ok" && amount.is_some_and(|a| a != refund.amount) {
+        // A signed report of another sum than was asked for: the refund is left
+        // processing for staff to check at the provider, never completed on it.
+        tracing::warn!(idempotency_key = %key, reported = ?amount, asked = refund.amount,
+            "bankpay refund callback names another amount: not applied");
+        return axum::Json(BankCallbackAnswer {
+            status: "ok".to_owned(),
+            message: format!(
+                "checkout-amount differs from refund {} ({}): not applied",
+                refund.refund_id, refund.amount
+            ),
+            idempotency_key: key,
+            processed: false,
+            error: None,
+        })
+        .into_response();
+    }
     let result = match status {
         "ok" => RefundResult::Completed {
             provider_refund_id: refund

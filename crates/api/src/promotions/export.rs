@@ -8,8 +8,8 @@
 
 use super::admin::promotion_dto;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::export::{DEFAULT_PAGE_SIZE, Format, MAX_PAGE_SIZE, csv_response, instant};
-use crate::extract::{Query, Staff, bool_param, can, page_param};
+use crate::export::{DEFAULT_PAGE_SIZE, Format, MAX_PAGE_SIZE, csv_response};
+use crate::extract::{Query, Staff, bool_param, can, page_param, range_bound};
 use crate::openapi::schemas::PromotionTypeSchema;
 use crate::state::AppState;
 use axum::extract::State;
@@ -252,8 +252,8 @@ pub async fn export_promotions(
     if search.as_ref().is_some_and(|s| s.chars().count() > 200) {
         errors.add("search", "must be at most 200 characters");
     }
-    let starts_after = instant(&mut errors, "startDate", q.start_date.as_deref());
-    let expires_before = instant(&mut errors, "endDate", q.end_date.as_deref());
+    let starts_after = range_bound(&mut errors, "startDate", q.start_date.as_deref(), false);
+    let expires_before = range_bound(&mut errors, "endDate", q.end_date.as_deref(), false);
     let page = page_param(&mut errors, "page", q.page.as_deref(), 1, 1_000_000);
     let page_size = page_param(
         &mut errors,

@@ -6,8 +6,8 @@
 
 use super::admin::voucher_dto;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::export::{DEFAULT_PAGE_SIZE, Format, MAX_PAGE_SIZE, csv_response, instant};
-use crate::extract::{Query, Staff, bool_param, can, page_param};
+use crate::export::{DEFAULT_PAGE_SIZE, Format, MAX_PAGE_SIZE, csv_response};
+use crate::extract::{Query, Staff, bool_param, can, page_param, range_bound};
 use crate::openapi::schemas::VoucherTypeSchema;
 use crate::state::AppState;
 use axum::extract::State;
@@ -216,8 +216,13 @@ pub async fn export_vouchers(
     if search.as_ref().is_some_and(|s| s.chars().count() > 50) {
         errors.add("search", "must be at most 50 characters");
     }
-    let issued_after = instant(&mut errors, "issuedAfter", q.issued_after.as_deref());
-    let issued_before = instant(&mut errors, "issuedBefore", q.issued_before.as_deref());
+    let issued_after = range_bound(&mut errors, "issuedAfter", q.issued_after.as_deref(), false);
+    let issued_before = range_bound(
+        &mut errors,
+        "issuedBefore",
+        q.issued_before.as_deref(),
+        false,
+    );
     let page = page_param(&mut errors, "page", q.page.as_deref(), 1, 1_000_000);
     let page_size = page_param(
         &mut errors,

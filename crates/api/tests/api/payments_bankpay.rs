@@ -425,6 +425,18 @@ async fn a_pending_bank_refund_is_finished_by_its_signed_callback_once() {
         .await;
     waiting.assert_status(200);
     assert_eq!(waiting.body["processed"], false);
+    // A signed `ok` for another sum than was asked for is not applied.
+    let other_sum = app
+        .get(&format!(
+            "/webhooks/bankpay/callback?{}",
+            server.callback_query(&refund_id, &refund_txn, "ok", 3999)
+        ))
+        .send()
+        .await;
+    other_sum.assert_status(200);
+    assert_eq!(other_sum.body["processed"], false, "{}", other_sum.text);
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["payments"][0]["status"], "REFUND_PENDING");
     let done_query = server.callback_query(&refund_id, &refund_txn, "ok", 4000);
     let done = app
         .get(&format!("/webhooks/bankpay/callback?{done_query}"))
