@@ -1,7 +1,10 @@
 //! A bank-redirect provider for tests, speaking the part of Paytrail's payment API Kairos
 //! uses: `POST /payments`, whose request must carry Paytrail's `checkout-*` headers and a
 //! valid `signature` (else 401, as Paytrail answers), answered 201 `{transactionId, href,
-//! reference, terms, groups, providers}` with the answer signed the same way; and `POST
+//! reference, terms, groups, providers}` with the answer signed the same way; `GET
+//! /payments/{transactionId}` (signed likewise, over an empty body), answered 200 `{id,
+//! status, amount, currency, stamp, reference, href}` with the status the test set (`new`
+//! until then), 404 for a transaction it did not create; and `POST
 //! /payments/{transactionId}/refund` (the transaction also in `checkout-transaction-id`),
 //! answered 201 `{provider, status, transactionId}` with the status the test chose (`ok`
 //! by default, `pending`, `fail`), or taken and answered 503 (`unavailable`). Every request it accepted is kept for the test to
@@ -22,6 +25,8 @@ struct Shared {
     accepted: Arc<Mutex<Vec<Value>>>,
     refunds: Arc<Mutex<Vec<Value>>>,
     refund_status: Arc<Mutex<String>>,
+    /// transaction id → (the creation request, its status).
+    payments: Arc<Mutex<std::collections::HashMap<String, (Value, String)>>>,
 }
 
 /// A running test provider.
@@ -32,6 +37,7 @@ pub struct BankpayServer {
     accepted: Arc<Mutex<Vec<Value>>>,
     refunds: Arc<Mutex<Vec<Value>>>,
     refund_status: Arc<Mutex<String>>,
+    payments: Arc<Mutex<std::collections::HashMap<String, (Value, String)>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -47,9 +53,11 @@ impl BankpayServer {
             accepted: Arc::default(),
             refunds: Arc::default(),
             refund_status: Arc::new(Mutex::new("ok".to_owned())),
+            payments: Arc::default(),
         };
         let app = axum::Router::new()
             .route("/payments", axum::routing::post(create))
+            .route("/payments/{transaction}", axum::routing::get(payment))
             .route(
                 "/payments/{transaction}/refund",
                 axum::routing::post(refund),
@@ -71,7 +79,24 @@ impl BankpayServer {
             accepted: shared.accepted,
             refunds: shared.refunds,
             refund_status: shared.refund_status,
+            payments: shared.payments,
         }
+    }
+
+    /// What `GET /payments/{transaction}` answers from now on as the payment's status
+    /// (`ok`, `fail`, `pending`, `delayed`; `new` until set).
+    pub fn set_payment_status(&self, transaction: &str, status: &str) {
+        if let Some(entry) = lock(&self.payments).get_mut(transaction) {
+            entry.1 = status.to_owned();
+        }
+    }
+
+    /// How many times a payment's status was asked for.
+    pub fn status_queries(&self) -> usize {
+        lock(&self.payments)
+            .values()
+            .map(|(request, _)| request["queries"].as_u64().unwrap_or(0) as usize)
+            .sum()
     }
 
     /// The bodies of the refunds it accepted, oldest first, each with the payment's
@@ -266,6 +291,49 @@ async fn create(State(s): State<Shared>, headers: HeaderMap, body: Bytes) -> Res
         "providers": [],
     })
     .to_string();
+    lock(&s.payments).insert(transaction.clone(), (request.clone(), "new".to_owned()));
     lock(&s.accepted).push(request);
     signed_answer(&s, &transaction, &answer)
+}
+
+async fn payment(
+    State(s): State<Shared>,
+    axum::extract::Path(transaction): axum::extract::Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if signed_request(&s, &headers, &Bytes::new()).is_none() {
+        return unauthorized();
+    }
+    let header_transaction = headers
+        .get("checkout-transaction-id")
+        .and_then(|v| v.to_str().ok());
+    let method = headers.get("checkout-method").and_then(|v| v.to_str().ok());
+    if header_transaction != Some(transaction.as_str()) || method != Some("GET") {
+        return invalid_request();
+    }
+    let answer = {
+        let mut payments = lock(&s.payments);
+        let Some((request, status)) = payments.get_mut(&transaction) else {
+            return (
+                StatusCode::NOT_FOUND,
+                axum::Json(json!({"status": "error", "message": "Payment not found"})),
+            )
+                .into_response();
+        };
+        let queries = request["queries"].as_u64().unwrap_or(0) + 1;
+        request["queries"] = json!(queries);
+        json!({
+            "id": transaction,
+            "status": status.as_str(),
+            "amount": request["amount"],
+            "currency": request["currency"],
+            "stamp": request["stamp"],
+            "reference": request["reference"],
+            "href": format!("https://pay.paytrail.test/pay/{transaction}"),
+        })
+        .to_string()
+    };
+    let mut response = signed_answer(&s, &transaction, &answer);
+    *response.status_mut() = StatusCode::OK;
+    response
 }

@@ -1,4 +1,5 @@
-//! The bank-redirect provider's client: Paytrail's payment API (`POST /payments`), each
+//! The bank-redirect provider's client: Paytrail's payment API (`POST /payments`, `GET
+//! /payments/{transactionId}`, `POST /payments/{transactionId}/refund`), each
 //! request signed with the `checkout-*` headers and `signature` (HMAC over the sorted
 //! `checkout-` headers and the body, `domain/src/payments/bankpay_signature.rs`), each
 //! answer's signature checked the same way.
@@ -90,6 +91,17 @@ pub struct BankRefund {
     pub provider: Option<String>,
 }
 
+/// A payment as the provider knows it (`GET /payments/{transactionId}`): `status` is
+/// `new` (not paid yet), `ok`, `fail`, `pending` or `delayed`; `amount` in minor units,
+/// `currency` upper case.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BankPaymentInfo {
+    pub id: String,
+    pub status: String,
+    pub amount: i64,
+    pub currency: String,
+}
+
 impl BankpayClient {
     pub fn new(http: reqwest::Client, base: &str, merchant_id: &str, secret: &str) -> Self {
         Self {
@@ -124,6 +136,35 @@ impl BankpayClient {
         })
     }
 
+    /// What the provider knows of the payment `transaction` (`GET
+    /// /payments/{transactionId}`): the stale-payment poller's question.
+    pub async fn get_payment(&self, transaction: &str) -> Result<BankPaymentInfo, ProviderError> {
+        let url = self.payment_url(transaction, None)?;
+        let text = self
+            .signed_request(reqwest::Method::GET, url.as_str(), Some(transaction), None)
+            .await?;
+        serde_json::from_str(&text).map_err(|e| {
+            ProviderError::Unavailable(format!("bankpay answered what is not a payment: {e}"))
+        })
+    }
+
+    /// `{base}/payments/{transaction}[/{action}]`, the transaction one path segment,
+    /// percent-encoded if it must be.
+    fn payment_url(
+        &self,
+        transaction: &str,
+        action: Option<&str>,
+    ) -> Result<reqwest::Url, ProviderError> {
+        let mut url = reqwest::Url::parse(&self.base)
+            .map_err(|e| ProviderError::Unavailable(format!("bankpay API base: {e}")))?;
+        url.path_segments_mut()
+            .map_err(|()| ProviderError::Unavailable("bankpay API base is not a URL".into()))?
+            .pop_if_empty()
+            .extend(["payments", transaction])
+            .extend(action);
+        Ok(url)
+    }
+
     /// Refunds `refund.amount` of the payment `transaction` (`POST
     /// /payments/{transactionId}/refund`): `ok` when returned at once, `pending` when its
     /// outcome comes later to the refund's callback URLs, `fail` when refused.
@@ -132,13 +173,7 @@ impl BankpayClient {
         transaction: &str,
         refund: &NewBankRefund,
     ) -> Result<BankRefund, ProviderError> {
-        // The transaction id as one path segment, percent-encoded if it must be.
-        let mut url = reqwest::Url::parse(&self.base)
-            .map_err(|e| ProviderError::Unavailable(format!("bankpay API base: {e}")))?;
-        url.path_segments_mut()
-            .map_err(|()| ProviderError::Unavailable("bankpay API base is not a URL".into()))?
-            .pop_if_empty()
-            .extend(["payments", transaction, "refund"]);
+        let url = self.payment_url(transaction, Some("refund"))?;
         let text = self
             .signed_post(url.as_str(), Some(transaction), refund)
             .await?;
@@ -147,8 +182,7 @@ impl BankpayClient {
         })
     }
 
-    /// POSTs `body` to `url`, signed, and returns the answer's body once its signature
-    /// is checked. `transaction` goes in `checkout-transaction-id` (calls about a payment).
+    /// POSTs `body` to `url`, signed: see `signed_request`.
     async fn signed_post(
         &self,
         url: &str,
@@ -157,12 +191,27 @@ impl BankpayClient {
     ) -> Result<String, ProviderError> {
         let body = serde_json::to_string(body)
             .map_err(|e| ProviderError::Unavailable(format!("bankpay request: {e}")))?;
+        self.signed_request(reqwest::Method::POST, url, transaction, Some(body))
+            .await
+    }
+
+    /// Sends a request to `url`, signed (a GET signs an empty body), and returns the
+    /// answer's body once its signature is checked. `transaction` goes in
+    /// `checkout-transaction-id` (calls about a payment).
+    async fn signed_request(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        transaction: Option<&str>,
+        body: Option<String>,
+    ) -> Result<String, ProviderError> {
+        let body = body.unwrap_or_default();
         let nonce = uuid::Uuid::new_v4().to_string();
         let timestamp = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let mut headers = vec![
             ("checkout-account", self.merchant_id.as_str()),
             ("checkout-algorithm", Algorithm::Sha256.as_str()),
-            ("checkout-method", "POST"),
+            ("checkout-method", method.as_str()),
             ("checkout-nonce", nonce.as_str()),
             ("checkout-timestamp", timestamp.as_str()),
         ];
@@ -173,15 +222,19 @@ impl BankpayClient {
             bankpay_signature::sign(&self.secret, Algorithm::Sha256, headers.clone(), &body);
         let mut request = self
             .http
-            .post(url)
+            .request(method.clone(), url)
             .timeout(TIMEOUT)
-            .header("content-type", "application/json; charset=utf-8")
             .header("signature", signature);
+        if method == reqwest::Method::POST {
+            request = request.header("content-type", "application/json; charset=utf-8");
+        }
         for (name, value) in headers {
             request = request.header(name, value);
         }
+        if !body.is_empty() {
+            request = request.body(body);
+        }
         let response = request
-            .body(body)
             .send()
             .await
             .map_err(|e| ProviderError::Unavailable(format!("bankpay not reachable: {e}")))?;

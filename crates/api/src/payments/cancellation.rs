@@ -112,5 +112,10 @@ pub async fn refund_cancelled(
             });
         }
     }
+    if outcome.refund_id.is_nil() {
+        // Vouchers only (no provider refund to name it): the cancellation's own refund id,
+        // the same each time it is derived.
+        outcome.refund_id = uuid::Uuid::new_v5(&booking.id, b"kairos:cancellation-refund");
+    }
     Ok(Some(outcome))
 }

@@ -1,12 +1,16 @@
 //! The payment deadline and the stale-payment poller (issue: an unpaid booking must not
 //! block a slot forever): a booking confirmed for online payment whose payment is still
 //! PENDING past the deadline (`KAIROS_PAYMENT_DEADLINE_MINUTES`) is asked about at its
-//! provider. Collected after all (a lost event): it is settled as the event would have.
-//! Authorized (manual capture): left for staff to capture. Otherwise the intent is
-//! canceled at the provider and the booking cancelled (capacity released, the customer
-//! told by the cancellation message). An unpaid gift card purchase is cancelled the same
+//! provider (cardpay: the PaymentIntent; bankpay: `GET /payments/{transactionId}`).
+//! Collected after all (a lost event or callback): it is settled as the event would have.
+//! Authorized (manual capture): left for staff to capture. On its way (a card payment
+//! `processing`, a bank payment `pending` or `delayed`): asked again on a later pass.
+//! Otherwise the card intent is canceled at the provider and the booking cancelled
+//! (capacity released, the customer told by the cancellation message); a bank payment
+//! paid after that is refunded as late money. An unpaid gift card purchase is cancelled the same
 //! way.
 
+use super::bank_redirect::bank_account_of_payment;
 use super::cardpay::{IntentStatus, ProviderError};
 use super::provider::{Cardpay, account_of_payment};
 use crate::state::AppState;
@@ -67,6 +71,48 @@ async fn settle_or_cancel(
             .await
             .map_err(|e| e.to_string())
     };
+    if payment.provider == Provider::Bankpay
+        && let Some(transaction) = &payment.provider_payment_id
+        && let Some(client) = bank_account_of_payment(state, tenant, payment)
+            .await
+            .map_err(|e| e.to_string())?
+    {
+        match client.get_payment(transaction).await {
+            Ok(found) if found.status == "ok" => {
+                // The callback was lost: settle as it would have (its key, so that the
+                // callback arriving after all is a duplicate; the amount and currency the
+                // provider reports are checked against the payment).
+                let event = ProviderEvent {
+                    provider: Provider::Bankpay,
+                    event_id: format!("{transaction}:ok"),
+                    event_type: "payment_intent.succeeded".to_owned(),
+                    payment_intent: Some(transaction.clone()),
+                    amount: Some(found.amount),
+                    currency: Some(found.currency),
+                    failure: None,
+                    amount_refunded: None,
+                    dispute: None,
+                };
+                state
+                    .store
+                    .process_provider_event(tenant, &event, state.now())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                return Ok(Outcome::Settled);
+            }
+            Ok(found) if matches!(found.status.as_str(), "pending" | "delayed") => {
+                // The bank has the money on its way: it is not given up.
+                checked(false).await?;
+                return Ok(Outcome::Skipped);
+            }
+            // `new` (never paid), `fail`, or unknown to the provider: nobody pays it now.
+            Ok(_) | Err(ProviderError::Refused { status: 404, .. }) => {}
+            Err(e) => {
+                checked(false).await?;
+                return Err(format!("asking bankpay: {e}"));
+            }
+        }
+    }
     if payment.provider == Provider::Cardpay
         && let Some(intent_id) = &payment.provider_payment_id
     {

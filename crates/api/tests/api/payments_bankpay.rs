@@ -296,7 +296,7 @@ async fn without_a_bankpay_account_the_confirmation_is_refused_before_anything_c
 
 #[tokio::test]
 async fn an_unpaid_bank_payment_is_cancelled_at_the_deadline_and_a_late_one_reinstates_it() {
-    let (app, t, fx, _server) = setup(false).await;
+    let (app, t, fx, server) = setup(false).await;
     let (hold, res) = confirm_by_bank(&app, &t, &fx, json!({})).await;
     res.assert_status(200);
     app.clock.advance(chrono::Duration::minutes(31));
@@ -304,6 +304,8 @@ async fn an_unpaid_bank_payment_is_cancelled_at_the_deadline_and_a_late_one_rein
         .await
         .unwrap();
     assert_eq!(report.canceled, 1);
+    // The provider was asked first: the payment was `new` (never paid).
+    assert_eq!(server.status_queries(), 1);
     assert_eq!(
         booking(&app, &t, hold.str("id")).await["status"],
         "canceled"
@@ -313,6 +315,42 @@ async fn an_unpaid_bank_payment_is_cancelled_at_the_deadline_and_a_late_one_rein
     let ok = callback(&app, &transaction_of(&res), "ok", "4000", 0, SECRET).await;
     assert_eq!(ok.body["processed"], true, "{}", ok.text);
     assert_eq!(booking(&app, &t, hold.str("id")).await["status"], "paid");
+    app.assert_capacity_invariant(&t.id).await;
+}
+
+#[tokio::test]
+async fn a_bank_payment_past_its_deadline_is_asked_about_at_the_provider() {
+    let (app, t, fx, server) = setup(false).await;
+    let (hold, res) = confirm_by_bank(&app, &t, &fx, json!({})).await;
+    res.assert_status(200);
+    let txn = transaction_of(&res);
+    app.clock.advance(chrono::Duration::minutes(31));
+    let pass = || async {
+        kairos_api::payments::deadline::run_once(&app.state)
+            .await
+            .unwrap()
+    };
+    // The bank has the transfer on its way: the booking waits for it.
+    server.set_payment_status(&txn, "delayed");
+    let report = pass().await;
+    assert_eq!((report.skipped, report.canceled), (1, 0), "{report:?}");
+    assert_eq!(
+        booking(&app, &t, hold.str("id")).await["status"],
+        "confirmed"
+    );
+    // The money came but its callback was lost: the next pass settles it.
+    server.set_payment_status(&txn, "ok");
+    let report = pass().await;
+    assert_eq!(report.settled, 1, "{report:?}");
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["status"], "paid");
+    assert_eq!(b["payments"][0]["status"], "COMPLETED");
+    assert_eq!(server.status_queries(), 2);
+    // The callback arriving after all changes nothing; the next pass asks nothing.
+    let late = callback(&app, &txn, "ok", "4000", 0, SECRET).await;
+    assert_eq!(late.body["error"], "DUPLICATE_EVENT", "{}", late.text);
+    assert_eq!(pass().await, Default::default());
+    assert_eq!(server.status_queries(), 2);
     app.assert_capacity_invariant(&t.id).await;
 }
 
