@@ -131,6 +131,11 @@ closed_set!(
     "How long before its start a customer may still cancel or move a confirmed booking online: standard (24 h), flexible (until the start) or strict (72 h)."
 );
 closed_set!(
+    FeeTypeSchema = kairos_domain::payments::refund_policy::FeeType,
+    "FeeType",
+    "How a tenant's cancellation fee is worked out: time_based (the site policy's schedule by notice), flat (a fixed amount) or percentage (a share of what was paid)."
+);
+closed_set!(
     PriceTypeSchema = kairos_domain::pricing::PriceType,
     "PriceType",
     "How a product's base price applies: per person or per booking."

@@ -1,5 +1,6 @@
 //! The refund of a cancelled booking (spec Part B 4.6, 4.8): what the customer paid (by
-//! card and by vouchers) minus the cancellation fee of the site's policy when the customer
+//! card and by vouchers) minus the cancellation fee (the tenant's flat or percentage fee,
+//! or by default the schedule of the site's policy by notice) when the customer
 //! (or the booking token's holder) cancels; everything when staff cancel (the venue's
 //! decision). The card and bank payments are refunded first, through the same path as
 //! staff's refunds, then the vouchers' balance is restored with the rest. A refund the provider
@@ -10,7 +11,7 @@ use crate::error::ApiResult;
 use crate::state::AppState;
 use kairos_domain::TenantId;
 use kairos_domain::catalog::CancellationPolicy;
-use kairos_domain::payments::refund_policy::cancellation_fee;
+use kairos_domain::payments::refund_policy::FeeRule;
 use kairos_store::{Actor, Booking};
 
 /// Refunds what a just-cancelled booking's payments call for: the amount paid (by card
@@ -36,11 +37,12 @@ pub async fn refund_cancelled(
         .get_site(tenant, booking.site_id)
         .await?
         .map_or(CancellationPolicy::Standard, |s| s.cancellation_policy);
+    let rule = state.store.refund_policy(tenant).await?.rule;
     let paid = payments.iter().map(|(_, _, left)| left).sum::<i64>() + by_vouchers;
     let fee = if by_staff {
         0
     } else {
-        cancellation_fee(policy, paid, booking.starts_at - state.now())
+        rule.fee(policy, paid, booking.starts_at - state.now())
     };
     let mut outcome = RefundOutcome {
         success: true,
@@ -53,7 +55,13 @@ pub async fn refund_cancelled(
     let reason = if by_staff {
         "cancelled by staff: refunded in full".to_owned()
     } else {
-        format!("cancelled by the customer: {policy} policy, fee {fee}")
+        match rule {
+            FeeRule::TimeBased => format!("cancelled by the customer: {policy} policy, fee {fee}"),
+            FeeRule::Flat(_) => format!("cancelled by the customer: flat fee {fee}"),
+            FeeRule::Percentage(p) => {
+                format!("cancelled by the customer: {p} % fee, {fee}")
+            }
+        }
     };
     // The external payments first.
     let mut left_to_refund = paid - fee;

@@ -1,7 +1,9 @@
 //! Payments (spec Part B 4.6): provider credentials under
 //! `/api/v1/admin/payments/credentials` (`credentials.rs`); the card provider's client
 //! (`cardpay.rs`), the built-in sandbox provider (`sandbox.rs`), reaching a payment's
-//! account (`provider.rs`); authorize and capture (`actions.rs`), refunds (`refunds.rs`);
+//! account (`provider.rs`); authorize and capture (`actions.rs`), refunds (`refunds.rs`),
+//! the tenant's cancellation fee (`refund_policy.rs`), a cancelled booking's refund
+//! (`cancellation.rs`);
 //! the bank provider (`bankpay.rs`, `bank_redirect.rs`, `bank_callback.rs`); the provider
 //! webhooks (`webhooks.rs`). Errors are shape A.
 //!
@@ -18,6 +20,7 @@ pub mod deadline;
 mod error;
 pub mod mixed;
 pub mod provider;
+mod refund_policy;
 pub mod refunds;
 pub mod sandbox;
 pub mod sandbox_http;
@@ -43,7 +46,11 @@ pub fn router() -> OpenApiRouter<AppState> {
                 ))
                 .routes(routes!(actions::authorize))
                 .routes(routes!(actions::capture))
-                .routes(routes!(refunds::refund)),
+                .routes(routes!(refunds::refund))
+                .routes(routes!(
+                    refund_policy::get_refund_policy,
+                    refund_policy::put_refund_policy
+                )),
         )
         .merge(
             Tier::Relaxed.apply(

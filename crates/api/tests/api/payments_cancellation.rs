@@ -245,3 +245,141 @@ async fn a_mixed_payment_is_refunded_card_first_then_voucher() {
         "REFUNDED"
     );
 }
+
+async fn put_refund_policy(app: &TestApp, t: &TenantFixture, body: Value) -> TestResponse {
+    app.put("/api/v1/admin/payments/refund-policy")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(body)
+        .send()
+        .await
+}
+
+async fn cancel_by_customer(app: &TestApp, t: &TenantFixture, hold: &TestResponse) -> Value {
+    let res = app
+        .post(&format!("/api/v1/bookings/{}/cancel", hold.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", hold.str("bookingToken"))
+        .send()
+        .await;
+    res.assert_status(200);
+    res.body["refund"].clone()
+}
+
+#[tokio::test]
+async fn a_tenant_flat_fee_replaces_the_site_schedule() {
+    let (app, t, _, hold) = paid("flexible").await;
+    // Time-based (the site policy's schedule) until the tenant sets another.
+    let first = app
+        .get("/api/v1/admin/payments/refund-policy")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    first.assert_status(200);
+    assert_eq!(first.body["feeType"], "time_based");
+    assert!(first.body["updatedAt"].is_null());
+    let set = put_refund_policy(&app, &t, json!({"feeType": "flat", "flatFee": 500})).await;
+    set.assert_status(200);
+    assert_eq!(set.body["feeType"], "flat");
+    assert_eq!(set.body["flatFee"], 500);
+    assert!(set.body["percentage"].is_null());
+    assert!(set.body["updatedAt"].is_string());
+    // 23 hours ahead under flexible would keep half: the flat fee keeps 5.00.
+    let r = cancel_by_customer(&app, &t, &hold).await;
+    assert_eq!(r["total_refund_amount"], 4000, "{r}");
+    assert_eq!(r["fee_deducted"], 500);
+    assert_eq!(r["net_refund_amount"], 3500);
+    assert_eq!(r["refund_breakdown"][0]["refund_amount"], 3500);
+}
+
+#[tokio::test]
+async fn a_tenant_percentage_fee_keeps_its_share_and_staff_still_refund_all() {
+    let (app, t, fx, hold) = paid("flexible").await;
+    put_refund_policy(&app, &t, json!({"feeType": "percentage", "percentage": 15}))
+        .await
+        .assert_status(200);
+    let r = cancel_by_customer(&app, &t, &hold).await;
+    assert_eq!(r["fee_deducted"], 600, "{r}");
+    assert_eq!(r["net_refund_amount"], 3400);
+    // Staff's cancellation is the venue's decision: everything back, whatever the fee.
+    let other = app.hold(&t.id, &fx, &fx.slots[0], 1).await;
+    other.assert_status(201);
+    let confirmed = app
+        .post(&format!("/api/v1/bookings/{}/confirm", other.str("id")))
+        .tenant(&t.id)
+        .header("x-booking-token", other.str("bookingToken"))
+        .json(
+            json!({"pricingHash": other.str("pricingHash"), "paymentMethod": "cardpay",
+            "paymentMethodId": "pm_card_visa"}),
+        )
+        .send()
+        .await;
+    confirmed.assert_status(200);
+    for _ in 0..100 {
+        if booking(&app, &t, other.str("id")).await["status"] == "paid" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let res = app
+        .post(&format!("/api/v1/bookings/{}/cancel", other.str("id")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"reason": "weather"}))
+        .send()
+        .await;
+    res.assert_status(200);
+    assert_eq!(res.body["refund"]["fee_deducted"], 0, "{}", res.text);
+    assert_eq!(res.body["refund"]["net_refund_amount"], 2000);
+}
+
+#[tokio::test]
+async fn a_refund_policy_is_checked_as_a_whole() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    for (body, fields) in [
+        (json!({}), vec!["feeType"]),
+        (json!({"feeType": "weekly"}), vec!["feeType"]),
+        (json!({"feeType": "flat"}), vec!["flatFee"]),
+        (
+            json!({"feeType": "flat", "flatFee": -1, "percentage": 5}),
+            vec!["flatFee", "percentage"],
+        ),
+        (
+            json!({"feeType": "flat", "flatFee": 100_000_001}),
+            vec!["flatFee"],
+        ),
+        (json!({"feeType": "percentage"}), vec!["percentage"]),
+        (
+            json!({"feeType": "percentage", "percentage": 101}),
+            vec!["percentage"],
+        ),
+        (
+            json!({"feeType": "time_based", "flatFee": 5}),
+            vec!["flatFee"],
+        ),
+        (json!({"feeType": "flat", "flatFee": "5"}), vec![]),
+    ] {
+        let res = put_refund_policy(&app, &t, body.clone()).await;
+        res.assert_error(400, "VALIDATION_ERROR");
+        for field in fields {
+            assert!(res.text.contains(field), "{body}: {}", res.text);
+        }
+    }
+    // Nothing was stored by the refusals.
+    let now = app
+        .get("/api/v1/admin/payments/refund-policy")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(now.body["feeType"], "time_based", "{}", now.text);
+    // Back to the schedule.
+    put_refund_policy(&app, &t, json!({"feeType": "flat", "flatFee": 0}))
+        .await
+        .assert_status(200);
+    let back = put_refund_policy(&app, &t, json!({"feeType": "time_based"})).await;
+    back.assert_status(200);
+    assert!(back.body["flatFee"].is_null(), "{}", back.text);
+}

@@ -663,6 +663,17 @@ const MATRIX: &[(&str, &str, &str)] = &[
         "/api/v1/admin/payments/credentials/{provider}",
         "ok 403 403 403 403 401 mis",
     ),
+    // payments: the cancellation fee read with admin:read, set by owners only
+    (
+        "GET",
+        "/api/v1/admin/payments/refund-policy",
+        "ok ok ok ok 403 401 mis",
+    ),
+    (
+        "PUT",
+        "/api/v1/admin/payments/refund-policy",
+        "ok 403 403 403 403 401 mis",
+    ),
     // payments: authorize by the booking's caller; capture and refund by staff
     (
         "POST",

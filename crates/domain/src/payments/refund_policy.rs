@@ -13,10 +13,54 @@
 //! | strict | over 72 h | the processing fee (5 %) |
 //! | strict | 72 h or less | all |
 //!
-//! A cancellation by staff (the venue's decision) refunds in full.
+//! That schedule is the tenant's default fee, `time_based`. A tenant may set a `flat` fee
+//! (a fixed amount, at most what was paid) or a `percentage` fee (of what was paid,
+//! rounded down) instead, kept whatever the notice ([`FeeRule`]). A cancellation by staff
+//! (the venue's decision) refunds in full.
 
 use crate::catalog::CancellationPolicy;
 use chrono::Duration;
+
+crate::text_enum! {
+    /// How a tenant's cancellation fee is worked out (spec Part B 4.6: "flat fee,
+    /// percentage fee, or time-based fee").
+    pub enum FeeType {
+        /// The site policy's schedule by notice (the table above): the default.
+        TimeBased = "time_based",
+        /// A fixed amount in minor units.
+        Flat = "flat",
+        /// A share of what was paid.
+        Percentage = "percentage",
+    }
+}
+
+/// The highest flat fee a tenant may set, in minor units (one million in major units).
+pub const MAX_FLAT_FEE: i64 = 100_000_000;
+
+/// A tenant's cancellation fee.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FeeRule {
+    /// The site policy's schedule by notice.
+    #[default]
+    TimeBased,
+    /// This many minor units (at most what was paid).
+    Flat(i64),
+    /// This percentage (0 to 100) of what was paid, rounded down.
+    Percentage(i64),
+}
+
+impl FeeRule {
+    /// The fee kept of `paid` when a booking of a site under `policy` is cancelled
+    /// `notice` before its start.
+    pub fn fee(self, policy: CancellationPolicy, paid: i64, notice: Duration) -> i64 {
+        let paid = paid.max(0);
+        match self {
+            FeeRule::TimeBased => cancellation_fee(policy, paid, notice),
+            FeeRule::Flat(amount) => amount.clamp(0, paid),
+            FeeRule::Percentage(p) => paid * p.clamp(0, 100) / 100,
+        }
+    }
+}
 
 /// The strict policy's processing fee, a percentage of the amount paid.
 pub const STRICT_PROCESSING_FEE_PERCENT: i64 = 5;
@@ -65,6 +109,26 @@ mod tests {
         assert_eq!(cancellation_fee(Flexible, 4000, h(25)), 0);
         assert_eq!(cancellation_fee(Flexible, 4000, h(24)), 2000);
         assert_eq!(cancellation_fee(Flexible, 4000, h(-1)), 2000);
+    }
+
+    #[test]
+    fn a_tenant_fee_rule_replaces_the_schedule() {
+        assert_eq!(FeeRule::TimeBased.fee(Flexible, 4000, h(23)), 2000);
+        assert_eq!(FeeRule::Flat(500).fee(Flexible, 4000, h(23)), 500);
+        assert_eq!(FeeRule::Flat(500).fee(Standard, 4000, h(100)), 500);
+        assert_eq!(
+            FeeRule::Flat(5000).fee(Standard, 4000, h(1)),
+            4000,
+            "at most what was paid"
+        );
+        assert_eq!(FeeRule::Percentage(10).fee(Strict, 4000, h(1)), 400);
+        assert_eq!(
+            FeeRule::Percentage(15).fee(Strict, 999, h(1)),
+            149,
+            "rounded down"
+        );
+        assert_eq!(FeeRule::Percentage(0).fee(Standard, 4000, h(1)), 0);
+        assert_eq!(FeeRule::Flat(500).fee(Standard, -1, h(1)), 0);
     }
 
     #[test]

@@ -55,6 +55,13 @@ pub struct CredentialsInput {
     pub enabled: bool,
 }
 
+/// A tenant's cancellation fee; `updated_at` None: never set (time-based).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RefundPolicy {
+    pub rule: kairos_domain::payments::refund_policy::FeeRule,
+    pub updated_at: Option<Timestamp>,
+}
+
 /// Stored provider credentials (secrets sealed).
 #[derive(Debug, Clone)]
 pub struct StoredCredentials {

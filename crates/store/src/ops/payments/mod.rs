@@ -1,8 +1,10 @@
 //! Payments: provider credentials (`credentials.rs`), payments through providers
-//! (`online.rs`), their events (`events.rs`, `charges.rs`), refunds (`refunds.rs`).
+//! (`online.rs`), their events (`events.rs`, `charges.rs`), refunds (`refunds.rs`), the
+//! tenant's cancellation fee (`refund_policy.rs`).
 
 mod charges;
 mod credentials;
 mod events;
 pub(crate) mod online;
+mod refund_policy;
 mod refunds;
