@@ -105,23 +105,33 @@ pub async fn answer<T>(
     }
 }
 
-/// Runs `op`, which calls outside parties before it answers, under the request's key
-/// (none: it just runs). The key is claimed first, in a transaction of its own: the same
+/// Runs `op` on the POST's JSON body (decoded inside the run, so a body that does not
+/// decode is a refusal like any other), an operation that calls outside parties before it
+/// answers, under the request's `Idempotency-Key` for `caller` and `path` (none: it just
+/// runs). The key is claimed first, in a transaction of its own: the same
 /// request again answers the stored response (`idempotent-replayed: true`), a repeat while
 /// the first runs is 409 IDEMPOTENCY_KEY_IN_FLIGHT, another request with the key 422
 /// IDEMPOTENCY_KEY_REUSED. The answer is stored, success or refusal alike, except when
 /// its outcome is unknown (500 INTERNAL_ERROR, 502 PROVIDER_ERROR: the provider did not
-/// answer), which releases the key so that a retry runs again.
-pub async fn outside<T, F>(
+/// answer) or it passes by itself (a refusal with `Retry-After`), which releases the key
+/// so that a retry runs again.
+pub async fn outside<B, T, F, Fut>(
     state: &AppState,
     tenant: &Tenant,
-    key: Option<&RequestKey>,
+    headers: &HeaderMap,
+    caller: &str,
+    path: &str,
+    raw: Value,
     op: F,
 ) -> ApiResult<Response>
 where
+    B: serde::de::DeserializeOwned,
     T: serde::Serialize,
-    F: std::future::Future<Output = ApiResult<T>>,
+    F: FnOnce(B) -> Fut,
+    Fut: std::future::Future<Output = ApiResult<T>>,
 {
+    let key = RequestKey::of(headers, caller, "POST", path, &raw)?;
+    let op = async move { op(crate::extract::decode_json(raw)?).await };
     let Some(key) = key else {
         return op.await.map(|v| axum::Json(v).into_response());
     };
@@ -141,7 +151,12 @@ where
         Ok(v) => serde_json::to_string(v)
             .ok()
             .map(|body| (StatusCode::OK.as_u16(), body)),
-        Err(e) if matches!(e.code, code::INTERNAL_ERROR | code::PROVIDER_ERROR) => None,
+        Err(e)
+            if matches!(e.code, code::INTERNAL_ERROR | code::PROVIDER_ERROR)
+                || e.retry_after.is_some() =>
+        {
+            None
+        }
         Err(e) => Some((e.status.as_u16(), e.body_text())),
     };
     let kept = match stored {
@@ -200,9 +215,17 @@ impl From<IdempotencyError> for ApiError {
 
 /// The `Idempotency-Key` of a request, if it sent one.
 fn idempotency_key(headers: &HeaderMap) -> ApiResult<Option<String>> {
-    let Some(value) = headers.get(IDEMPOTENCY_HEADER) else {
+    let mut values = headers.get_all(IDEMPOTENCY_HEADER).iter();
+    let Some(value) = values.next() else {
         return Ok(None);
     };
+    if values.next().is_some() {
+        // Which of two keys would be meant is anybody's guess.
+        return Err(ApiError::invalid_field(
+            "Idempotency-Key",
+            "must be sent once",
+        ));
+    }
     let key = value
         .to_str()
         .map(str::trim)

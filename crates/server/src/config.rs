@@ -106,6 +106,29 @@ pub struct Config {
     pub payment_deadline_minutes: u64,
 }
 
+/// Settings that are text even when they look like numbers (a merchant id `375917`, a
+/// sender `+358401234567`, an all-digit secret): read from the environment as they are
+/// written, where the other settings' values are parsed (`KAIROS_RATE_LIMIT_STRICT=0`).
+const TEXT_KEYS: [&str; 6] = [
+    "jwt_secret",
+    "sms_token",
+    "sms_from",
+    "secret_key",
+    "bankpay_merchant_id",
+    "bankpay_secret",
+];
+
+/// The `KAIROS_*` variables of [`TEXT_KEYS`] that are set, verbatim.
+fn text_from_env() -> std::collections::BTreeMap<&'static str, String> {
+    TEXT_KEYS
+        .iter()
+        .filter_map(|key| {
+            let value = std::env::var(format!("KAIROS_{}", key.to_uppercase())).ok()?;
+            Some((*key, value))
+        })
+        .collect()
+}
+
 impl Default for Config {
     fn default() -> Self {
         Self {
@@ -161,9 +184,10 @@ impl Config {
         };
         let known = Self::keys();
         figment
-            .merge(
-                Env::prefixed("KAIROS_").filter(move |key| known.iter().any(|k| key == k.as_str())),
-            )
+            .merge(Env::prefixed("KAIROS_").filter(move |key| {
+                known.iter().any(|k| key == k.as_str()) && !TEXT_KEYS.contains(&key.as_str())
+            }))
+            .merge(Serialized::defaults(text_from_env()))
             .merge(Env::raw().only(&["DATABASE_URL", "REDIS_URL"]))
             .extract()
             .map_err(Box::new)
@@ -251,6 +275,26 @@ mod tests {
                 config.database(),
                 ("postgres://db/kairos".to_owned(), false)
             );
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[expect(
+        clippy::result_large_err,
+        reason = "figment::Jail fixes the closure's error type"
+    )]
+    fn text_settings_keep_what_looks_like_a_number() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("KAIROS_BANKPAY_MERCHANT_ID", "375917");
+            jail.set_env("KAIROS_BANKPAY_SECRET", "0012345678");
+            jail.set_env("KAIROS_SMS_FROM", "+358401234567");
+            jail.set_env("KAIROS_RATE_LIMIT_STRICT", "7");
+            let c = Config::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(c.bankpay_merchant_id.as_deref(), Some("375917"));
+            assert_eq!(c.bankpay_secret.as_deref(), Some("0012345678"));
+            assert_eq!(c.sms_from.as_deref(), Some("+358401234567"));
+            assert_eq!(c.rate_limit_strict, 7);
             Ok(())
         });
     }

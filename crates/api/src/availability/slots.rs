@@ -93,16 +93,7 @@ pub async fn get_availability(
             errors.add(field, "is required");
         }
     }
-    let date = |errors: &mut FieldErrors, field: &str, v: &str| match NaiveDate::parse_from_str(
-        v.trim(),
-        "%Y-%m-%d",
-    ) {
-        Ok(d) => Some(d),
-        Err(_) => {
-            errors.add(field, format!("'{v}' is not a date YYYY-MM-DD"));
-            None
-        }
-    };
+    let date = crate::extract::date_param;
     let from = q
         .date_from
         .as_deref()

@@ -388,15 +388,10 @@ pub struct MyBookings {
     pub pagination: Pagination,
 }
 
+/// An optional date filter (empty: none).
 fn date_param(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<NaiveDate> {
     let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
-    match NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
-        Ok(d) => Some(d),
-        Err(_) => {
-            errors.add(field, "must be a date YYYY-MM-DD");
-            None
-        }
-    }
+    crate::extract::date_param(errors, field, raw)
 }
 
 fn start_of(day: NaiveDate) -> DateTime<Utc> {

@@ -57,6 +57,19 @@ where
     }
 }
 
+/// The years a date or timestamp of a request may fall in.
+const YEARS: std::ops::RangeInclusive<i32> = 1900..=2999;
+
+/// An RFC 3339 timestamp with its offset, in [`YEARS`]; a leap second (`:60`), which no
+/// stored instant can hold, is none.
+fn instant(raw: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    use chrono::{Datelike, Timelike};
+    chrono::DateTime::parse_from_rfc3339(raw)
+        .ok()
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .filter(|t| t.nanosecond() < 1_000_000_000 && YEARS.contains(&t.year()))
+}
+
 /// An RFC 3339 timestamp from a request (body or query) between the years 1900 and 2999,
 /// with its offset; a leap second (`:60`), which no stored instant can hold, is refused.
 pub fn timestamp_param(
@@ -64,11 +77,7 @@ pub fn timestamp_param(
     field: &str,
     raw: &str,
 ) -> Option<chrono::DateTime<chrono::Utc>> {
-    use chrono::{Datelike, Timelike};
-    let parsed = chrono::DateTime::parse_from_rfc3339(raw.trim())
-        .ok()
-        .map(|t| t.with_timezone(&chrono::Utc))
-        .filter(|t| t.nanosecond() < 1_000_000_000 && (1900..=2999).contains(&t.year()));
+    let parsed = instant(raw.trim());
     if parsed.is_none() {
         errors.add(
             field,
@@ -78,11 +87,11 @@ pub fn timestamp_param(
     parsed
 }
 
-/// Parses `YYYY-MM-DD` or an RFC 3339 timestamp (years 1900 to 2999) as a bound of a
-/// range of instants. A lower bound is the instant (a date: the start of its UTC day);
-/// with `inclusive_upper`, the result is the exclusive end of what the input includes (a
-/// date: the start of the next UTC day; a timestamp: one microsecond after it). The one
-/// parser of every date-or-timestamp filter (searches, exports, analytics).
+/// Parses `YYYY-MM-DD` or an RFC 3339 timestamp (years 1900 to 2999, no leap second) as
+/// a bound of a range of instants. A lower bound is the instant (a date: the start of its
+/// UTC day); with `inclusive_upper`, the result is the exclusive end of what the input
+/// includes (a date: the start of the next UTC day; a timestamp: one microsecond after
+/// it). The one parser of every date-or-timestamp filter (searches, exports, analytics).
 pub fn range_bound(
     errors: &mut FieldErrors,
     field: &str,
@@ -91,18 +100,15 @@ pub fn range_bound(
 ) -> Option<chrono::DateTime<chrono::Utc>> {
     use chrono::Datelike;
     let raw = raw.map(str::trim).filter(|s| !s.is_empty())?;
-    let in_years = |year: i32| (1900..=2999).contains(&year);
-    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(raw) {
-        let t = t.with_timezone(&chrono::Utc);
-        if in_years(t.year()) {
-            return Some(if inclusive_upper {
-                t + chrono::Duration::microseconds(1)
-            } else {
-                t
-            });
-        }
-    } else if let Ok(d) = chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d")
-        && in_years(d.year())
+    if let Some(t) = instant(raw) {
+        return Some(if inclusive_upper {
+            t + chrono::Duration::microseconds(1)
+        } else {
+            t
+        });
+    }
+    if let Ok(d) = chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d")
+        && YEARS.contains(&d.year())
     {
         let d = if inclusive_upper { d.succ_opt()? } else { d };
         return Some(d.and_hms_opt(0, 0, 0)?.and_utc());
@@ -118,7 +124,7 @@ pub fn range_bound(
 pub fn date_param(errors: &mut FieldErrors, field: &str, value: &str) -> Option<chrono::NaiveDate> {
     use chrono::Datelike;
     match chrono::NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d") {
-        Ok(d) if (1900..=2999).contains(&d.year()) => Some(d),
+        Ok(d) if YEARS.contains(&d.year()) => Some(d),
         Ok(_) => {
             errors.add(field, "must be a date between 1900-01-01 and 2999-12-31");
             None

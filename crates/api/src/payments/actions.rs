@@ -9,8 +9,8 @@ use super::provider::{
 };
 use crate::bookings::{BookingAccess, accessible_booking};
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
-use crate::extract::{Json, Staff, can, decode_json};
-use crate::idempotency::{self, RequestKey};
+use crate::extract::{Json, Staff, can};
+use crate::idempotency;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -59,17 +59,15 @@ pub async fn authorize(
     headers: HeaderMap,
     Json(raw): Json<Value>,
 ) -> ApiResult<Response> {
-    let key = RequestKey::of(
+    idempotency::outside(
+        &state,
+        &access.tenant,
         &headers,
         &access.caller_key(),
-        "POST",
         "/api/v1/payments/authorize",
-        &raw,
-    )?;
-    idempotency::outside(&state, &access.tenant, key.as_ref(), async {
-        let body: AuthorizeBody = decode_json(raw)?;
-        authorize_booking(&state, &access, body).await
-    })
+        raw,
+        |body: AuthorizeBody| authorize_booking(&state, &access, body),
+    )
     .await
 }
 
@@ -174,17 +172,15 @@ pub async fn capture(
     headers: HeaderMap,
     Json(raw): Json<Value>,
 ) -> ApiResult<Response> {
-    let key = RequestKey::of(
+    idempotency::outside(
+        &state,
+        &auth.tenant,
         &headers,
         &format!("admin:{}", auth.user.id),
-        "POST",
         "/api/v1/payments/capture",
-        &raw,
-    )?;
-    idempotency::outside(&state, &auth.tenant, key.as_ref(), async {
-        let body: CaptureBody = decode_json(raw)?;
-        capture_payment(&state, auth.tenant.id(), body).await
-    })
+        raw,
+        |body: CaptureBody| capture_payment(&state, auth.tenant.id(), body),
+    )
     .await
 }
 

@@ -9,12 +9,14 @@
 //! - as Paytrail calls its callback URLs (GET or POST): every `checkout-*` field and
 //!   `signature` in the query string, over an empty body.
 //!
-//! The payment is found by `checkout-transaction-id` (its tenant with it); a bad, missing
-//! or stale signature is 403 INVALID_SIGNATURE. Each (transaction, status) is processed
-//! once: its idempotency key; a repeat answers the first answer with `error:
-//! DUPLICATE_EVENT`. `ok` settles the payment like the card provider's success (the
-//! booking `paid`; `checkout-amount` must equal the payment's), `fail` marks it FAILED,
-//! `pending` and `delayed` (a bank transfer on its way) change nothing.
+//! A refund's callback is told from a payment's by its signed `checkout-stamp`, the
+//! refund's id (`receive_refund`). A payment's is found by `checkout-transaction-id` (its
+//! tenant with it); a bad, missing or stale signature is 403 INVALID_SIGNATURE. Each
+//! (transaction, status) is processed once: its idempotency key; a repeat answers the
+//! first answer with `error: DUPLICATE_EVENT`. `ok` settles the payment like the card
+//! provider's success (the booking `paid`; `checkout-amount`, required, must equal the
+//! payment's, else nothing is applied or recorded), `fail` marks it FAILED, `pending` and
+//! `delayed` (a bank transfer on its way) change nothing.
 
 use super::bank_redirect::bank_account_of_payment;
 use super::webhooks::{WebhookHealth, WebhookStats, refund_after_close};
@@ -80,6 +82,21 @@ struct Callback {
     body: String,
     fields: Vec<(String, String)>,
     query_form: bool,
+}
+
+/// The value of `name` among `pairs`.
+fn value_of<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+impl Callback {
+    /// A field of the callback (body or query).
+    fn field(&self, name: &str) -> Option<&str> {
+        value_of(&self.fields, name)
+    }
 }
 
 fn parse(headers: &HeaderMap, query: Option<&str>, body: &[u8]) -> Result<Callback, ApiError> {
@@ -158,12 +175,7 @@ pub async fn receive_bankpay(
         Ok(cb) => cb,
         Err(e) => return e.into_response(),
     };
-    let field = |name: &str| {
-        cb.fields
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
+    let field = |name: &str| cb.field(name);
     let (Some(transaction), Some(status)) =
         (field("checkout-transaction-id"), field("checkout-status"))
     else {
@@ -219,12 +231,20 @@ pub async fn receive_bankpay(
         Err(refused) => return *refused,
     };
     let key = format!("{transaction}:{status}");
+    if status == "ok" && amount != payment.amount {
+        return other_amount(
+            key,
+            format!("payment {}", payment.id),
+            amount,
+            payment.amount,
+        );
+    }
     let event = ProviderEvent {
         provider: Provider::Bankpay,
         event_id: key.clone(),
         event_type: event_type.to_owned(),
         payment_intent: Some(transaction.to_owned()),
-        amount,
+        amount: Some(amount),
         currency: None,
         failure: (status == "fail").then(|| {
             (
@@ -282,21 +302,33 @@ pub async fn receive_bankpay(
     }
 }
 
-/// The callback's `checkout-amount` (minor units), when it has one; 400 when it is not
-/// a whole number.
-fn amount_of(cb: &Callback) -> Result<Option<i64>, Box<Response>> {
-    cb.fields
-        .iter()
-        .find(|(k, _)| k == "checkout-amount")
-        .map(|(_, v)| v.parse::<i64>())
-        .transpose()
-        .map_err(|_| {
+/// The callback's `checkout-amount` (minor units, required: what the provider reports
+/// is checked against what was asked); 400 when it is missing or not a whole number.
+fn amount_of(cb: &Callback) -> Result<i64, Box<Response>> {
+    cb.field("checkout-amount")
+        .and_then(|a| a.parse::<i64>().ok())
+        .ok_or_else(|| {
             Box::new(refuse(
                 StatusCode::BAD_REQUEST,
                 code::VALIDATION_ERROR,
-                "checkout-amount must be minor units",
+                "checkout-amount is required, in minor units",
             ))
         })
+}
+
+/// The answer to a signed `ok` that names another amount than was asked for: not
+/// applied, and not recorded either, so the provider's right report still settles it.
+fn other_amount(key: String, what: String, reported: i64, asked: i64) -> Response {
+    tracing::warn!(idempotency_key = %key, reported, asked,
+        "bankpay callback names another amount: not applied");
+    axum::Json(BankCallbackAnswer {
+        status: "ok".to_owned(),
+        message: format!("checkout-amount differs from {what} ({asked}): not applied"),
+        idempotency_key: key,
+        processed: false,
+        error: None,
+    })
+    .into_response()
 }
 
 /// Checks a callback's signature with the account `payment` was made with, its
@@ -326,12 +358,7 @@ async fn verify(
             "Invalid signature",
         ));
     }
-    let signed_value = |name: &str| {
-        cb.signed
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
+    let signed_value = |name: &str| value_of(&cb.signed, name);
     if signed_value("checkout-account") != Some(client.merchant_id()) {
         return Err(refuse(
             StatusCode::FORBIDDEN,
@@ -405,22 +432,14 @@ async fn receive_refund(
         Ok(amount) => amount,
         Err(refused) => return *refused,
     };
-    if status == "ok" && amount.is_some_and(|a| a != refund.amount) {
-        // A signed report of another sum than was asked for: the refund is left
-        // processing for staff to check at the provider, never completed on it.
-        tracing::warn!(idempotency_key = %key, reported = ?amount, asked = refund.amount,
-            "bankpay refund callback names another amount: not applied");
-        return axum::Json(BankCallbackAnswer {
-            status: "ok".to_owned(),
-            message: format!(
-                "checkout-amount differs from refund {} ({}): not applied",
-                refund.refund_id, refund.amount
-            ),
-            idempotency_key: key,
-            processed: false,
-            error: None,
-        })
-        .into_response();
+    if status == "ok" && amount != refund.amount {
+        // Left processing for staff to check at the provider, never completed on it.
+        return other_amount(
+            key,
+            format!("refund {}", refund.refund_id),
+            amount,
+            refund.amount,
+        );
     }
     let result = match status {
         "ok" => RefundResult::Completed {

@@ -14,9 +14,9 @@ use kairos_domain::catalog::CancellationPolicy;
 use kairos_domain::payments::refund_policy::FeeRule;
 use kairos_store::{Actor, Booking};
 
-/// Refunds what a just-cancelled booking's payments call for: the amount paid (by card
-/// and by vouchers) minus the fee, the card payments first, then the vouchers' balance
-/// with the rest (spec Part B 4.6). None when nothing was paid either way.
+/// Refunds what a just-cancelled booking's payments call for: the amount paid (by card,
+/// bank and vouchers) minus the fee, the card and bank payments first, then the
+/// vouchers' balance with the rest (spec Part B 4.6). None when nothing was paid.
 pub async fn refund_cancelled(
     state: &AppState,
     tenant: &TenantId,
@@ -121,8 +121,8 @@ pub async fn refund_cancelled(
         }
     }
     if outcome.refund_id.is_nil() {
-        // Vouchers only (no provider refund to name it): the cancellation's own refund id,
-        // the same each time it is derived.
+        // No provider refund names it (vouchers only, a fee that kept everything, or the
+        // provider refunds failed): the cancellation's own refund id, the same each time.
         outcome.refund_id = uuid::Uuid::new_v5(&booking.id, b"kairos:cancellation-refund");
     }
     Ok(Some(outcome))

@@ -12,7 +12,7 @@
 
 use super::bank_redirect::bank_account_of_payment;
 use super::cardpay::{IntentStatus, ProviderError};
-use super::provider::{Cardpay, account_of_payment};
+use super::provider::account_of_payment;
 use crate::state::AppState;
 use kairos_domain::TenantId;
 use kairos_domain::payments::credentials::Provider;
@@ -28,7 +28,8 @@ pub struct DeadlineReport {
     pub settled: usize,
     /// Bookings (and gift card purchases) cancelled for want of payment.
     pub canceled: usize,
-    /// Left alone this pass (authorized, or the provider could not be asked).
+    /// Left alone this pass (authorized, still on its way at the provider, paid
+    /// meanwhile, or the provider could not be asked).
     pub skipped: usize,
 }
 
@@ -64,122 +65,20 @@ async fn settle_or_cancel(
     tenant: &TenantId,
     payment: &OnlinePayment,
 ) -> Result<Outcome, String> {
-    let checked = |authorized: bool| async move {
-        state
-            .store
-            .note_payment_checked(tenant, payment.id, authorized, state.now())
-            .await
-            .map_err(|e| e.to_string())
+    let asked = match payment.provider {
+        Provider::Bankpay => ask_bankpay(state, tenant, payment).await,
+        Provider::Cardpay => ask_cardpay(state, tenant, payment).await,
     };
-    if payment.provider == Provider::Bankpay
-        && let Some(transaction) = &payment.provider_payment_id
-        && let Some(client) = bank_account_of_payment(state, tenant, payment)
-            .await
-            .map_err(|e| e.to_string())?
-    {
-        match client.get_payment(transaction).await {
-            Ok(found) if found.status == "ok" => {
-                // The callback was lost: settle as it would have (its key, so that the
-                // callback arriving after all is a duplicate; the amount and currency the
-                // provider reports are checked against the payment).
-                let event = ProviderEvent {
-                    provider: Provider::Bankpay,
-                    event_id: format!("{transaction}:ok"),
-                    event_type: "payment_intent.succeeded".to_owned(),
-                    payment_intent: Some(transaction.clone()),
-                    amount: Some(found.amount),
-                    currency: Some(found.currency),
-                    failure: None,
-                    amount_refunded: None,
-                    dispute: None,
-                };
-                state
-                    .store
-                    .process_provider_event(tenant, &event, state.now())
-                    .await
-                    .map_err(|e| e.to_string())?;
-                return Ok(Outcome::Settled);
-            }
-            Ok(found) if matches!(found.status.as_str(), "pending" | "delayed") => {
-                // The bank has the money on its way: it is not given up.
-                checked(false).await?;
-                return Ok(Outcome::Skipped);
-            }
-            // `new` (never paid), `fail`, or unknown to the provider: nobody pays it now.
-            Ok(_) | Err(ProviderError::Refused { status: 404, .. }) => {}
-            Err(e) => {
-                checked(false).await?;
-                return Err(format!("asking bankpay: {e}"));
-            }
+    match asked {
+        Ok(Asked::Settled) => return Ok(Outcome::Settled),
+        Ok(Asked::Waiting { authorized }) => {
+            checked(state, tenant, payment, authorized).await?;
+            return Ok(Outcome::Skipped);
         }
-    }
-    if payment.provider == Provider::Cardpay
-        && let Some(intent_id) = &payment.provider_payment_id
-    {
-        let account = account_of_payment(state, tenant, payment)
-            .await
-            .map_err(|e| e.to_string())?;
-        if let Some(account) = account {
-            let intent = match account.cardpay.retrieve_intent(intent_id).await {
-                Ok(intent) => Some(intent),
-                // The provider does not know it (a sandbox restarted): nobody can pay it.
-                Err(ProviderError::Refused { status: 404, .. }) => None,
-                Err(e) => {
-                    checked(false).await?;
-                    return Err(format!("asking cardpay: {e}"));
-                }
-            };
-            match intent.as_ref().map(|i| &i.status) {
-                Some(IntentStatus::Succeeded) => {
-                    let Some(found) = intent else {
-                        return Ok(Outcome::Skipped);
-                    };
-                    // The event was lost: settle as it would have (the amount and
-                    // currency the provider reports are checked against the payment).
-                    let event = ProviderEvent {
-                        provider: Provider::Cardpay,
-                        event_id: format!("poll:{}:succeeded", found.id),
-                        event_type: "payment_intent.succeeded".to_owned(),
-                        payment_intent: Some(found.id.clone()),
-                        amount: Some(found.amount),
-                        currency: Some(found.currency.clone()),
-                        failure: None,
-                        amount_refunded: None,
-                        dispute: None,
-                    };
-                    state
-                        .store
-                        .process_provider_event(tenant, &event, state.now())
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    return Ok(Outcome::Settled);
-                }
-                Some(IntentStatus::RequiresCapture) => {
-                    // Held for staff to capture: no longer waiting for the customer.
-                    checked(true).await?;
-                    return Ok(Outcome::Skipped);
-                }
-                Some(IntentStatus::Processing) => {
-                    checked(false).await?;
-                    return Ok(Outcome::Skipped);
-                }
-                Some(_) => {
-                    // Nobody pays it now: the customer cannot pay it later either.
-                    let key = format!("kairos-deadline-{}", payment.id);
-                    let canceled = match &account.cardpay {
-                        Cardpay::Http(c) => c.cancel_intent(intent_id, &key).await.map(|_| ()),
-                        Cardpay::Sandbox { sandbox, key } => {
-                            sandbox.cancel(key, intent_id).map(|_| ())
-                        }
-                    };
-                    if let Err(e) = canceled {
-                        // Paid in the meantime? The next pass finds out.
-                        checked(false).await?;
-                        return Err(format!("canceling the intent: {e}"));
-                    }
-                }
-                None => {}
-            }
+        Ok(Asked::Unpaid) => {}
+        Err(e) => {
+            checked(state, tenant, payment, false).await?;
+            return Err(e);
         }
     }
     let Some(booking) = payment.booking_id else {
@@ -193,7 +92,7 @@ async fn settle_or_cancel(
             .await
             .map_err(|e| e.to_string())?;
         if !canceled {
-            checked(false).await?;
+            checked(state, tenant, payment, false).await?;
         }
         return Ok(if canceled {
             Outcome::Canceled
@@ -218,9 +117,158 @@ async fn settle_or_cancel(
         Ok(_) => Ok(Outcome::Canceled),
         Err(e) => {
             // Paid meanwhile (at the desk, say): it stays.
-            checked(false).await?;
+            checked(state, tenant, payment, false).await?;
             tracing::info!(booking_id = %booking, reason = %e, "unpaid booking kept");
             Ok(Outcome::Skipped)
         }
     }
+}
+
+/// What the provider said of an overdue payment.
+enum Asked {
+    /// Collected after all: settled as its lost event would have been.
+    Settled,
+    /// Still on its way (`authorized`: funds held for staff to capture): asked again later.
+    Waiting { authorized: bool },
+    /// Nobody pays it now: the booking (or gift card purchase) is given up.
+    Unpaid,
+}
+
+/// Notes that the payment was looked at (`authorized`: its funds are held), so the next
+/// pass looks at others first.
+async fn checked(
+    state: &AppState,
+    tenant: &TenantId,
+    payment: &OnlinePayment,
+    authorized: bool,
+) -> Result<(), String> {
+    state
+        .store
+        .note_payment_checked(tenant, payment.id, authorized, state.now())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// A bank payment, by `GET /payments/{transactionId}`: `ok` is settled (under the
+/// callback's own key, so that the callback arriving after all is a duplicate), `pending`
+/// and `delayed` wait (the bank has the money on its way); `new`, `fail` or unknown to the
+/// provider are unpaid (a bank payment cannot be withdrawn: paid after all, it is refunded
+/// as late money).
+async fn ask_bankpay(
+    state: &AppState,
+    tenant: &TenantId,
+    payment: &OnlinePayment,
+) -> Result<Asked, String> {
+    let Some(transaction) = &payment.provider_payment_id else {
+        return Ok(Asked::Unpaid);
+    };
+    let Some(client) = bank_account_of_payment(state, tenant, payment)
+        .await
+        .map_err(|e| e.to_string())?
+    else {
+        return Ok(Asked::Unpaid);
+    };
+    match client.get_payment(transaction).await {
+        Ok(found) if found.status == "ok" => {
+            let key = format!("{transaction}:ok");
+            settle_lost(
+                state,
+                tenant,
+                Provider::Bankpay,
+                key,
+                transaction,
+                found.amount,
+                found.currency,
+            )
+            .await
+        }
+        Ok(found) if matches!(found.status.as_str(), "pending" | "delayed") => {
+            Ok(Asked::Waiting { authorized: false })
+        }
+        Ok(_) | Err(ProviderError::Refused { status: 404, .. }) => Ok(Asked::Unpaid),
+        Err(e) => Err(format!("asking bankpay: {e}")),
+    }
+}
+
+/// A card payment, by its PaymentIntent: succeeded is settled, funds held wait for staff,
+/// processing waits; otherwise the intent is canceled at the provider (so the customer
+/// cannot pay it later) and the payment is unpaid. Unknown to the provider (a sandbox
+/// restarted): unpaid.
+async fn ask_cardpay(
+    state: &AppState,
+    tenant: &TenantId,
+    payment: &OnlinePayment,
+) -> Result<Asked, String> {
+    let Some(intent_id) = &payment.provider_payment_id else {
+        return Ok(Asked::Unpaid);
+    };
+    let Some(account) = account_of_payment(state, tenant, payment)
+        .await
+        .map_err(|e| e.to_string())?
+    else {
+        return Ok(Asked::Unpaid);
+    };
+    let intent = match account.cardpay.retrieve_intent(intent_id).await {
+        Ok(intent) => intent,
+        Err(ProviderError::Refused { status: 404, .. }) => return Ok(Asked::Unpaid),
+        Err(e) => return Err(format!("asking cardpay: {e}")),
+    };
+    match intent.status {
+        IntentStatus::Succeeded => {
+            let key = format!("poll:{}:succeeded", intent.id);
+            settle_lost(
+                state,
+                tenant,
+                Provider::Cardpay,
+                key,
+                &intent.id,
+                intent.amount,
+                intent.currency,
+            )
+            .await
+        }
+        IntentStatus::RequiresCapture => Ok(Asked::Waiting { authorized: true }),
+        IntentStatus::Processing => Ok(Asked::Waiting { authorized: false }),
+        _ => {
+            let key = format!("kairos-deadline-{}", payment.id);
+            // Not canceled: paid in the meantime? The next pass finds out.
+            account
+                .cardpay
+                .cancel_intent(intent_id, &key)
+                .await
+                .map(|()| Asked::Unpaid)
+                .map_err(|e| format!("canceling the intent: {e}"))
+        }
+    }
+}
+
+/// Settles a payment its provider reports collected whose event was lost, as that event
+/// would have (processed once under `event_id`; the amount and currency the provider
+/// reports are checked against the payment).
+async fn settle_lost(
+    state: &AppState,
+    tenant: &TenantId,
+    provider: Provider,
+    event_id: String,
+    provider_payment_id: &str,
+    amount: i64,
+    currency: String,
+) -> Result<Asked, String> {
+    let event = ProviderEvent {
+        provider,
+        event_id,
+        event_type: "payment_intent.succeeded".to_owned(),
+        payment_intent: Some(provider_payment_id.to_owned()),
+        amount: Some(amount),
+        currency: Some(currency),
+        failure: None,
+        amount_refunded: None,
+        dispute: None,
+    };
+    state
+        .store
+        .process_provider_event(tenant, &event, state.now())
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(Asked::Settled)
 }

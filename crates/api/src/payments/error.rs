@@ -15,11 +15,16 @@ impl From<PaymentsError> for ApiError {
                 format!("No {provider} credentials of this scope"),
             ),
             PaymentsError::PaymentNotFound => ApiError::not_found("Payment"),
-            PaymentsError::RefundInProgress => ApiError::new(
-                StatusCode::CONFLICT,
-                code::INVALID_TRANSITION,
-                "The payment's refund is being asked of its provider right now; ask again in a minute",
-            ),
+            PaymentsError::RefundInProgress => {
+                // Passes by itself: `Retry-After`, and never the stored answer of a key.
+                let mut e = ApiError::new(
+                    StatusCode::CONFLICT,
+                    code::INVALID_TRANSITION,
+                    "The payment's refund is being asked of its provider right now; ask again in a minute",
+                );
+                e.retry_after = Some(60);
+                e
+            }
             PaymentsError::PaymentState(status) => ApiError::new(
                 StatusCode::CONFLICT,
                 code::INVALID_TRANSITION,

@@ -88,6 +88,14 @@ impl Cardpay {
         }
     }
 
+    /// Cancels an intent nobody paid (so the customer cannot pay it later).
+    pub async fn cancel_intent(&self, id: &str, key: &str) -> Result<(), ProviderError> {
+        match self {
+            Cardpay::Http(c) => c.cancel_intent(id, key).await.map(|_| ()),
+            Cardpay::Sandbox { sandbox, key: sk } => sandbox.cancel(sk, id).map(|_| ()),
+        }
+    }
+
     pub async fn refund(&self, intent: &str, amount: i64, key: &str, now: i64) -> Outcome<Refund> {
         match self {
             Cardpay::Http(c) => (c.refund(intent, amount, &[], key).await, Vec::new()),
@@ -499,13 +507,10 @@ pub async fn cancel_at_provider(state: &AppState, tenant: &TenantId, booking: Uu
                 continue;
             }
         };
-        let result = match &account.cardpay {
-            Cardpay::Http(c) => c
-                .cancel_intent(intent, &format!("kairos-cancel-{}", payment.id))
-                .await
-                .map(|_| ()),
-            Cardpay::Sandbox { sandbox, key } => sandbox.cancel(key, intent).map(|_| ()),
-        };
+        let result = account
+            .cardpay
+            .cancel_intent(intent, &format!("kairos-cancel-{}", payment.id))
+            .await;
         if let Err(e) = result {
             tracing::info!(payment_id = %payment.id, error = %e, "intent of a cancelled booking not canceled at cardpay");
         }

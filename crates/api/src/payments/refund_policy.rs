@@ -47,11 +47,7 @@ pub struct RefundPolicyBody {
 }
 
 fn dto(policy: RefundPolicy) -> RefundPolicyDto {
-    let (fee_type, flat_fee, percentage) = match policy.rule {
-        FeeRule::TimeBased => (FeeType::TimeBased, None, None),
-        FeeRule::Flat(a) => (FeeType::Flat, Some(a), None),
-        FeeRule::Percentage(p) => (FeeType::Percentage, None, Some(p)),
-    };
+    let (fee_type, flat_fee, percentage) = policy.rule.parts();
     RefundPolicyDto {
         fee_type,
         flat_fee,
@@ -94,8 +90,10 @@ pub async fn put_refund_policy(
         FeeType::parse,
         FeeType::choices(),
     );
+    // Only against a fee type given and known (else feeType's own error says it all).
+    let known = body.fee_type.as_deref().and_then(FeeType::parse).is_some();
     let only = |errors: &mut FieldErrors, field: &str, given: bool, wanted: FeeType| {
-        if given && fee_type != wanted && body.fee_type.is_some() {
+        if given && known && fee_type != wanted {
             errors.add(field, format!("is for feeType {wanted} only"));
         }
     };

@@ -13,8 +13,8 @@ use super::bankpay::{NewBankRefund, Urls};
 use super::cardpay::ProviderError;
 use super::provider::{Cardpay, account_of_payment, deliver_sandbox_events};
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
-use crate::extract::{Json, Staff, can, decode_json};
-use crate::idempotency::{self, RequestKey};
+use crate::extract::{Json, Staff, can};
+use crate::idempotency;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -77,7 +77,7 @@ pub struct RefundOutcome {
     responses((status = 200, body = RefundOutcome),
         (status = 400, description = "VALIDATION_ERROR (an amount beyond what is left)", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: no such payment", body = ErrorBody),
-        (status = 409, description = "INVALID_TRANSITION: the payment is not collected, or is being refunded; IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
+        (status = 409, description = "INVALID_TRANSITION: the payment is not collected, or its refund is being asked of the provider right now (with Retry-After; not kept as the answer of an Idempotency-Key); IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
         (status = 422, description = "IDEMPOTENCY_KEY_REUSED: the key was used for another request", body = ErrorBody),
         (status = 500, description = "REFUND_FAILED: in the dead-letter queue for manual work", body = ErrorBody),
         (status = 502, description = "PROVIDER_ERROR: the provider did not answer; the same request again finishes it", body = ErrorBody)))]
@@ -87,17 +87,15 @@ pub async fn refund(
     headers: HeaderMap,
     Json(raw): Json<Value>,
 ) -> ApiResult<Response> {
-    let key = RequestKey::of(
+    idempotency::outside(
+        &state,
+        &auth.tenant,
         &headers,
         &format!("admin:{}", auth.user.id),
-        "POST",
         "/api/v1/payments/refund",
-        &raw,
-    )?;
-    idempotency::outside(&state, &auth.tenant, key.as_ref(), async {
-        let body: RefundBody = decode_json(raw)?;
-        staff_refund(&state, &auth, body).await
-    })
+        raw,
+        |body: RefundBody| staff_refund(&state, &auth, body),
+    )
     .await
 }
 

@@ -323,6 +323,18 @@ async fn a_refund_repeated_with_its_idempotency_key_is_made_once() {
     let second = keyed_refund(&app, &t, "refund-2", body).await;
     second.assert_status(200);
     assert_ne!(second.body["refund_id"], first.body["refund_id"]);
+    // Two keys on one request: which is meant is unknown, so nothing is done.
+    let two = app
+        .post("/api/v1/payments/refund")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .header("Idempotency-Key", "refund-a")
+        .header("Idempotency-Key", "refund-b")
+        .json(json!({"paymentId": payment, "amount": 1000}))
+        .send()
+        .await;
+    two.assert_error(400, "VALIDATION_ERROR");
+    assert!(two.text.contains("once"), "{}", two.text);
     // 1000 + 1000 of 4000 returned: the payment still has 2000 left.
     let rest = keyed_refund(&app, &t, "refund-3", json!({"paymentId": payment})).await;
     rest.assert_status(200);
@@ -403,13 +415,15 @@ async fn one_request_at_a_time_asks_the_card_provider_about_a_refund() {
         .await
         .unwrap();
     let body = json!({"paymentId": payment});
-    let busy = staff_post(&app, &t, "/api/v1/payments/refund", body.clone()).await;
+    let busy = keyed_refund(&app, &t, "refund-busy", body.clone()).await;
     busy.assert_error(409, "INVALID_TRANSITION");
     assert!(busy.text.contains("right now"), "{}", busy.text);
+    assert_eq!(busy.headers["retry-after"], "60");
     // That request died: a minute later the same refund is resumed (the provider's
-    // idempotency key makes it one refund) and completed.
+    // idempotency key makes it one refund) and completed; the 409 passed by itself, so
+    // the same Idempotency-Key runs again instead of answering it for a day.
     app.clock.advance(chrono::Duration::seconds(61));
-    let resumed = staff_post(&app, &t, "/api/v1/payments/refund", body).await;
+    let resumed = keyed_refund(&app, &t, "refund-busy", body).await;
     resumed.assert_status(200);
     assert_eq!(resumed.body["refund_id"], started.refund_id.to_string());
     assert_eq!(resumed.body["refund_breakdown"][0]["status"], "Completed");

@@ -105,6 +105,21 @@ async fn callback(
     req.raw(body.into_bytes()).send().await
 }
 
+/// A callback as Paytrail calls callback URLs: a GET with the signed query.
+async fn query_callback(app: &TestApp, query: &str) -> TestResponse {
+    app.get(&format!("/webhooks/bankpay/callback?{query}"))
+        .send()
+        .await
+}
+
+/// The bank's own transaction of the `nth` refund it was asked for.
+fn refund_transaction(server: &BankpayServer, nth: usize) -> String {
+    server.refunds()[nth]["refundTransactionId"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 async fn booking(app: &TestApp, t: &TenantFixture, id: &str) -> Value {
     app.get(&format!("/api/v1/admin/bookings/{id}"))
         .tenant(&t.id)
@@ -225,6 +240,38 @@ async fn bank_callbacks_are_verified_before_anything_else() {
         booking(&app, &t, hold.str("id")).await["status"],
         "confirmed"
     );
+    // A callback without its amount is refused (nothing can be checked).
+    let headers = [
+        ("checkout-account", MERCHANT),
+        ("checkout-algorithm", "sha256"),
+        ("checkout-method", "POST"),
+        ("checkout-timestamp", &app.clock_now().to_rfc3339()),
+        ("checkout-nonce", "n-2"),
+    ];
+    let body = json!({"checkout-stamp": "s", "checkout-transaction-id": txn,
+        "checkout-status": "ok", "checkout-reference": "r"})
+    .to_string();
+    let mut req = app
+        .post("/webhooks/bankpay/callback")
+        .header("content-type", "application/json")
+        .header(
+            "signature",
+            &sign(SECRET, Algorithm::Sha256, headers, &body),
+        );
+    for (k, v) in headers {
+        req = req.header(k, v);
+    }
+    let unpriced = req.raw(body.into_bytes()).send().await;
+    unpriced.assert_error(400, "VALIDATION_ERROR");
+    assert!(
+        unpriced.text.contains("checkout-amount"),
+        "{}",
+        unpriced.text
+    );
+    // The wrong amount did not use up the callback: the right one still settles it.
+    let right = callback(&app, &txn, "ok", "4000", 0, SECRET).await;
+    assert_eq!(right.body["processed"], true, "{}", right.text);
+    assert_eq!(booking(&app, &t, hold.str("id")).await["status"], "paid");
 }
 
 #[tokio::test]
@@ -237,13 +284,7 @@ async fn paytrails_own_callback_form_settles_and_fails_payments() {
         .unwrap()
         .to_owned();
     // A failed bank payment: the payment FAILED, the booking waits.
-    let failed = app
-        .get(&format!(
-            "/webhooks/bankpay/callback?{}",
-            server.callback_query(&stamp, &txn, "fail", 4000)
-        ))
-        .send()
-        .await;
+    let failed = query_callback(&app, &server.callback_query(&stamp, &txn, "fail", 4000)).await;
     failed.assert_status(200);
     assert_eq!(failed.body["processed"], true, "{}", failed.text);
     let b = booking(&app, &t, hold.str("id")).await;
@@ -252,8 +293,7 @@ async fn paytrails_own_callback_form_settles_and_fails_payments() {
     let tampered = server
         .callback_query(&stamp, &txn, "ok", 4000)
         .replace("checkout-amount=4000", "checkout-amount=4001");
-    app.get(&format!("/webhooks/bankpay/callback?{tampered}"))
-        .send()
+    query_callback(&app, &tampered)
         .await
         .assert_error(403, "INVALID_SIGNATURE");
     let ok = app
@@ -429,10 +469,7 @@ async fn a_pending_bank_refund_is_finished_by_its_signed_callback_once() {
     res.assert_status(200);
     assert_eq!(res.body["refund_breakdown"][0]["status"], "Processing");
     let refund_id = res.body["refund_id"].as_str().unwrap().to_owned();
-    let refund_txn = server.refunds()[0]["refundTransactionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let refund_txn = refund_transaction(&server, 0);
     let b = booking(&app, &t, hold.str("id")).await;
     assert_eq!(b["payments"][0]["status"], "REFUND_PENDING");
     // The same request again does not ask the provider a second time.
@@ -444,42 +481,33 @@ async fn a_pending_bank_refund_is_finished_by_its_signed_callback_once() {
     let forged = server
         .callback_query(&refund_id, &refund_txn, "ok", 4000)
         .replace("checkout-status=ok", "checkout-status=fail");
-    app.get(&format!("/webhooks/bankpay/callback?{forged}"))
-        .send()
+    query_callback(&app, &forged)
         .await
         .assert_error(403, "INVALID_SIGNATURE");
     let elsewhere = server.callback_query(&refund_id, "another-transaction", "ok", 4000);
-    app.get(&format!("/webhooks/bankpay/callback?{elsewhere}"))
-        .send()
+    query_callback(&app, &elsewhere)
         .await
         .assert_error(403, "INVALID_SIGNATURE");
     // Still on its way, then returned.
-    let waiting = app
-        .get(&format!(
-            "/webhooks/bankpay/callback?{}",
-            server.callback_query(&refund_id, &refund_txn, "pending", 4000)
-        ))
-        .send()
-        .await;
+    let waiting = query_callback(
+        &app,
+        &server.callback_query(&refund_id, &refund_txn, "pending", 4000),
+    )
+    .await;
     waiting.assert_status(200);
     assert_eq!(waiting.body["processed"], false);
     // A signed `ok` for another sum than was asked for is not applied.
-    let other_sum = app
-        .get(&format!(
-            "/webhooks/bankpay/callback?{}",
-            server.callback_query(&refund_id, &refund_txn, "ok", 3999)
-        ))
-        .send()
-        .await;
+    let other_sum = query_callback(
+        &app,
+        &server.callback_query(&refund_id, &refund_txn, "ok", 3999),
+    )
+    .await;
     other_sum.assert_status(200);
     assert_eq!(other_sum.body["processed"], false, "{}", other_sum.text);
     let b = booking(&app, &t, hold.str("id")).await;
     assert_eq!(b["payments"][0]["status"], "REFUND_PENDING");
     let done_query = server.callback_query(&refund_id, &refund_txn, "ok", 4000);
-    let done = app
-        .get(&format!("/webhooks/bankpay/callback?{done_query}"))
-        .send()
-        .await;
+    let done = query_callback(&app, &done_query).await;
     done.assert_status(200);
     assert_eq!(done.body["processed"], true, "{}", done.text);
     assert_eq!(
@@ -540,17 +568,12 @@ async fn a_bank_refund_the_provider_fails_waits_for_staff_in_the_dead_letter_que
     let res = refund(&app, &t, json!({"paymentId": payment})).await;
     res.assert_status(200);
     let refund_id = res.body["refund_id"].as_str().unwrap();
-    let refund_txn = server.refunds()[1]["refundTransactionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let failed = app
-        .get(&format!(
-            "/webhooks/bankpay/callback?{}",
-            server.callback_query(refund_id, &refund_txn, "fail", 4000)
-        ))
-        .send()
-        .await;
+    let refund_txn = refund_transaction(&server, 1);
+    let failed = query_callback(
+        &app,
+        &server.callback_query(refund_id, &refund_txn, "fail", 4000),
+    )
+    .await;
     failed.assert_status(200);
     assert_eq!(failed.body["processed"], true, "{}", failed.text);
     let b = booking(&app, &t, hold.str("id")).await;
@@ -631,6 +654,7 @@ async fn a_bank_refund_whose_answer_was_lost_is_never_asked_twice_and_its_callba
         .post("/api/v1/payments/refund")
         .tenant(&t.id)
         .token(&t.owner_token)
+        .header("Idempotency-Key", "refund-lost")
         .json(json!({"paymentId": payment}))
         .expect_server_error()
         .send()
@@ -640,25 +664,28 @@ async fn a_bank_refund_whose_answer_was_lost_is_never_asked_twice_and_its_callba
     let b = booking(&app, &t, hold.str("id")).await;
     assert_eq!(b["payments"][0]["status"], "REFUND_PENDING");
     // Asking again (the bank works again) refunds nothing twice: the refund waits.
+    // The outcome was unknown, so the key was released: the same key runs again.
     server.answer_refunds("ok");
-    let again = refund(&app, &t, json!({"paymentId": payment})).await;
+    let again = app
+        .post("/api/v1/payments/refund")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .header("Idempotency-Key", "refund-lost")
+        .json(json!({"paymentId": payment}))
+        .send()
+        .await;
     again.assert_status(200);
     assert_eq!(again.body["refund_breakdown"][0]["status"], "Processing");
     assert!(again.body["refund_breakdown"][0]["provider_refund_id"].is_null());
     assert_eq!(server.refunds().len(), 1, "asked once");
     // The bank's callback names the refund by its signed stamp: it completes it.
     let refund_id = again.body["refund_id"].as_str().unwrap();
-    let refund_txn = server.refunds()[0]["refundTransactionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let done = app
-        .get(&format!(
-            "/webhooks/bankpay/callback?{}",
-            server.callback_query(refund_id, &refund_txn, "ok", 4000)
-        ))
-        .send()
-        .await;
+    let refund_txn = refund_transaction(&server, 0);
+    let done = query_callback(
+        &app,
+        &server.callback_query(refund_id, &refund_txn, "ok", 4000),
+    )
+    .await;
     done.assert_status(200);
     assert_eq!(done.body["processed"], true, "{}", done.text);
     let b = booking(&app, &t, hold.str("id")).await;

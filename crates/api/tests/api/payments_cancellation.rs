@@ -383,3 +383,22 @@ async fn a_refund_policy_is_checked_as_a_whole() {
     back.assert_status(200);
     assert!(back.body["flatFee"].is_null(), "{}", back.text);
 }
+
+#[tokio::test]
+async fn a_cancellation_no_provider_refund_names_has_its_own_refund_id() {
+    let (app, t, _, hold) = paid("flexible").await;
+    // A fee that keeps everything: nothing goes back to the card.
+    put_refund_policy(
+        &app,
+        &t,
+        json!({"feeType": "percentage", "percentage": 100}),
+    )
+    .await
+    .assert_status(200);
+    let r = cancel_by_customer(&app, &t, &hold).await;
+    assert_eq!(r["fee_deducted"], 4000, "{r}");
+    assert_eq!(r["net_refund_amount"], 0);
+    let booking_id: uuid::Uuid = hold.str("id").parse().unwrap();
+    let own = uuid::Uuid::new_v5(&booking_id, b"kairos:cancellation-refund");
+    assert_eq!(r["refund_id"], own.to_string(), "never the nil id");
+}

@@ -113,12 +113,14 @@ pub fn verify(header: &str, body: &[u8], secret: &str, now: i64) -> Result<i64, 
     if !matches {
         return Err(SignatureError::Mismatch);
     }
-    let age = now - parsed.timestamp;
+    // Saturating: a signed timestamp may be any i64.
+    let age = now.saturating_sub(parsed.timestamp);
     if age > TOLERANCE_SECS {
         return Err(SignatureError::Stale(age));
     }
-    if -age > FUTURE_SKEW_SECS {
-        return Err(SignatureError::Future(-age));
+    let ahead = parsed.timestamp.saturating_sub(now);
+    if ahead > FUTURE_SKEW_SECS {
+        return Err(SignatureError::Future(ahead));
     }
     Ok(parsed.timestamp)
 }
@@ -126,6 +128,22 @@ pub fn verify(header: &str, body: &[u8], secret: &str, now: i64) -> Result<i64, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_signed_timestamp_at_the_ends_of_i64_is_stale_or_future_not_a_panic() {
+        let body = b"{}";
+        let now = 1_700_000_000;
+        let oldest = header(SECRET, i64::MIN, body);
+        assert!(matches!(
+            verify(&oldest, body, SECRET, now),
+            Err(SignatureError::Stale(_))
+        ));
+        let newest = header(SECRET, i64::MAX, body);
+        assert!(matches!(
+            verify(&newest, body, SECRET, now),
+            Err(SignatureError::Future(_))
+        ));
+    }
 
     const SECRET: &str = "whsec_test_secret";
     const BODY: &[u8] = br#"{"id": "evt_test_webhook", "object": "event"}"#;

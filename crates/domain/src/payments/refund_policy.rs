@@ -50,6 +50,15 @@ pub enum FeeRule {
 }
 
 impl FeeRule {
+    /// Its type and its amount (`flat`) or share (`percentage`).
+    pub fn parts(self) -> (FeeType, Option<i64>, Option<i64>) {
+        match self {
+            FeeRule::TimeBased => (FeeType::TimeBased, None, None),
+            FeeRule::Flat(amount) => (FeeType::Flat, Some(amount), None),
+            FeeRule::Percentage(p) => (FeeType::Percentage, None, Some(p)),
+        }
+    }
+
     /// The fee kept of `paid` when a booking of a site under `policy` is cancelled
     /// `notice` before its start.
     pub fn fee(self, policy: CancellationPolicy, paid: i64, notice: Duration) -> i64 {

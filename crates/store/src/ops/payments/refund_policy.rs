@@ -13,6 +13,7 @@ use serde_json::json;
 struct PolicyRow {
     fee_type: String,
     flat_fee: Option<i64>,
+    /// INTEGER in both databases.
     percentage: Option<i32>,
     updated_at: Timestamp,
 }
@@ -33,18 +34,6 @@ impl TryFrom<PolicyRow> for RefundPolicy {
             rule,
             updated_at: Some(r.updated_at),
         })
-    }
-}
-
-fn parts(rule: FeeRule) -> (FeeType, Option<i64>, Option<i32>) {
-    match rule {
-        FeeRule::TimeBased => (FeeType::TimeBased, None, None),
-        FeeRule::Flat(amount) => (FeeType::Flat, Some(amount), None),
-        FeeRule::Percentage(p) => (
-            FeeType::Percentage,
-            None,
-            Some(i32::try_from(p.clamp(0, 100)).unwrap_or(100)),
-        ),
     }
 }
 
@@ -73,7 +62,9 @@ impl Repo {
         now: Timestamp,
     ) -> StoreResult<RefundPolicy> {
         let mut w = self.begin(tenant, now).await?;
-        let (fee_type, flat_fee, percentage) = parts(rule);
+        let (fee_type, flat_fee, percentage) = rule.parts();
+        // 0 to 100 (checked by the caller and the table): an INTEGER column.
+        let percentage = percentage.map(|p| i32::try_from(p.clamp(0, 100)).unwrap_or(100));
         sqlx::query(
             "INSERT INTO refund_policies (tenant_id, fee_type, flat_fee, percentage, updated_at)
              VALUES ($1, $2, $3, $4, $5)
