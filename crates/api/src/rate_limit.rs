@@ -38,6 +38,9 @@ impl Tier {
         mut router: utoipa_axum::router::OpenApiRouter<AppState>,
     ) -> utoipa_axum::router::OpenApiRouter<AppState> {
         crate::openapi::mark_tier(router.get_openapi_mut(), self.as_str());
+        // Every route is in a tier: its path parameters pass the text rule here, inside
+        // the notification endpoints' shape B wrapper.
+        let router = router.layer(axum::middleware::from_fn(crate::extract::check_path_params));
         match self {
             Tier::Strict => router.layer(axum::middleware::from_fn(strict)),
             Tier::Standard => router.layer(axum::middleware::from_fn(standard)),
@@ -59,6 +62,7 @@ impl Tier {
             Tier::NotificationWrite.as_str(),
         );
         router
+            .layer(axum::middleware::from_fn(crate::extract::check_path_params))
             .layer(axum::middleware::from_fn(crate::error::shape_b_errors))
             .layer(axum::middleware::from_fn(notifications))
     }

@@ -41,12 +41,19 @@ const BULK_BATCHES_PER_PASS: usize = 20;
 /// How often payments past their deadline are looked at.
 const PAYMENTS_EVERY: Duration = Duration::from_secs(60);
 
+/// How often what cancellations still owe is asked of the providers (a refund that could
+/// not run when its booking was cancelled: another refund of the payment under way, or a
+/// provider that did not answer).
+const REFUNDS_EVERY: Duration = Duration::from_secs(30);
+
 /// Runs the periodic jobs until `shutdown` turns true.
 pub async fn run(state: AppState, mailer: Arc<Mailer>, mut shutdown: watch::Receiver<bool>) {
     let store = state.store.clone();
     let clock = state.clock.clone();
     let mut payments = tokio::time::interval(PAYMENTS_EVERY);
     payments.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut refunds = tokio::time::interval(REFUNDS_EVERY);
+    refunds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut tick = tokio::time::interval(Duration::from_secs(60));
     let mut delivery = tokio::time::interval(DELIVERY_EVERY);
     delivery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -66,6 +73,9 @@ pub async fn run(state: AppState, mailer: Arc<Mailer>, mut shutdown: watch::Rece
             }
             _ = payments.tick() => {
                 payment_deadlines(&state).await;
+            }
+            _ = refunds.tick() => {
+                owed_refunds(&state).await;
             }
             _ = bulk.tick() => {
                 run_bulk_sends(&store, clock.as_ref()).await;
@@ -141,6 +151,20 @@ pub async fn payment_deadlines(state: &AppState) {
         ),
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "payment deadline pass failed"),
+    }
+}
+
+/// Refunds what cancellations still owe.
+pub async fn owed_refunds(state: &AppState) {
+    match kairos_api::payments::cancellation::finish_unfinished(state).await {
+        Ok(r) if r.refunded + r.failed > 0 => tracing::info!(
+            refunded = r.refunded,
+            waiting = r.waiting,
+            failed = r.failed,
+            "owed refunds asked of their providers"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e.message, "owed refunds pass failed"),
     }
 }
 

@@ -67,7 +67,6 @@ pub async fn cancel(
         &state,
         access.tenant.id(),
         &b,
-        access.is_staff(),
         &access.actor(&b),
     )
     .await?;

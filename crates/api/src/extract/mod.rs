@@ -5,6 +5,7 @@
 mod auth;
 mod client;
 mod json;
+mod path;
 mod permission;
 mod query;
 mod tenant;
@@ -12,6 +13,7 @@ mod tenant;
 pub use auth::{AdminAuth, CustomerAuth, bearer_token};
 pub use client::ClientAddress;
 pub use json::{Json, decode_json};
+pub use path::check_path_params;
 pub use permission::{Permission, Staff, can};
 pub use query::{Query, bool_param, date_param, page_param, range_bound, timestamp_param};
 pub use tenant::{TENANT_HEADER, Tenant};

@@ -184,6 +184,23 @@ pub fn sheet(bytes: &[u8], known: &[&str], required: &[&str]) -> ApiResult<Sheet
         .iter()
         .map(|h| h.trim().to_owned())
         .collect();
+    // A column named twice: which one holds the value is a guess, so the file is refused.
+    let mut seen = std::collections::BTreeSet::new();
+    let repeated: std::collections::BTreeSet<&str> = headers
+        .iter()
+        .filter(|h| !h.is_empty() && !seen.insert(h.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !repeated.is_empty() {
+        return Err(ApiError::invalid_field(
+            "file",
+            format!(
+                "names the column{} {} more than once: keep one of each and import it again",
+                if repeated.len() == 1 { "" } else { "s" },
+                repeated.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
     let missing: Vec<&str> = required
         .iter()
         .filter(|r| !headers.iter().any(|h| h == *r))

@@ -1,82 +1,45 @@
-//! The refund of a cancelled booking (spec Part B 4.6, 4.8): what the customer paid (by
-//! card and by vouchers) minus the cancellation fee (the tenant's flat or percentage fee,
-//! or by default the schedule of the site's policy by notice) when the customer
-//! (or the booking token's holder) cancels; everything when staff cancel (the venue's
-//! decision). The card and bank payments are refunded first, through the same path as
-//! staff's refunds, then the vouchers' balance is restored with the rest. A refund the provider
-//! refuses leaves its REFUND_FAILED dead letter, and the cancellation stands.
+//! The refund of a cancelled booking (spec Part B 4.6, 4.8). What it owes was decided in
+//! the cancellation's transaction (`Booking::cancellation`: the fee, each card or bank
+//! payment's part recorded as its refund target, the vouchers' part already restored);
+//! here the card and bank parts are asked of their providers through the same path as
+//! staff's refunds. A part that cannot be refunded at once (another refund of the payment
+//! is under way, the provider did not answer) is answered `Processing` and finished by the
+//! owed-refunds job ([`finish_unfinished`]); one the provider refuses leaves its
+//! REFUND_FAILED dead letter, with what is still owed, before staff.
 
 use super::refunds::{RefundOutcome, RefundPart, refund_payment};
-use crate::error::ApiResult;
+use crate::error::{ApiResult, code};
 use crate::state::AppState;
 use kairos_domain::TenantId;
-use kairos_domain::catalog::CancellationPolicy;
-use kairos_domain::payments::refund_policy::FeeRule;
 use kairos_store::{Actor, Booking};
 
-/// Refunds what a just-cancelled booking's payments call for: the amount paid (by card,
-/// bank and vouchers) minus the fee, the card and bank payments first, then the
-/// vouchers' balance with the rest (spec Part B 4.6). None when nothing was paid.
+/// Refunds what a just-cancelled booking owes (see the module): None when nothing was
+/// paid by card, bank or vouchers.
 pub async fn refund_cancelled(
     state: &AppState,
     tenant: &TenantId,
     booking: &Booking,
-    by_staff: bool,
     actor: &Actor,
 ) -> ApiResult<Option<RefundOutcome>> {
-    let payments = state
-        .store
-        .refundable_provider_payments(tenant, booking.id)
-        .await?;
-    let by_vouchers = state.store.booking_voucher_paid(tenant, booking.id).await?;
-    if payments.is_empty() && by_vouchers == 0 {
+    let Some(owed) = &booking.cancellation else {
         return Ok(None);
-    }
-    let policy = state
-        .store
-        .get_site(tenant, booking.site_id)
-        .await?
-        .map_or(CancellationPolicy::Standard, |s| s.cancellation_policy);
-    let rule = state.store.refund_policy(tenant).await?.rule;
-    let paid = payments.iter().map(|(_, _, left)| left).sum::<i64>() + by_vouchers;
-    let fee = if by_staff {
-        0
-    } else {
-        rule.fee(policy, paid, booking.starts_at - state.now())
     };
     let mut outcome = RefundOutcome {
         success: true,
         refund_id: uuid::Uuid::nil(),
-        total_refund_amount: paid,
-        fee_deducted: fee,
+        total_refund_amount: owed.paid,
+        fee_deducted: owed.fee,
         net_refund_amount: 0,
         refund_breakdown: Vec::new(),
     };
-    let reason = if by_staff {
-        "cancelled by staff: refunded in full".to_owned()
-    } else {
-        match rule {
-            FeeRule::TimeBased => format!("cancelled by the customer: {policy} policy, fee {fee}"),
-            FeeRule::Flat(_) => format!("cancelled by the customer: flat fee {fee}"),
-            FeeRule::Percentage(p) => {
-                format!("cancelled by the customer: {p} % fee, {fee}")
-            }
-        }
-    };
     // The external payments first.
-    let mut left_to_refund = paid - fee;
-    for (payment, method, left) in payments {
-        let amount = left.min(left_to_refund);
-        if amount <= 0 {
-            break;
-        }
-        left_to_refund -= amount;
+    for part in &owed.payments {
         match refund_payment(
             state,
             tenant,
-            payment,
-            Some(amount),
-            Some(reason.clone()),
+            part.payment_id,
+            Some(part.owed),
+            Some(owed.reason.clone()),
             actor,
         )
         .await
@@ -89,36 +52,37 @@ pub async fn refund_cancelled(
                 outcome.refund_breakdown.extend(done.refund_breakdown);
             }
             Err(e) => {
-                tracing::warn!(payment_id = %payment, error = %e.message, "refund of a cancelled booking failed");
-                outcome.success = false;
+                // Refused by the provider: in the dead-letter queue. Otherwise (another
+                // refund of the payment under way, no answer) the job finishes it.
+                let failed = e.code == code::REFUND_FAILED;
+                if failed {
+                    tracing::warn!(payment_id = %part.payment_id, error = %e.message, "refund of a cancelled booking failed");
+                    outcome.success = false;
+                } else {
+                    tracing::info!(payment_id = %part.payment_id, reason = %e.message, "refund of a cancelled booking left to the owed-refunds job");
+                }
                 outcome.refund_breakdown.push(RefundPart {
-                    payment_method: method,
-                    original_amount: left,
-                    refund_amount: 0,
+                    payment_method: part.provider.as_str().to_owned(),
+                    original_amount: part.left,
+                    refund_amount: if failed { 0 } else { part.owed },
                     provider_refund_id: None,
                     voucher_new_balance: None,
-                    status: "Failed".to_owned(),
+                    status: if failed { "Failed" } else { "Processing" }.to_owned(),
                 });
             }
         }
     }
-    // Then the vouchers' balance with the rest.
-    if left_to_refund > 0 && by_vouchers > 0 {
-        let restored = state
-            .store
-            .restore_booking_vouchers(tenant, booking.id, left_to_refund, actor, state.now())
-            .await?;
-        for v in restored {
-            outcome.net_refund_amount += v.amount;
-            outcome.refund_breakdown.push(RefundPart {
-                payment_method: "voucher".to_owned(),
-                original_amount: by_vouchers,
-                refund_amount: v.amount,
-                provider_refund_id: None,
-                voucher_new_balance: Some(v.balance_after),
-                status: "Completed".to_owned(),
-            });
-        }
+    // Then the vouchers' part, restored with the cancellation.
+    for v in &owed.vouchers {
+        outcome.net_refund_amount += v.amount;
+        outcome.refund_breakdown.push(RefundPart {
+            payment_method: "voucher".to_owned(),
+            original_amount: owed.vouchers_paid,
+            refund_amount: v.amount,
+            provider_refund_id: None,
+            voucher_new_balance: Some(v.balance_after),
+            status: "Completed".to_owned(),
+        });
     }
     if outcome.refund_id.is_nil() {
         // No provider refund names it (vouchers only, a fee that kept everything, or the
@@ -126,4 +90,51 @@ pub async fn refund_cancelled(
         outcome.refund_id = uuid::Uuid::new_v5(&booking.id, b"kairos:cancellation-refund");
     }
     Ok(Some(outcome))
+}
+
+/// Payments one pass of the owed-refunds job looks at.
+const UNFINISHED_BATCH: i64 = 100;
+
+/// What one pass of the owed-refunds job did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct OwedRefunds {
+    /// Refunds asked for and completed (or left to a bank's callback).
+    pub refunded: usize,
+    /// Refunds that could not run now (another still under way, no answer): next pass.
+    pub waiting: usize,
+    /// Refunds the provider refused: before staff as REFUND_FAILED dead letters.
+    pub failed: usize,
+}
+
+/// The owed-refunds job: asks the providers for what cancellations still owe (a refund
+/// that could not run when the booking was cancelled) and resumes card refunds whose
+/// outcome was lost. Safe with several instances: each refund is begun on the locked
+/// payment, and one request at a time asks the provider.
+pub async fn finish_unfinished(state: &AppState) -> ApiResult<OwedRefunds> {
+    let mut done = OwedRefunds::default();
+    let actor = Actor::system("owed refunds");
+    for unfinished in state
+        .store
+        .unfinished_refunds(state.now(), UNFINISHED_BATCH)
+        .await?
+    {
+        match refund_payment(
+            state,
+            &unfinished.tenant,
+            unfinished.payment_id,
+            unfinished.owed,
+            Some("owed by the cancellation of its booking".to_owned()),
+            &actor,
+        )
+        .await
+        {
+            Ok(_) => done.refunded += 1,
+            Err(e) if e.code == code::REFUND_FAILED => done.failed += 1,
+            Err(e) => {
+                tracing::info!(payment_id = %unfinished.payment_id, reason = %e.message, "owed refund waits for the next pass");
+                done.waiting += 1;
+            }
+        }
+    }
+    Ok(done)
 }

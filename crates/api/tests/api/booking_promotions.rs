@@ -918,3 +918,80 @@ async fn the_invariant_checks_find_a_count_or_balance_that_drifted() {
     assert_eq!(ledgers.len(), 1);
     assert_eq!(ledgers[0].1, ledgers[0].2 + 1);
 }
+
+#[tokio::test]
+async fn the_same_apply_sent_again_after_a_lost_answer_gets_the_first_answer() {
+    let f = fx().await;
+    promotion(
+        &f,
+        json!({"code": "AGAIN10", "type": "percentage", "discount_value": 10, "is_stackable": true}),
+    )
+    .await;
+    voucher(
+        &f,
+        json!({"code": "AGAIN-VCHR", "type": "multi_use", "original_value": 5}),
+    )
+    .await;
+    let (booking, token, hash) = hold(&f, 2, "ada@example.com").await;
+    let send = |path: String, body: Value| {
+        let token = token.clone();
+        let app = &f.app;
+        async move {
+            app.post(&path)
+                .tenant("acme")
+                .header("x-booking-token", &token)
+                .json(body)
+                .send()
+                .await
+        }
+    };
+    // The promotion: the identical request twice (the client never saw the first answer,
+    // so it sends the hash the first application changed).
+    let body = json!({"booking_id": booking, "promotion_code": "AGAIN10",
+        "expected_pricing_hash": hash});
+    let first = send("/api/v1/promotions/apply".into(), body.clone()).await;
+    first.assert_status(200);
+    let again = send("/api/v1/promotions/apply".into(), body).await;
+    again.assert_status(200);
+    assert_eq!(
+        again.body["booking"], first.body["booking"],
+        "{}",
+        again.text
+    );
+    assert_eq!(
+        again.body["applied_promotion"],
+        first.body["applied_promotion"]
+    );
+    assert_eq!(again.body["pricing_recalculated"], false);
+    // The voucher, with the hash the promotion left.
+    let hash = first.body["booking"]["pricing_hash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let path = format!("/api/v1/bookings/{booking}/apply-voucher");
+    let body = json!({"voucher_code": "again-vchr", "expected_pricing_hash": hash});
+    let first = send(path.clone(), body.clone()).await;
+    first.assert_status(200);
+    let again = send(path, body).await;
+    again.assert_status(200);
+    assert_eq!(
+        again.body["booking"], first.body["booking"],
+        "{}",
+        again.text
+    );
+    assert_eq!(again.body["applied_voucher"], first.body["applied_voucher"]);
+    assert_eq!(balance(&f, "AGAIN-VCHR").await, 0.0, "paid once");
+    // Another code with the stale hash is still a conflict.
+    promotion(
+        &f,
+        json!({"code": "OTHER5", "type": "percentage", "discount_value": 5, "is_stackable": true}),
+    )
+    .await;
+    let stale = send(
+        "/api/v1/promotions/apply".into(),
+        json!({"booking_id": booking, "promotion_code": "OTHER5", "expected_pricing_hash": hash}),
+    )
+    .await;
+    stale.assert_error(409, "PRICING_CHANGED");
+    assert_invariants(&f).await;
+}

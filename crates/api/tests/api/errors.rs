@@ -428,3 +428,69 @@ async fn every_string_field_of_every_request_refuses_control_characters() {
         res.text
     );
 }
+
+#[tokio::test]
+async fn every_path_parameter_of_every_route_refuses_control_characters() {
+    let app = TestApp::builder().limits(Limits::UNLIMITED).spawn().await;
+    let t = app.tenant("acme").await;
+    let doc = app.get("/api/openapi.json").send().await.body;
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for (path, ops) in doc["paths"].as_object().into_iter().flatten() {
+        if !path.contains('{') {
+            continue;
+        }
+        let names: Vec<&str> = path
+            .split('{')
+            .skip(1)
+            .filter_map(|p| p.split('}').next())
+            .collect();
+        for bad in ["a%00b", "a%1B%5B2J"] {
+            let concrete = names
+                .iter()
+                .fold(path.clone(), |p, n| p.replace(&format!("{{{n}}}"), bad));
+            for method in ops.as_object().into_iter().flatten().map(|(m, _)| m) {
+                let req = match method.as_str() {
+                    "get" => app.get(&concrete),
+                    "post" => app.post(&concrete),
+                    "put" => app.put(&concrete),
+                    "patch" => app.patch(&concrete),
+                    _ => app.delete(&concrete),
+                };
+                let res = req.tenant(&t.id).token(&t.owner_token).send().await;
+                checked += 1;
+                let fields = res.error_fields();
+                if res.status != 400 || !names.iter().all(|n| fields.contains(&(*n).to_owned())) {
+                    wrong.push(format!("{method} {concrete}: {} {}", res.status, res.text));
+                }
+            }
+        }
+    }
+    eprintln!("measured: {checked} requests (route × control character in its path), all refused");
+    assert!(checked > 50, "routes with path parameters: {checked}");
+    assert!(
+        wrong.is_empty(),
+        "not refused with a 400 naming the parameter: {wrong:#?}"
+    );
+    // Public lookups by code, which PostgreSQL cannot compare with a NUL.
+    for path in [
+        "/api/v1/gift-cards/balance/GIFT%00X",
+        "/api/v1/vouchers/VCHR%00X/balance",
+    ] {
+        app.get(path)
+            .tenant(&t.id)
+            .send()
+            .await
+            .assert_error(400, "VALIDATION_ERROR");
+    }
+    // The notification endpoints answer in shape B.
+    let res = app
+        .get("/api/v1/admin/messaging/templates/key/a%00b")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    res.assert_status(400);
+    assert_eq!(res.body["statusCode"], 400, "{}", res.text);
+    assert_eq!(res.error_fields(), vec!["templateKey"]);
+}

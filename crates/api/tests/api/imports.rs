@@ -253,6 +253,21 @@ async fn uploads_are_checked_before_any_row() {
     let missing = upload(&app, &t, path, b"code,name\nA,B\n").await;
     missing.assert_error(400, "VALIDATION_ERROR");
     assert!(missing.text.contains("promotionType"), "{}", missing.text);
+    // A column named twice, on the preview and the import alike: refused, named.
+    for path in [
+        path,
+        "/api/v1/admin/promotions/import",
+        "/api/v1/admin/vouchers/import",
+    ] {
+        let twice = format!("code,{PROMO_HEADER}\nA1,A2,B\n");
+        let repeated = upload(&app, &t, path, twice.as_bytes()).await;
+        repeated.assert_error(400, "VALIDATION_ERROR");
+        assert!(
+            repeated.text.contains("code more than once"),
+            "{path}: {}",
+            repeated.text
+        );
+    }
     let res = app
         .post(path)
         .tenant("acme")

@@ -402,3 +402,226 @@ async fn a_cancellation_no_provider_refund_names_has_its_own_refund_id() {
     let own = uuid::Uuid::new_v5(&booking_id, b"kairos:cancellation-refund");
     assert_eq!(r["refund_id"], own.to_string(), "never the nil id");
 }
+
+/// The payment of a booking paid by card, as the store knows it.
+async fn payment_of(app: &TestApp, t: &TenantFixture, booking_id: &str) -> uuid::Uuid {
+    booking(app, t, booking_id).await["payments"][0]["paymentId"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+async fn staff_cancel(app: &TestApp, t: &TenantFixture, booking_id: &str) -> TestResponse {
+    app.post(&format!("/api/v1/bookings/{booking_id}/cancel"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"reason": "closed for the day"}))
+        .send()
+        .await
+}
+
+async fn owed_refunds(app: &TestApp) -> kairos_api::payments::cancellation::OwedRefunds {
+    kairos_api::payments::cancellation::finish_unfinished(&app.state)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_cancellation_while_a_partial_refund_is_under_way_refunds_the_rest_after_it() {
+    let (app, t, _, hold) = paid("standard").await;
+    let payment = payment_of(&app, &t, hold.str("id")).await;
+    // Staff began refunding 10.00 of the 40.00; the provider has not answered yet.
+    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap();
+    let actor = kairos_store::Actor::system("test");
+    let partial = app
+        .store
+        .begin_refund(&tenant, payment, Some(1000), None, &actor, app.clock_now())
+        .await
+        .unwrap();
+    // Staff cancel meanwhile: the whole 40.00 is owed; it cannot be asked for yet.
+    let res = staff_cancel(&app, &t, hold.str("id")).await;
+    res.assert_status(200);
+    let r = &res.body["refund"];
+    assert_eq!(r["success"], true, "{}", res.text);
+    assert_eq!(
+        r["refund_breakdown"][0]["status"], "Processing",
+        "{}",
+        res.text
+    );
+    assert_eq!(r["refund_breakdown"][0]["refund_amount"], 4000);
+    // Nothing to do while the first refund is under way.
+    assert_eq!(owed_refunds(&app).await.refunded, 0);
+    // The first refund completes at the provider; the job refunds the other 30.00.
+    app.store
+        .finish_refund(
+            &tenant,
+            partial.refund_id,
+            kairos_store::RefundResult::Completed {
+                provider_refund_id: "re_partial".into(),
+            },
+            &actor,
+            app.clock_now(),
+        )
+        .await
+        .unwrap();
+    let pass = owed_refunds(&app).await;
+    assert_eq!((pass.refunded, pass.failed), (1, 0), "{pass:?}");
+    assert_eq!(
+        booking(&app, &t, hold.str("id")).await["payments"][0]["status"],
+        "REFUNDED"
+    );
+    assert_eq!(owed_refunds(&app).await, Default::default(), "nothing more");
+}
+
+#[tokio::test]
+async fn a_customer_cancellation_during_a_staff_refund_keeps_only_its_fee() {
+    let (app, t, _, hold) = paid("flexible").await;
+    let payment = payment_of(&app, &t, hold.str("id")).await;
+    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap();
+    let actor = kairos_store::Actor::system("test");
+    let partial = app
+        .store
+        .begin_refund(&tenant, payment, Some(1000), None, &actor, app.clock_now())
+        .await
+        .unwrap();
+    // A day ahead under the flexible policy: half of the 40.00 is the fee, 20.00 owed,
+    // of which the staff refund under way returns 10.00.
+    let r = cancel_by_customer(&app, &t, &hold).await;
+    assert_eq!(r["fee_deducted"], 2000, "{r}");
+    assert_eq!(r["refund_breakdown"][0]["status"], "Processing", "{r}");
+    app.store
+        .finish_refund(
+            &tenant,
+            partial.refund_id,
+            kairos_store::RefundResult::Completed {
+                provider_refund_id: "re_partial".into(),
+            },
+            &actor,
+            app.clock_now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(owed_refunds(&app).await.refunded, 1);
+    // 20.00 back in all: the payment keeps the fee.
+    let unfinished = app
+        .store
+        .unfinished_refunds(app.clock_now(), 10)
+        .await
+        .unwrap();
+    assert!(unfinished.is_empty(), "{unfinished:?}");
+    assert_eq!(
+        booking(&app, &t, hold.str("id")).await["payments"][0]["status"],
+        "COMPLETED"
+    );
+}
+
+#[tokio::test]
+async fn a_refund_the_provider_refuses_puts_what_the_cancellation_owes_before_staff() {
+    let (app, t, _, hold) = paid("standard").await;
+    let payment = payment_of(&app, &t, hold.str("id")).await;
+    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap();
+    let actor = kairos_store::Actor::system("test");
+    let partial = app
+        .store
+        .begin_refund(&tenant, payment, Some(1000), None, &actor, app.clock_now())
+        .await
+        .unwrap();
+    staff_cancel(&app, &t, hold.str("id"))
+        .await
+        .assert_status(200);
+    // The refund under way is refused: staff see the failure and the 40.00 still owed.
+    app.store
+        .finish_refund(
+            &tenant,
+            partial.refund_id,
+            kairos_store::RefundResult::Failed {
+                message: "card expired".into(),
+            },
+            &actor,
+            app.clock_now(),
+        )
+        .await
+        .unwrap();
+    let letters = app
+        .get("/api/v1/admin/dead-letters?type=payment")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    letters.assert_status(200);
+    assert!(
+        letters.text.contains("still owes 4000"),
+        "the owed amount is before staff: {}",
+        letters.text
+    );
+    // And no job asks the provider again behind staff's back.
+    assert_eq!(owed_refunds(&app).await, Default::default());
+}
+
+#[tokio::test]
+async fn a_refund_and_a_cancellation_sent_together_end_with_everything_refunded() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    app.sandbox_cardpay(&t).await;
+    let tries = 10;
+    let mut met = 0;
+    let mut bookings = Vec::new();
+    for i in 0..tries {
+        // Four slots of 10 seats: parties of 2 fit five to a slot.
+        let hold = app.hold(&t.id, &fx, &fx.slots[i % fx.slots.len()], 2).await;
+        app.post(&format!("/api/v1/bookings/{}/confirm", hold.str("id")))
+            .tenant(&t.id)
+            .header("x-booking-token", hold.str("bookingToken"))
+            .json(
+                json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay",
+                "paymentMethodId": "pm_card_visa"}),
+            )
+            .send()
+            .await
+            .assert_status(200);
+        bookings.push(hold.str("id").to_owned());
+    }
+    for id in &bookings {
+        for _ in 0..100 {
+            if booking(&app, &t, id).await["status"] == "paid" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let payment = payment_of(&app, &t, id).await;
+        let refund = app
+            .post("/api/v1/payments/refund")
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(json!({"paymentId": payment, "amount": 1000}))
+            .send();
+        let (refund, cancel) = tokio::join!(refund, staff_cancel(&app, &t, id));
+        cancel.assert_status(200);
+        // The two met: the cancellation's refund waited for the other one.
+        if cancel.body["refund"]["refund_breakdown"][0]["status"] == "Processing" {
+            met += 1;
+        }
+        assert!(
+            [200, 400, 409].contains(&refund.status.as_u16()),
+            "the refund: {}",
+            refund.text
+        );
+    }
+    // What could not be refunded at once is the job's; a refund whose provider call was
+    // cut short is resumed a minute later.
+    owed_refunds(&app).await;
+    app.clock.advance(chrono::Duration::seconds(61));
+    owed_refunds(&app).await;
+    let mut refunded = 0;
+    for id in &bookings {
+        let status = booking(&app, &t, id).await["payments"][0]["status"].clone();
+        assert_eq!(status, "REFUNDED", "booking {id}: all 40.00 back");
+        refunded += 1;
+    }
+    println!(
+        "refund and cancellation together: {refunded} of {tries} bookings refunded in full; \
+         in {met} the cancellation met the refund under way"
+    );
+}

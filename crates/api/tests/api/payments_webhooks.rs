@@ -307,6 +307,66 @@ async fn an_event_whose_amount_differs_from_the_payment_changes_nothing() {
 }
 
 #[tokio::test]
+async fn an_event_lacking_what_the_check_needs_is_not_applied_and_goes_before_staff() {
+    let (app, t, fx, key) = setup().await;
+    let secret = webhook_secret(&app.state.config.payments.secrets, &key);
+    let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
+    let intent = res.body["payment"]["paymentIntentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let object = |amount: Option<Value>, currency: Option<&str>| {
+        let mut o = json!({"id": intent, "object": "payment_intent", "status": "succeeded",
+            "metadata": {"tenant_id": "acme"}});
+        if let Some(a) = amount {
+            o["amount"] = a.clone();
+            o["amount_received"] = a;
+        }
+        if let Some(c) = currency {
+            o["currency"] = json!(c);
+        }
+        o
+    };
+    let cases = [
+        ("evt_no_amount", object(None, Some("eur"))),
+        ("evt_text_amount", object(Some(json!("4000")), Some("eur"))),
+        ("evt_fraction", object(Some(json!(4000.5)), Some("eur"))),
+        ("evt_no_currency", object(Some(json!(4000)), None)),
+    ];
+    for (id, object) in &cases {
+        let body = serde_json::to_vec(&json!({"id": id, "object": "event",
+            "type": "payment_intent.succeeded", "created": 1, "livemode": false,
+            "data": {"object": object}}))
+        .unwrap();
+        let res = deliver(
+            &app,
+            Some(&header(&secret, app.clock_now().timestamp(), &body)),
+            &body,
+        )
+        .await;
+        // Answered, so the provider stops sending it; not applied.
+        res.assert_status(200);
+        assert_eq!(res.body["processed"], false, "{id}: {}", res.text);
+    }
+    let b = booking(&app, &t, hold.str("id")).await;
+    assert_eq!(b["status"], "confirmed");
+    assert_eq!(b["payments"][0]["status"], "PENDING");
+    let letters = app
+        .get("/api/v1/admin/dead-letters?type=payment")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    letters.assert_status(200);
+    assert_eq!(
+        letters.text.matches("AMOUNT_MISMATCH").count(),
+        cases.len(),
+        "each before staff: {}",
+        letters.text
+    );
+}
+
+#[tokio::test]
 async fn the_same_event_twenty_times_at_once_is_processed_once() {
     let (app, t, fx, key) = setup().await;
     let secret = webhook_secret(&app.state.config.payments.secrets, &key);

@@ -91,9 +91,41 @@ pub fn cancellation_fee(policy: CancellationPolicy, paid: i64, notice: Duration)
     }
 }
 
+/// How a cancellation's refund of `refund` (minor units) splits over what was paid
+/// (spec Part B 4.6): the card and bank payments first, in the order given (`left`: what
+/// each has not refunded yet), then the vouchers (`vouchers`: what they paid). Answers
+/// each payment's part and the vouchers' part; the parts add up to `refund` bounded by
+/// what was paid.
+pub fn split_refund(refund: i64, left: &[i64], vouchers: i64) -> (Vec<i64>, i64) {
+    let mut rest = refund.max(0);
+    let parts = left
+        .iter()
+        .map(|l| {
+            let part = rest.min((*l).max(0));
+            rest -= part;
+            part
+        })
+        .collect();
+    (parts, rest.min(vouchers.max(0)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refund_takes_the_payments_first_then_the_vouchers() {
+        assert_eq!(split_refund(4000, &[4000], 0), (vec![4000], 0));
+        assert_eq!(
+            split_refund(2000, &[1000, 3000], 3000),
+            (vec![1000, 1000], 0)
+        );
+        assert_eq!(split_refund(3500, &[1000], 3000), (vec![1000], 2500));
+        assert_eq!(split_refund(0, &[1000], 3000), (vec![0], 0));
+        // Never more than was paid, never negative.
+        assert_eq!(split_refund(9000, &[1000], 3000), (vec![1000], 3000));
+        assert_eq!(split_refund(-5, &[1000], 3000), (vec![0], 0));
+    }
     use CancellationPolicy::{Flexible, Standard, Strict};
 
     fn h(hours: i64) -> Duration {

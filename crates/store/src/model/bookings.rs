@@ -143,6 +143,10 @@ pub struct Booking {
     pub updated_at: Timestamp,
     pub confirmed_at: Option<Timestamp>,
     pub canceled_at: Option<Timestamp>,
+    /// What the cancellation that just happened owes back (set by the cancel action
+    /// only, never read from the database).
+    #[serde(skip)]
+    pub cancellation: Option<crate::CancellationRefund>,
 }
 
 /// A booking with the names of its site and product, for lists.

@@ -208,3 +208,42 @@ pub struct RestoredVoucher {
     pub amount: i64,
     pub balance_after: i64,
 }
+
+/// What a cancellation owes back (spec Part B 4.6), decided in the cancellation's own
+/// transaction: the fee, each card or bank payment's part (recorded as its refund
+/// target, so a job finishes what is not refunded at once) and the vouchers' part
+/// (restored in that transaction).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CancellationRefund {
+    /// Minor units paid and not refunded before: card and bank payments and vouchers.
+    pub paid: i64,
+    /// Minor units kept.
+    pub fee: i64,
+    /// Who cancelled and the rule that set the fee: the reason of its refunds.
+    pub reason: String,
+    pub payments: Vec<OwedRefund>,
+    /// Minor units vouchers paid.
+    pub vouchers_paid: i64,
+    pub vouchers: Vec<RestoredVoucher>,
+}
+
+/// A card or bank payment's part of a cancellation's refund.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwedRefund {
+    pub payment_id: Uuid,
+    pub provider: Provider,
+    /// Minor units it had not refunded when the booking was cancelled.
+    pub left: i64,
+    /// Minor units of it the cancellation refunds.
+    pub owed: i64,
+}
+
+/// A payment whose cancellation's refund is not finished: owed money to ask its provider
+/// for, or a card refund whose outcome was lost, to resume.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnfinishedRefund {
+    pub tenant: kairos_domain::TenantId,
+    pub payment_id: Uuid,
+    /// Minor units still owed; `None`: resume the refund under way.
+    pub owed: Option<i64>,
+}

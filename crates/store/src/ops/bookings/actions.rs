@@ -207,6 +207,7 @@ async fn act(
                 check_window(w, b).await?;
             }
             cancel(w, b, reason.as_deref(), actor).await?;
+            b.cancellation = super::cancellation::owe_refund(w, b, !customer_window, actor).await?;
         }
         BookingAction::CancelUnpaid { reason } => {
             // Decided on the locked booking: paid in the meantime (online or at the desk),

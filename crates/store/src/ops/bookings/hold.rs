@@ -238,6 +238,7 @@ async fn create(
         created_at: now,
         updated_at: now,
         confirmed_at,
+        cancellation: None,
         canceled_at: None,
     };
     w.audit(

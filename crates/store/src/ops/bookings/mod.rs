@@ -10,6 +10,7 @@
 //! policies, seats) is read inside its transaction.
 
 mod actions;
+mod cancellation;
 mod customer;
 mod expiry;
 mod hold;
@@ -121,6 +122,7 @@ impl TryFrom<BookingRow> for Booking {
             updated_at: r.updated_at,
             confirmed_at: r.confirmed_at,
             canceled_at: r.canceled_at,
+            cancellation: None,
         })
     }
 }

@@ -1,6 +1,8 @@
-//! Gift cards: products (`products.rs`) and purchases (`purchases.rs`).
+//! Gift cards: products (`products.rs`), purchases (`purchases.rs`) and what their
+//! payment does (`paid.rs`).
 
+mod paid;
 mod products;
 mod purchases;
 
-pub(crate) use purchases::pay_gift_card;
+pub(crate) use paid::pay_gift_card;

@@ -181,7 +181,41 @@ async fn act_on_provider_event(
     let actor = Actor::system(event.provider.as_str());
     match event.event_type.as_str() {
         "payment_intent.succeeded" => {
-            if !matches_payment(&payment, event.amount, event.currency.as_deref()) {
+            if !matches_payment(
+                &payment,
+                event.provider,
+                event.amount,
+                event.currency.as_deref(),
+            ) {
+                // Not applied, answered (the provider stops sending it) and put before
+                // staff: money may have moved that the booking does not show.
+                let message = format!(
+                    "{} reported {} {} for payment {} ({} {} expected): not applied; check the payment at the provider",
+                    event.provider.as_str(),
+                    event
+                        .amount
+                        .map_or_else(|| "no amount".to_owned(), |a| a.to_string()),
+                    event.currency.as_deref().unwrap_or("(no currency)"),
+                    payment.id,
+                    payment.amount,
+                    payment.currency
+                );
+                sqlx::query(
+                    "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type,
+                         error_message, retry_count, booking_id, transaction_id, status,
+                         failed_at, created_at, updated_at)
+                     VALUES ($1, $2, 'payment', $3, 'AMOUNT_MISMATCH', $4, 0, $5, $6, 'open',
+                             $7, $7, $7)",
+                )
+                .bind(w.tenant.as_str())
+                .bind(kairos_domain::new_id())
+                .bind(event.provider.as_str())
+                .bind(&message)
+                .bind(payment.booking_id)
+                .bind(payment.id)
+                .bind(w.now)
+                .execute(&mut *w.tx)
+                .await?;
                 w.audit(
                     &actor,
                     Change {

@@ -6,5 +6,5 @@ mod charges;
 mod credentials;
 mod events;
 pub(crate) mod online;
-mod refund_policy;
+pub(crate) mod refund_policy;
 mod refunds;

@@ -1,8 +1,8 @@
 //! A tenant's cancellation fee (spec Part B 4.6): time-based (the site policy's schedule,
 //! also when nothing is stored), flat or percentage.
 
-use super::super::Repo;
 use super::super::audit::Change;
+use super::super::{Db, Repo};
 use crate::{Actor, RefundPolicy, StoreError, StoreResult, Timestamp, stored};
 use kairos_domain::TenantId;
 use kairos_domain::payments::refund_policy::{FeeRule, FeeType};
@@ -37,18 +37,27 @@ impl TryFrom<PolicyRow> for RefundPolicy {
     }
 }
 
+/// The tenant's cancellation fee read through `db` (a pool, or a write transaction whose
+/// decision it is): time-based when none was set.
+pub(crate) async fn read_refund_policy<'e>(
+    db: impl sqlx::Executor<'e, Database = Db>,
+    tenant: &TenantId,
+) -> StoreResult<RefundPolicy> {
+    let row: Option<PolicyRow> = sqlx::query_as(
+        "SELECT fee_type, flat_fee, percentage, updated_at FROM refund_policies
+         WHERE tenant_id = $1",
+    )
+    .bind(tenant.as_str())
+    .fetch_optional(db)
+    .await?;
+    row.map_or(Ok(RefundPolicy::default()), RefundPolicy::try_from)
+}
+
 #[operations]
 impl Repo {
     /// The tenant's cancellation fee: time-based when none was set.
     pub async fn refund_policy(&self, tenant: &TenantId) -> StoreResult<RefundPolicy> {
-        let row: Option<PolicyRow> = sqlx::query_as(
-            "SELECT fee_type, flat_fee, percentage, updated_at FROM refund_policies
-             WHERE tenant_id = $1",
-        )
-        .bind(tenant.as_str())
-        .fetch_optional(&self.read)
-        .await?;
-        row.map_or(Ok(RefundPolicy::default()), RefundPolicy::try_from)
+        read_refund_policy(&self.read, tenant).await
     }
 
     /// Sets the tenant's cancellation fee (bounds checked by the caller: a flat fee of

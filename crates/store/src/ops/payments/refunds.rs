@@ -9,7 +9,7 @@ use super::super::audit::Change;
 use super::super::dialect;
 use crate::{
     Actor, OnlinePayment, PaymentsError, PendingRefund, RefundResult, RefundStarted, StoreError,
-    Timestamp, stored,
+    Timestamp, UnfinishedRefund, stored,
 };
 use kairos_domain::dead_letters::{Category, Status as DeadStatus};
 use kairos_domain::payments::credentials::{CredentialSource, Provider};
@@ -99,78 +99,41 @@ async fn withdraw_gift_card(
 
 #[operations]
 impl Repo {
-    /// What vouchers paid for a booking and still hold (minor units).
-    pub async fn booking_voucher_paid(
+    /// Payments whose cancellation's refund is not finished (at most `limit`, oldest
+    /// change first): owed money with no refund under way, and card refunds under way
+    /// for one whose outcome was lost (last asked over a minute ago), to resume with the
+    /// same idempotency key. A bank refund is never asked twice: its callback finishes it.
+    pub async fn unfinished_refunds(
         &self,
-        tenant: &TenantId,
-        booking: Uuid,
-    ) -> crate::StoreResult<i64> {
-        let paid: Option<i64> = sqlx::query_scalar(
-            "SELECT CAST(-SUM(amount) AS BIGINT) FROM voucher_transactions
-             WHERE tenant_id = $1 AND booking_id = $2",
-        )
-        .bind(tenant.as_str())
-        .bind(booking)
-        .fetch_one(&self.read)
-        .await?;
-        Ok(paid.unwrap_or(0).max(0))
-    }
-
-    /// Gives back up to `amount` (minor units) of what vouchers paid for a cancelled
-    /// booking: the vouchers' part of its refund.
-    pub async fn restore_booking_vouchers(
-        &self,
-        tenant: &TenantId,
-        booking: Uuid,
-        amount: i64,
-        actor: &Actor,
         now: Timestamp,
-    ) -> crate::StoreResult<Vec<crate::RestoredVoucher>> {
-        let mut w = self.begin(tenant, now).await?;
-        let given = super::super::bookings::restore_vouchers(&mut w, booking, Some(amount)).await?;
-        for (voucher, _, back, _) in &given {
-            w.audit(
-                actor,
-                Change {
-                    action: "voucher.refunded",
-                    entity_type: "voucher",
-                    entity_id: voucher.to_string(),
-                    changes: json!({"bookingId": booking, "amount": back}),
-                },
-            );
-        }
-        w.commit(None).await?;
-        Ok(given
-            .into_iter()
-            .map(
-                |(voucher_id, code, amount, balance_after)| crate::RestoredVoucher {
-                    voucher_id,
-                    code,
-                    amount,
-                    balance_after,
-                },
-            )
-            .collect())
-    }
-
-    /// The booking's collected card and bank payments with something left to refund
-    /// (being refunded too: a cancellation's refund of one waits for that refund and
-    /// says so): (payment, its provider, minor units left).
-    pub async fn refundable_provider_payments(
-        &self,
-        tenant: &TenantId,
-        booking: Uuid,
-    ) -> crate::StoreResult<Vec<(Uuid, String, i64)>> {
-        Ok(sqlx::query_as(
-            "SELECT id, provider, amount - refunded_amount FROM payments
-             WHERE tenant_id = $1 AND booking_id = $2 AND provider IN ('cardpay', 'bankpay')
-               AND status IN ('COMPLETED', 'REFUND_PENDING') AND amount > refunded_amount
-             ORDER BY created_at, id",
+        limit: i64,
+    ) -> crate::StoreResult<Vec<UnfinishedRefund>> {
+        let rows: Vec<(String, Uuid, Option<i64>)> = sqlx::query_as(
+            "SELECT tenant_id, id, refund_target - refunded_amount FROM payments
+             WHERE refund_target IS NOT NULL AND refund_target > refunded_amount
+               AND status = 'COMPLETED'
+             UNION ALL
+             SELECT p.tenant_id, p.id, NULL FROM payments p
+             JOIN refunds r ON r.tenant_id = p.tenant_id AND r.payment_id = p.id
+             WHERE p.refund_target IS NOT NULL AND p.status = 'REFUND_PENDING'
+               AND p.provider = 'cardpay' AND r.status = 'Processing'
+               AND (r.attempted_at IS NULL OR r.attempted_at < $1)
+             LIMIT $2",
         )
-        .bind(tenant.as_str())
-        .bind(booking)
+        .bind(now - chrono::Duration::seconds(ATTEMPT_LEASE_SECS))
+        .bind(limit)
         .fetch_all(&self.read)
-        .await?)
+        .await?;
+        rows.into_iter()
+            .map(|(tenant, payment_id, owed)| {
+                Ok(UnfinishedRefund {
+                    tenant: TenantId::parse(&tenant)
+                        .map_err(|e| StoreError::Corrupt(format!("payment tenant: {e}")))?,
+                    payment_id,
+                    owed,
+                })
+            })
+            .collect()
     }
 
     /// Begins refunding `amount` (default: all that is left) of a collected provider
@@ -409,15 +372,16 @@ impl Repo {
             // Finished before (a retry): nothing more.
             return Ok(false);
         }
-        let (p_status, collected, refunded): (String, i64, i64) = sqlx::query_as(&format!(
-            "SELECT status, amount, refunded_amount FROM payments
+        let (p_status, collected, refunded, target): (String, i64, i64, Option<i64>) =
+            sqlx::query_as(&format!(
+                "SELECT status, amount, refunded_amount, refund_target FROM payments
              WHERE tenant_id = $1 AND id = $2{}",
-            dialect::FOR_UPDATE
-        ))
-        .bind(tenant.as_str())
-        .bind(payment)
-        .fetch_one(&mut *w.tx)
-        .await?;
+                dialect::FOR_UPDATE
+            ))
+            .bind(tenant.as_str())
+            .bind(payment)
+            .fetch_one(&mut *w.tx)
+            .await?;
         let current = stored("payment status", &p_status, PaymentStatus::parse)?;
         match result {
             RefundResult::Completed { provider_refund_id } => {
@@ -477,6 +441,14 @@ impl Repo {
             }
             RefundResult::Failed { message } => {
                 let next = current.after(PaymentEvent::RefundFailed).unwrap_or(current);
+                // What a cancellation still owes from the payment goes before staff with
+                // this failure, and no job asks the provider again.
+                let message = match target.map(|t| t - refunded) {
+                    Some(owed) if owed > 0 => format!(
+                        "{message}; the cancellation of its booking still owes {owed} (minor units) of this payment"
+                    ),
+                    _ => message,
+                };
                 sqlx::query(
                     "UPDATE refunds SET status = 'Failed', failure = $3, updated_at = $4
                      WHERE tenant_id = $1 AND id = $2",
@@ -488,7 +460,8 @@ impl Repo {
                 .execute(&mut *w.tx)
                 .await?;
                 sqlx::query(
-                    "UPDATE payments SET status = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2",
+                    "UPDATE payments SET status = $3, refund_target = NULL, updated_at = $4
+                     WHERE tenant_id = $1 AND id = $2",
                 )
                 .bind(tenant.as_str())
                 .bind(payment)

@@ -3,7 +3,7 @@
 use super::super::super::promotions::{PROMOTION_COLUMNS, PromotionRow, code_key};
 use super::super::actions::current_price;
 use super::super::{Change, Repo, Write};
-use super::{checked_price, customer_key, live_hold, release_use, store_price};
+use super::{checked_price, customer_key, live_hold, load_reductions, release_use, store_price};
 use crate::{
     Actor, AppliedPromotion, Booking, BookingError, BookingRefusal, PriceBreakdown, Promotion,
     PromotionApplied, StoreResult, Timestamp,
@@ -93,7 +93,6 @@ async fn apply_promotion(
     actor: &Actor,
 ) -> Result<PromotionApplied, BookingError> {
     let mut b = live_hold(w, booking, actor).await?;
-    let (price, mut reductions) = checked_price(w, &b, expected_hash).await?;
     let promotion =
         promotion_for_update(w, code)
             .await?
@@ -118,7 +117,10 @@ async fn apply_promotion(
             hash_validated: expected_hash.is_some(),
         }
     };
-    if let Some(existing) = reductions
+    // A repeat (the retry of a lost answer carries the hash the first one changed)
+    // answers the first application before any price check (spec Part A 4.7 rule 6).
+    if let Some(existing) = load_reductions(&mut w.tx, &w.tenant, b.id)
+        .await?
         .promotions
         .iter()
         .find(|p| p.promotion_id == promotion.id)
@@ -127,6 +129,7 @@ async fn apply_promotion(
         let price = b.price.clone();
         return Ok(applied(b, &price, at, false));
     }
+    let (price, mut reductions) = checked_price(w, &b, expected_hash).await?;
     let key = customer_key(&b);
     let customer_uses = if key.is_empty() {
         None

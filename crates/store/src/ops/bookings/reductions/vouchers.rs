@@ -3,7 +3,7 @@
 use super::super::super::promotions::code_key;
 use super::super::actions::current_price;
 use super::super::{Change, Repo, Write};
-use super::{checked_price, insert_entry, live_hold, store_price};
+use super::{checked_price, insert_entry, live_hold, load_reductions, store_price};
 use crate::{
     Actor, AppliedVoucher, BookingError, BookingRefusal, Timestamp, VoucherApplied, stored,
 };
@@ -53,7 +53,6 @@ async fn apply_voucher(
     actor: &Actor,
 ) -> Result<VoucherApplied, BookingError> {
     let mut b = live_hold(w, booking, actor).await?;
-    let (price, mut reductions) = checked_price(w, &b, expected_hash).await?;
     let voucher: VoucherState = sqlx::query_as(&format!(
         "SELECT id, code, voucher_type, current_balance, usage_limit, usage_count, expires_at,
                 is_active
@@ -66,7 +65,10 @@ async fn apply_voucher(
     .await?
     .ok_or(BookingRefusal::VoucherNotFound)?;
     let voucher_type = stored("voucher_type", &voucher.voucher_type, VoucherType::parse)?;
-    if reductions
+    // A repeat (the retry of a lost answer carries the hash the first one changed)
+    // answers the first application before any price check (spec Part A 4.7 rule 6).
+    if load_reductions(&mut w.tx, &w.tenant, b.id)
+        .await?
         .vouchers
         .iter()
         .any(|v| v.voucher_id == voucher.id)
@@ -95,6 +97,7 @@ async fn apply_voucher(
             hash_validated: expected_hash.is_some(),
         });
     }
+    let (price, mut reductions) = checked_price(w, &b, expected_hash).await?;
     if !voucher.is_active {
         return Err(BookingRefusal::VoucherUnusable { reason: "inactive" }.into());
     }

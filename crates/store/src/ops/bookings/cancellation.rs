@@ -1,0 +1,138 @@
+//! What a cancellation owes back (spec Part B 4.6, 4.8), decided in the cancellation's
+//! own transaction, on the locked booking: what was paid by card, bank and vouchers and
+//! not refunded yet, minus the fee (the tenant's flat or percentage fee, by default the
+//! site policy's schedule by notice) when the customer cancels, everything when staff do.
+//! Each card or bank payment's part becomes its refund target (`payments.refund_target`):
+//! the refund asked right after the commit returns it, and when it cannot (another refund
+//! of the payment under way, a provider that did not answer) the owed-refunds job does,
+//! so two money operations meeting on one payment never leave the customer short. The
+//! vouchers' part is restored here.
+
+use super::super::audit::Change;
+use super::super::dialect;
+use super::super::payments::refund_policy::read_refund_policy;
+use super::Write;
+use super::offer::site_policy;
+use crate::{
+    Actor, Booking, BookingError, CancellationRefund, OwedRefund, RestoredVoucher, stored,
+};
+use kairos_domain::payments::credentials::Provider;
+use kairos_domain::payments::refund_policy::{FeeRule, split_refund};
+use serde_json::json;
+use uuid::Uuid;
+
+/// Decides and records what cancelling `b` (already cancelled in this transaction)
+/// owes back; `None` when nothing was paid by card, bank or vouchers.
+pub(super) async fn owe_refund(
+    w: &mut Write,
+    b: &Booking,
+    by_staff: bool,
+    actor: &Actor,
+) -> Result<Option<CancellationRefund>, BookingError> {
+    // The booking is locked; its payments after it (the lock order of every path).
+    let payments: Vec<(Uuid, String, i64, i64)> = sqlx::query_as(&format!(
+        "SELECT id, provider, amount - refunded_amount, refunded_amount FROM payments
+         WHERE tenant_id = $1 AND booking_id = $2 AND provider IN ('cardpay', 'bankpay')
+           AND status IN ('COMPLETED', 'REFUND_PENDING') AND amount > refunded_amount
+         ORDER BY created_at, id{}",
+        dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .fetch_all(&mut *w.tx)
+    .await?;
+    let by_vouchers: Option<i64> = sqlx::query_scalar(
+        "SELECT CAST(-SUM(amount) AS BIGINT) FROM voucher_transactions
+         WHERE tenant_id = $1 AND booking_id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .fetch_one(&mut *w.tx)
+    .await?;
+    let vouchers_paid = by_vouchers.unwrap_or(0).max(0);
+    if payments.is_empty() && vouchers_paid == 0 {
+        return Ok(None);
+    }
+    let (policy, _) = site_policy(&mut w.tx, &w.tenant, b.site_id).await?;
+    let rule = read_refund_policy(&mut *w.tx, &w.tenant).await?.rule;
+    let left: Vec<i64> = payments.iter().map(|p| p.2).collect();
+    let paid = left.iter().sum::<i64>() + vouchers_paid;
+    let fee = if by_staff {
+        0
+    } else {
+        rule.fee(policy, paid, b.starts_at - w.now)
+    };
+    let reason = if by_staff {
+        "cancelled by staff: refunded in full".to_owned()
+    } else {
+        match rule {
+            FeeRule::TimeBased => format!("cancelled by the customer: {policy} policy, fee {fee}"),
+            FeeRule::Flat(_) => format!("cancelled by the customer: flat fee {fee}"),
+            FeeRule::Percentage(p) => format!("cancelled by the customer: {p} % fee, {fee}"),
+        }
+    };
+    let (parts, voucher_part) = split_refund(paid - fee, &left, vouchers_paid);
+    let mut owed = Vec::new();
+    for ((payment, provider, left, refunded), part) in payments.into_iter().zip(parts) {
+        if part <= 0 {
+            continue;
+        }
+        let target = refunded + part;
+        sqlx::query(
+            "UPDATE payments SET refund_target = $3, updated_at = $4
+             WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(w.tenant.as_str())
+        .bind(payment)
+        .bind(target)
+        .bind(w.now)
+        .execute(&mut *w.tx)
+        .await?;
+        w.audit(
+            actor,
+            Change {
+                action: "payment.refund_owed",
+                entity_type: "payment",
+                entity_id: payment.to_string(),
+                changes: json!({"bookingId": b.id, "amount": part, "refundTarget": target,
+                    "reason": reason}),
+            },
+        );
+        owed.push(OwedRefund {
+            payment_id: payment,
+            provider: stored("provider", &provider, Provider::parse)?,
+            left,
+            owed: part,
+        });
+    }
+    let mut vouchers = Vec::new();
+    if voucher_part > 0 {
+        for (voucher_id, code, amount, balance_after) in
+            super::restore_vouchers(w, b.id, Some(voucher_part)).await?
+        {
+            w.audit(
+                actor,
+                Change {
+                    action: "voucher.refunded",
+                    entity_type: "voucher",
+                    entity_id: voucher_id.to_string(),
+                    changes: json!({"bookingId": b.id, "amount": amount}),
+                },
+            );
+            vouchers.push(RestoredVoucher {
+                voucher_id,
+                code,
+                amount,
+                balance_after,
+            });
+        }
+    }
+    Ok(Some(CancellationRefund {
+        paid,
+        fee,
+        reason,
+        payments: owed,
+        vouchers_paid,
+        vouchers,
+    }))
+}
