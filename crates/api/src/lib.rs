@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod cors;
 pub mod customers;
 pub mod dead_letters;
+pub mod deleted;
 pub mod error;
 pub mod export;
 pub mod extract;

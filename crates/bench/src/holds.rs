@@ -90,8 +90,8 @@ pub fn hold_requests(addr: SocketAddr, seed: &HoldSeed, slots: &[Uuid]) -> MakeR
     })
 }
 
-pub fn created_201(status: hyper::StatusCode) -> bool {
-    status == hyper::StatusCode::CREATED
+pub fn hold_taken(status: hyper::StatusCode) -> bool {
+    status == hyper::StatusCode::OK
 }
 
 /// The two forms of the minimal raw hold (`Store::raw_hold`, `Store::raw_hold_one_statement`).
@@ -193,7 +193,7 @@ pub async fn measure_holds(
         for ((form, slots), (_, phase)) in raw.iter().zip(raw_phases.iter_mut()) {
             phase.absorb(ceiling(store, seed, *form, slots, first, connections, second).await?)?;
         }
-        http.absorb(load(requests.clone(), first, created_201, connections, second).await?)?;
+        http.absorb(load(requests.clone(), first, hold_taken, connections, second).await?)?;
     }
     Ok(HoldPhases {
         http,
@@ -297,7 +297,7 @@ pub async fn run(cli: &Cli, run: &Run) -> anyhow::Result<()> {
     let warm = load(
         hold_requests(addr, &seed, warmup),
         0,
-        created_201,
+        hold_taken,
         n,
         Duration::from_secs(1),
     )

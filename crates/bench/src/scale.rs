@@ -7,7 +7,7 @@
 use crate::app::{create_product, future_slots, open_daily, seed_site, start_server};
 use crate::availability::{self, paths, seed_products};
 use crate::holds::{
-    self, HoldSeed, SPREAD_SLOTS, check_accounting, created_201, hold_requests, hold_seed,
+    self, HoldSeed, SPREAD_SLOTS, check_accounting, hold_requests, hold_seed, hold_taken,
 };
 use crate::load::{Phase, load};
 use crate::{Cli, Run};
@@ -87,7 +87,7 @@ impl Side {
         let a = availability::measure(self.addr, &self.seed.tenant, self.paths.clone(), n, second)
             .await?;
         let requests = hold_requests(self.addr, &self.seed, &self.seed.slots[..50]);
-        let h = load(requests, 0, created_201, n, second).await?;
+        let h = load(requests, 0, hold_taken, n, second).await?;
         self.warm_holds += h.succeeded();
         self.errors += a.errors + h.errors;
         Ok(())
@@ -105,7 +105,7 @@ impl Side {
         let requests = hold_requests(self.addr, &self.seed, self.hold_slots());
         let second = Duration::from_secs(1);
         self.holds
-            .absorb(load(requests, slice * 1_000_000, created_201, n, second).await?)
+            .absorb(load(requests, slice * 1_000_000, hold_taken, n, second).await?)
     }
 
     /// Checks the hold product's capacity accounting and counts the run's errors.

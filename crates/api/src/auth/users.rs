@@ -156,7 +156,7 @@ pub async fn list_users(
     security(("bearer" = [])),
     request_body = CreateStaffUser,
     responses(
-        (status = 201, body = StaffUser),
+        (status = 200, body = StaffUser),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
         (status = 409, description = "CONFLICT: username taken", body = ErrorBody),
@@ -223,7 +223,7 @@ pub async fn create_user(
             state.now(),
         )
         .await?;
-    Ok((StatusCode::CREATED, axum::Json(StaffUser::from(&user))))
+    Ok((StatusCode::OK, axum::Json(StaffUser::from(&user))))
 }
 
 /// Read one staff account.

@@ -98,7 +98,7 @@ pub struct AdminCreateResponse {
     security(("bearer" = [])),
     request_body = AdminCreateRequest,
     responses(
-        (status = 201, body = AdminCreateResponse),
+        (status = 200, body = AdminCreateResponse),
         (status = 400, description = "VALIDATION_ERROR naming every bad field", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS: admin:bookings:create; bypassCapacity needs admin:capacity:override", body = ErrorBody),
@@ -189,7 +189,7 @@ pub async fn create(
     let warnings = created.warnings.iter().map(|w| (*w).to_owned()).collect();
     let price = PriceDto::from(&booking.price);
     Ok((
-        StatusCode::CREATED,
+        StatusCode::OK,
         axum::Json(AdminCreateResponse {
             booking_id: booking.id.to_string(),
             booking_reference: booking.reference.clone(),

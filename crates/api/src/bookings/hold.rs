@@ -17,7 +17,7 @@ use serde_json::Value;
 
 fn created(b: &Booking, token: &str) -> Rendered {
     let body = BookingResponse::of(b, Some(token.to_owned()));
-    (201, serde_json::to_string(&body).unwrap_or_default())
+    (200, serde_json::to_string(&body).unwrap_or_default())
 }
 
 pub(super) fn ok_body(b: &Booking) -> Rendered {
@@ -41,7 +41,7 @@ pub(super) fn ok_body(b: &Booking) -> Rendered {
     ),
     request_body = HoldRequest,
     responses(
-        (status = 201, body = BookingResponse),
+        (status = 200, body = BookingResponse),
         (status = 400, description = "VALIDATION_ERROR naming every bad field", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown or inactive site, product, slot, variant", body = ErrorBody),
         (status = 409, description = "SLOT_UNAVAILABLE: full, started or closed slot; HOLD_LIMIT_REACHED: the customer or the client address already has as many live holds as allowed (details.scope `customer` or `address`, details.limit); IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
@@ -132,7 +132,7 @@ pub async fn hold(
     .await;
     idempotency::answer(&state, &access.tenant, key.as_ref(), result, |c| {
         (
-            StatusCode::CREATED,
+            StatusCode::OK,
             axum::Json(BookingResponse::of(&c.booking, Some(token.clone()))),
         )
             .into_response()

@@ -175,7 +175,7 @@ async fn note_of(
     ),
     request_body = NoteCreate,
     responses(
-        (status = 201, description = "The note", body = NoteDto),
+        (status = 200, description = "The note", body = NoteDto),
         (status = 400, description = "VALIDATION_ERROR naming content, category, priority or isInternal", body = ErrorBody),
         (status = 401, description = "UNAUTHORIZED: missing or invalid token", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS: needs admin:bookings:write", body = ErrorBody),
@@ -207,7 +207,7 @@ pub async fn add_note(
         .store
         .create_note(auth.tenant.id(), booking, new, &auth.actor(), state.now())
         .await?;
-    Ok((StatusCode::CREATED, axum::Json(NoteDto::from(&note))))
+    Ok((StatusCode::OK, axum::Json(NoteDto::from(&note))))
 }
 
 /// The notes of a booking, oldest first.
@@ -303,7 +303,7 @@ pub async fn update_note(
         ("noteId" = uuid::Uuid, Path, description = "Note id"),
     ),
     responses(
-        (status = 204, description = "Deleted"),
+        (status = 200, description = "Deleted", body = crate::deleted::Deleted),
         (status = 401, description = "UNAUTHORIZED: missing or invalid token", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS: needs admin:bookings:write", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND; NOT_FOUND when the booking has no such note", body = ErrorBody),
@@ -312,12 +312,12 @@ pub async fn delete_note(
     State(state): State<AppState>,
     auth: Staff<can::WriteBookings>,
     Path((booking_id, note_id)): Path<(String, String)>,
-) -> ApiResult<StatusCode> {
+) -> ApiResult<axum::Json<crate::deleted::Deleted>> {
     let booking = booking_of(&state, &auth, &booking_id).await?;
     let id = parse_id(&note_id).ok_or_else(|| ApiError::not_found("Note"))?;
     state
         .store
         .delete_note(auth.tenant.id(), booking.id, id, &auth.actor(), state.now())
         .await?;
-    Ok(StatusCode::NO_CONTENT)
+    Ok(crate::deleted::Deleted::of("Note deleted", id))
 }

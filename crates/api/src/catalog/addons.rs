@@ -228,7 +228,7 @@ fn addon_base(a: &Addon) -> NewAddon {
 #[utoipa::path(post, path = "/api/v1/admin/products/{id}/addons", tag = "catalog", security(("bearer" = [])),
     params(("id" = uuid::Uuid, Path, description = "Product id")),
     request_body = AddonCreate,
-    responses((status = 201, body = AddonDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
+    responses((status = 200, body = AddonDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn create_addon(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
@@ -259,7 +259,7 @@ pub async fn create_addon(
             state.now(),
         )
         .await?;
-    Ok((StatusCode::CREATED, axum::Json(addon_dto(a, currency))))
+    Ok((StatusCode::OK, axum::Json(addon_dto(a, currency))))
 }
 
 /// List a product's add-ons (inactive ones included).

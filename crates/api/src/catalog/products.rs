@@ -394,7 +394,7 @@ pub(super) async fn product_of(
 /// Create a product.
 #[utoipa::path(post, path = "/api/v1/admin/products", tag = "catalog", security(("bearer" = [])),
     request_body = ProductCreate,
-    responses((status = 201, body = ProductDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+    responses((status = 200, body = ProductDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: site", body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn create_product(
     State(state): State<AppState>,
@@ -434,10 +434,7 @@ pub async fn create_product(
         .await?;
     // The site may already have hours: give the new product its slots now.
     regenerate_product(&state, &auth, product.id).await?;
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(product_dto(product, currency)),
-    ))
+    Ok((StatusCode::OK, axum::Json(product_dto(product, currency))))
 }
 
 /// List products.

@@ -218,7 +218,7 @@ fn site_base(s: &Site) -> NewSite {
 /// Create a site.
 #[utoipa::path(post, path = "/api/v1/admin/sites", tag = "catalog", security(("bearer" = [])),
     request_body = SiteCreate,
-    responses((status = 201, body = SiteDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+    responses((status = 200, body = SiteDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody)))]
 pub async fn create_site(
     State(state): State<AppState>,
@@ -241,7 +241,7 @@ pub async fn create_site(
         .store
         .create_site(auth.tenant.id(), new, &auth.actor(), state.now())
         .await?;
-    Ok((StatusCode::CREATED, axum::Json(site.into())))
+    Ok((StatusCode::OK, axum::Json(site.into())))
 }
 
 /// List sites.

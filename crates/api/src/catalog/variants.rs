@@ -156,7 +156,7 @@ fn variant_fields(
 #[utoipa::path(post, path = "/api/v1/admin/products/{id}/variants", tag = "catalog", security(("bearer" = [])),
     params(("id" = uuid::Uuid, Path, description = "Product id")),
     request_body = VariantCreate,
-    responses((status = 201, body = VariantDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+    responses((status = 200, body = VariantDto), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody)))]
 pub async fn create_variant(
     State(state): State<AppState>,
@@ -185,7 +185,7 @@ pub async fn create_variant(
             state.now(),
         )
         .await?;
-    Ok((StatusCode::CREATED, axum::Json(variant_dto(v, currency))))
+    Ok((StatusCode::OK, axum::Json(variant_dto(v, currency))))
 }
 
 /// List a product's variants.

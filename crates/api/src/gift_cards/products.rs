@@ -180,7 +180,7 @@ fn patch_of(input: GiftCardProductInput, currency: Currency) -> Result<ProductPa
 /// Create a gift card product. Needs `admin:write`.
 #[utoipa::path(post, path = "/api/v1/admin/gift-card-products", tag = "gift-cards", security(("bearer" = [])),
     request_body = GiftCardProductCreateForm,
-    responses((status = 201, body = GiftCardProductDto),
+    responses((status = 200, body = GiftCardProductDto),
         (status = 400, description = "VALIDATION_ERROR naming each bad field", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: no such site", body = ErrorBody)))]
 pub async fn create_product(
@@ -231,10 +231,7 @@ pub async fn create_product(
             state.now(),
         )
         .await?;
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(product_dto(product, currency)),
-    ))
+    Ok((StatusCode::OK, axum::Json(product_dto(product, currency))))
 }
 
 /// Change a gift card product (partial). Needs `admin:write`.
@@ -264,13 +261,13 @@ pub async fn update_product(
 /// valid. Needs `admin:write`.
 #[utoipa::path(delete, path = "/api/v1/admin/gift-card-products/{id}", tag = "gift-cards", security(("bearer" = [])),
     params(("id" = Uuid, Path)),
-    responses((status = 204, description = "Deactivated"),
+    responses((status = 200, description = "Deactivated", body = crate::deleted::Deleted),
         (status = 404, description = "GIFT_CARD_PRODUCT_NOT_FOUND", body = ErrorBody)))]
 pub async fn delete_product(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
     Path(id): Path<String>,
-) -> ApiResult<StatusCode> {
+) -> ApiResult<axum::Json<crate::deleted::Deleted>> {
     let id = path_id(&id, "Gift card product").map_err(|_| product_not_found())?;
     state
         .store
@@ -285,7 +282,10 @@ pub async fn delete_product(
             state.now(),
         )
         .await?;
-    Ok(StatusCode::NO_CONTENT)
+    Ok(crate::deleted::Deleted::of(
+        "Gift card product deactivated",
+        id,
+    ))
 }
 
 /// Query of the admin product list.

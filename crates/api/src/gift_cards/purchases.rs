@@ -230,7 +230,7 @@ fn amount_error(e: GiftCardError, currency: Currency) -> ApiError {
 #[utoipa::path(post, path = "/api/v1/gift-cards/purchase", tag = "gift-cards", security(()),
     params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "Makes retries safe: one purchase per key for 24 h")),
     request_body = GiftCardPurchaseForm,
-    responses((status = 201, body = GiftCardPurchaseDto),
+    responses((status = 200, body = GiftCardPurchaseDto),
         (status = 400, description = "VALIDATION_ERROR; GIFT_CARD_INVALID_AMOUNT: missing or outside the product's range (details minValue, maxValue)", body = ErrorBody),
         (status = 404, description = "GIFT_CARD_PRODUCT_NOT_FOUND: missing or inactive", body = ErrorBody),
         (status = 409, description = "IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
@@ -265,7 +265,7 @@ pub async fn purchase_gift_card(
     let options = payment_options(&state, &tenant, product_site).await?;
     let render = move |p: &GiftCardPurchase| -> (u16, String) {
         (
-            StatusCode::CREATED.as_u16(),
+            StatusCode::OK.as_u16(),
             serde_json::to_string(&purchase_dto(p.clone(), options)).unwrap_or_default(),
         )
     };
@@ -286,7 +286,7 @@ pub async fn purchase_gift_card(
     }
     .await;
     answer(&state, &tenant, key.as_ref(), result, |p| {
-        (StatusCode::CREATED, axum::Json(purchase_dto(p, options))).into_response()
+        (StatusCode::OK, axum::Json(purchase_dto(p, options))).into_response()
     })
     .await
 }

@@ -260,7 +260,7 @@ pub struct ScopeQuery {
 /// `admin:payments:manage` (owners).
 #[utoipa::path(delete, path = "/api/v1/admin/payments/credentials/{provider}", tag = "payments", security(("bearer" = [])),
     params(("provider" = String, Path, description = "cardpay or bankpay"), ScopeQuery),
-    responses((status = 204, description = "Removed"),
+    responses((status = 200, description = "Removed: `deletedId` names the provider", body = crate::deleted::Deleted),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: no such provider, or no credentials of this scope", body = ErrorBody)))]
 pub async fn delete_credentials(
@@ -268,7 +268,7 @@ pub async fn delete_credentials(
     auth: Staff<can::ManagePayments>,
     Path(provider): Path<String>,
     Query(q): Query<ScopeQuery>,
-) -> ApiResult<StatusCode> {
+) -> ApiResult<axum::Json<crate::deleted::Deleted>> {
     let provider = provider_of(&provider)?;
     let mut errors = FieldErrors::new();
     let site_id = uuid_param(&mut errors, "siteId", q.site_id.as_deref());
@@ -283,5 +283,8 @@ pub async fn delete_credentials(
             state.now(),
         )
         .await?;
-    Ok(StatusCode::NO_CONTENT)
+    Ok(crate::deleted::Deleted::of(
+        "Provider account removed",
+        provider.as_str(),
+    ))
 }

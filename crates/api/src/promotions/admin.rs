@@ -111,7 +111,7 @@ pub struct PromotionResponse {
 /// Create a promotion. Needs `admin:write`.
 #[utoipa::path(post, path = "/api/v1/admin/promotions", tag = "promotions", security(("bearer" = [])),
     request_body = PromotionCreate,
-    responses((status = 201, body = PromotionResponse),
+    responses((status = 200, body = PromotionResponse),
         (status = 400, description = "VALIDATION_ERROR naming each bad field (including a site or product that is not the tenant's)", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
         (status = 409, description = "CONFLICT: the code is taken (codes ignore case); details.code", body = ErrorBody)))]
@@ -127,7 +127,7 @@ pub async fn create_promotion(
         .create_promotion(auth.tenant.id(), new, &auth.actor(), state.now())
         .await?;
     Ok((
-        StatusCode::CREATED,
+        StatusCode::OK,
         axum::Json(PromotionResponse {
             success: true,
             promotion: promotion_dto(promotion, auth.tenant.id().as_str(), currency),

@@ -267,7 +267,7 @@ async fn create_rule(
         .await?;
     warnings.extend(orphan_warning(&changed.regeneration));
     Ok((
-        StatusCode::CREATED,
+        StatusCode::OK,
         axum::Json(DateRuleChange {
             rule: changed.record.into(),
             regeneration: changed.regeneration.into(),
@@ -407,7 +407,7 @@ async fn delete_rule(
 /// Create a schedule override; regenerates its dates.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/overrides", tag = "schedules", security(("bearer" = [])),
     request_body = OverrideCreate,
-    responses((status = 201, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
+    responses((status = 200, body = DateRuleChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn create_override(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
@@ -455,7 +455,7 @@ pub async fn delete_override(
 /// Create a blackout; regenerates its dates. Booked slots under it are reported.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/blackouts", tag = "schedules", security(("bearer" = [])),
     request_body = BlackoutCreate,
-    responses((status = 201, description = "Created; warnings list bookings under the blackout", body = DateRuleChange),
+    responses((status = 200, description = "Created; warnings list bookings under the blackout", body = DateRuleChange),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody), (status = 404, description = "NOT_FOUND: scope", body = ErrorBody)))]
 pub async fn create_blackout(
     State(state): State<AppState>,

@@ -363,7 +363,7 @@ pub(super) fn scope_filter(filter: ScopeFilter) -> ApiResult<Option<(ScopeType, 
 /// Create a schedule template; regenerates today to the 60-day horizon.
 #[utoipa::path(post, path = "/api/v1/admin/schedules/templates", tag = "schedules", security(("bearer" = [])),
     request_body = TemplateCreate,
-    responses((status = 201, body = TemplateChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+    responses((status = 200, body = TemplateChange), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: scope", body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn create_template(
     State(state): State<AppState>,
@@ -377,7 +377,7 @@ pub async fn create_template(
         .create_template(auth.tenant.id(), new, &auth.actor(), state.now())
         .await?;
     Ok((
-        StatusCode::CREATED,
+        StatusCode::OK,
         axum::Json(template_change(changed, warnings)),
     ))
 }

@@ -204,7 +204,7 @@ pub struct VoucherResponse {
 /// Issue a voucher. Needs `admin:write`.
 #[utoipa::path(post, path = "/api/v1/admin/vouchers", tag = "vouchers", security(("bearer" = [])),
     request_body = VoucherInput,
-    responses((status = 201, body = VoucherResponse),
+    responses((status = 200, body = VoucherResponse),
         (status = 400, description = "VALIDATION_ERROR naming each bad field", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
         (status = 409, description = "CONFLICT: the code is taken (codes ignore case); details.code", body = ErrorBody)))]
@@ -220,7 +220,7 @@ pub async fn create_voucher(
         .create_voucher(auth.tenant.id(), new, &auth.actor(), state.now())
         .await?;
     Ok((
-        StatusCode::CREATED,
+        StatusCode::OK,
         axum::Json(VoucherResponse {
             success: true,
             voucher: voucher_dto(voucher, currency),

@@ -57,7 +57,7 @@ async fn hold_as(
         }))
         .send()
         .await;
-    res.assert_status(201);
+    res.assert_status(200);
     res
 }
 
@@ -71,7 +71,7 @@ async fn admin_creation_auto_confirms_and_reports_the_breakdown() {
         json!({"autoConfirm": true, "adminNotes": "VIP"}),
     )
     .await;
-    res.assert_status(201);
+    res.assert_status(200);
     assert_eq!(res.body["status"], "confirmed");
     assert_eq!(res.body["grandTotal"], 40.0);
     assert_eq!(res.body["breakdown"]["basePrice"], 40.0);
@@ -105,7 +105,7 @@ async fn admin_creation_auto_confirms_and_reports_the_breakdown() {
 
     // Without autoConfirm it is a hold that staff confirm with its hash.
     let res = create(&app, &t, &fx, json!({"startTime": start(1)})).await;
-    res.assert_status(201);
+    res.assert_status(200);
     assert_eq!(res.body["status"], "hold");
     let confirm = app
         .post(&format!(
@@ -185,7 +185,7 @@ async fn bypass_capacity_overbooks_with_a_warning_and_skip_allows_a_started_slot
     let (app, mut t, fx) = setup().await;
     create(&app, &t, &fx, json!({"partySize": 10, "autoConfirm": true}))
         .await
-        .assert_status(201);
+        .assert_status(200);
     create(&app, &t, &fx, json!({"partySize": 2}))
         .await
         .assert_error(409, "SLOT_UNAVAILABLE");
@@ -196,7 +196,7 @@ async fn bypass_capacity_overbooks_with_a_warning_and_skip_allows_a_started_slot
         json!({"partySize": 2, "bypassCapacity": true, "autoConfirm": true}),
     )
     .await;
-    res.assert_status(201);
+    res.assert_status(200);
     assert_eq!(res.body["warnings"], json!(["capacity_exceeded"]));
     app.assert_capacity_invariant(&t.id).await;
 
@@ -219,7 +219,7 @@ async fn bypass_capacity_overbooks_with_a_warning_and_skip_allows_a_started_slot
         json!({"startTime": start(1), "partySize": 1}),
     )
     .await;
-    res.assert_status(201);
+    res.assert_status(200);
     app.clock.advance(chrono::Duration::hours(1));
     t.owner_token = app.admin_token(&t.id, "owner", &t.owner_password).await;
     create(
@@ -232,7 +232,7 @@ async fn bypass_capacity_overbooks_with_a_warning_and_skip_allows_a_started_slot
     .assert_error(409, "SLOT_UNAVAILABLE");
     let res = create(&app, &t, &fx, json!({"startTime": start(1), "partySize": 1, "skipAvailabilityCheck": true, "autoConfirm": true}))
         .await;
-    res.assert_status(201);
+    res.assert_status(200);
     assert_eq!(res.body["warnings"], json!(["slot_started"]));
     app.assert_capacity_invariant(&t.id).await;
 }
@@ -532,7 +532,7 @@ async fn status_changes_follow_the_machine_and_are_audited() {
         json!({"startTime": start(1), "partySize": 6, "autoConfirm": true}),
     )
     .await
-    .assert_status(201);
+    .assert_status(200);
     let rehold = app
         .patch(&format!("/api/v1/admin/bookings/{hold_id}/status"))
         .tenant(&t.id)
@@ -649,7 +649,7 @@ async fn confirmations_and_cancellations_are_queued_as_messages() {
         json!({"autoConfirm": true, "sendConfirmationEmail": false}),
     )
     .await;
-    quiet.assert_status(201);
+    quiet.assert_status(200);
     let hold = create(&app, &t, &fx, json!({"startTime": start(1)})).await;
     let loud = create(
         &app,

@@ -32,7 +32,7 @@ async fn available(app: &TestApp, t: &str, fx: &BookingFixture, slot: &str) -> i
 async fn hold_reserves_seats_and_returns_price_hash_and_token() {
     let (app, t, fx) = setup().await;
     let res = app.hold(&t.id, &fx, &fx.slots[0], 3).await;
-    res.assert_status(201);
+    res.assert_status(200);
     assert_eq!(res.body["status"], "hold");
     assert_eq!(res.str("reference").len(), 8);
     assert_eq!(res.body["partySize"], 3);
@@ -55,13 +55,13 @@ async fn hold_on_full_slot_is_rejected() {
     let (app, t, fx) = setup().await;
     app.hold(&t.id, &fx, &fx.slots[0], 8)
         .await
-        .assert_status(201);
+        .assert_status(200);
     app.hold(&t.id, &fx, &fx.slots[0], 3)
         .await
         .assert_error(409, "SLOT_UNAVAILABLE");
     app.hold(&t.id, &fx, &fx.slots[0], 2)
         .await
-        .assert_status(201);
+        .assert_status(200);
     app.hold(&t.id, &fx, &fx.slots[0], 1)
         .await
         .assert_error(409, "SLOT_UNAVAILABLE");
@@ -164,7 +164,7 @@ async fn a_booking_is_visible_only_to_its_token_customer_or_staff() {
         .json(json!({"siteId": fx.catalog.site_id, "productId": fx.catalog.product_id, "slotId": fx.slots[1], "partySize": 1}))
         .send()
         .await;
-    res.assert_status(201);
+    res.assert_status(200);
     assert_eq!(res.body["customer"]["email"], "bob@example.com");
     app.get(&format!("/api/v1/bookings/{}", res.str("id")))
         .tenant(&t.id)
@@ -353,7 +353,7 @@ async fn confirm_with_a_stale_hash_is_pricing_changed() {
 async fn an_expired_hold_cannot_be_confirmed_and_its_seats_return() {
     let (app, t, fx) = setup().await;
     let a = app.hold(&t.id, &fx, &fx.slots[0], 10).await;
-    a.assert_status(201);
+    a.assert_status(200);
     app.hold(&t.id, &fx, &fx.slots[0], 1)
         .await
         .assert_error(409, "SLOT_UNAVAILABLE");
@@ -361,7 +361,7 @@ async fn an_expired_hold_cannot_be_confirmed_and_its_seats_return() {
     // The next hold on the slot reclaims the overdue hold itself.
     app.hold(&t.id, &fx, &fx.slots[0], 4)
         .await
-        .assert_status(201);
+        .assert_status(200);
     let res = app
         .post(&format!("/api/v1/bookings/{}/confirm", a.str("id")))
         .tenant(&t.id)
@@ -430,7 +430,7 @@ async fn confirmed(
     party: u32,
 ) -> (String, String) {
     let a = app.hold(t, fx, slot, party).await;
-    a.assert_status(201);
+    a.assert_status(200);
     app.post(&format!("/api/v1/bookings/{}/confirm", a.str("id")))
         .tenant(t)
         .header("x-booking-token", &token(&a))
@@ -505,7 +505,7 @@ async fn reschedule_moves_seats_atomically() {
     let a = app.hold(&t.id, &fx, &fx.slots[0], 4).await;
     app.hold(&t.id, &fx, &fx.slots[1], 8)
         .await
-        .assert_status(201);
+        .assert_status(200);
     let path = format!("/api/v1/bookings/{}/reschedule", a.str("id"));
     // The target has 2 seats left: refused, nothing moves.
     app.post(&path)
@@ -702,9 +702,9 @@ async fn idempotent_hold_replays_the_first_response() {
             .send()
     };
     let first = send(body.clone()).await;
-    first.assert_status(201);
+    first.assert_status(200);
     let again = send(body.clone()).await;
-    again.assert_status(201);
+    again.assert_status(200);
     assert_eq!(again.body, first.body);
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
     assert_eq!(available(&app, &t.id, &fx, &fx.slots[0]).await, 8);
@@ -819,7 +819,7 @@ async fn a_hold_prices_its_variant_addons_and_keeps_participants() {
         json!({"name": "Student", "priceMode": "adjustment", "priceAmount": -5}),
     )
     .await;
-    student.assert_status(201);
+    student.assert_status(200);
     let shoes = admin(
         format!("{base}/addons"),
         json!({"name": "Shoes", "addonType": "item", "mode": "per_participant", "priceType": "per_person", "unitPrice": 4}),
@@ -854,7 +854,7 @@ async fn a_hold_prices_its_variant_addons_and_keeps_participants() {
         json!([{"firstName": "Ada", "lastName": "Lovelace", "dateOfBirth": "1990-12-10"}]),
     )
     .await;
-    res.assert_status(201);
+    res.assert_status(200);
     // 2 × (20 − 5) = 30; shoes 2 × 4 = 8; photo 9.90; chalk 3 × 1.50 = 4.50.
     assert_eq!(res.body["price"]["basePrice"], 30.0);
     assert_eq!(res.body["price"]["total"], 52.4);
@@ -958,8 +958,8 @@ async fn a_key_still_in_flight_is_409_until_its_attempt_is_abandoned() {
     assert_eq!(available(&app, &t.id, &fx, &fx.slots[0]).await, 10);
     // An attempt that never committed within a minute died: a retry takes the key over.
     app.clock.advance(chrono::Duration::seconds(61));
-    send().await.assert_status(201);
-    send().await.assert_status(201);
+    send().await.assert_status(200);
+    send().await.assert_status(200);
     assert_eq!(available(&app, &t.id, &fx, &fx.slots[0]).await, 8);
     app.post("/api/v1/bookings/hold")
         .tenant(&t.id)
@@ -1009,7 +1009,7 @@ async fn an_idempotency_key_is_scoped_to_its_caller() {
         .json(body.clone())
         .send()
         .await;
-    mine.assert_status(201);
+    mine.assert_status(200);
     // The same key and body from someone else never replays Bob's booking token.
     let res = app
         .post("/api/v1/bookings/hold")
@@ -1139,7 +1139,7 @@ async fn a_hold_on_a_slot_that_has_started_cannot_be_confirmed() {
         .to_owned();
     assert_eq!(today.body["slots"][1]["startsAt"], "2026-11-21T10:00:00Z");
     let a = app.hold(&t.id, &fx, &slot, 2).await;
-    a.assert_status(201);
+    a.assert_status(200);
     app.clock.advance(chrono::Duration::minutes(61));
     let res = app
         .post(&format!("/api/v1/bookings/{}/confirm", a.str("id")))

@@ -23,7 +23,7 @@ async fn product(app: &TestApp, t: &TenantFixture, body: Value) -> String {
         .json(body)
         .send()
         .await;
-    res.assert_status(201);
+    res.assert_status(200);
     res.str("id").to_owned()
 }
 
@@ -134,7 +134,7 @@ async fn paid_purchase(
             "personalMessage": "Happy birthday!"}),
     )
     .await;
-    res.assert_status(201);
+    res.assert_status(200);
     let id = res.str("purchaseId").to_owned();
     let payment = pay(app, t, &id).await;
     payment.assert_status(200);
@@ -160,7 +160,7 @@ async fn a_gift_card_bought_and_paid_by_card_is_issued_and_delivered_by_email() 
             "recipientName": "Rita", "personalMessage": "Happy birthday!"}),
     )
     .await;
-    res.assert_status(201);
+    res.assert_status(200);
     assert_eq!(res.body["status"], "pending");
     assert_eq!(res.body["amount"], 50.0, "a fixed product ignores amount");
     assert_eq!(res.body["currency"], "EUR");
@@ -261,7 +261,7 @@ async fn a_purchase_is_checked_against_its_product() {
         json!({"giftCardProductId": range, "amount": 75.5, "purchaserEmail": "b@example.com"}),
     )
     .await;
-    ok.assert_status(201);
+    ok.assert_status(200);
     assert_eq!(ok.body["amount"], 75.5);
     assert_eq!(ok.body["paymentOptions"]["cardpay"], false);
     let refused = pay(&app, &t, ok.str("purchaseId")).await;
@@ -305,7 +305,7 @@ async fn a_purchase_is_checked_against_its_product() {
         .token(&t.owner_token)
         .send()
         .await
-        .assert_status(204);
+        .assert_status(200);
     buy(
         &app,
         &t,
@@ -370,7 +370,7 @@ async fn a_repeated_purchase_request_with_its_key_makes_one_purchase() {
         .json(body.clone())
         .send()
         .await;
-    first.assert_status(201);
+    first.assert_status(200);
     let second = app
         .post(PURCHASE)
         .tenant(&t.id)
@@ -378,7 +378,7 @@ async fn a_repeated_purchase_request_with_its_key_makes_one_purchase() {
         .json(body)
         .send()
         .await;
-    second.assert_status(201);
+    second.assert_status(200);
     assert_eq!(second.body["purchaseId"], first.body["purchaseId"]);
     let list = app
         .get("/api/v1/admin/gift-card-purchases")
@@ -516,7 +516,7 @@ async fn a_gift_card_for_later_is_emailed_on_its_delivery_date() {
             "recipientEmail": "later@example.com", "deliveryDate": when.to_rfc3339()}),
     )
     .await;
-    res.assert_status(201);
+    res.assert_status(200);
     let id = res.str("purchaseId").to_owned();
     let payment = pay(&app, &t, &id).await;
     confirm(&app, &payment.body, "pm_card_visa")

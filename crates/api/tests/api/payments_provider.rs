@@ -42,7 +42,7 @@ async fn an_unreachable_provider_is_provider_error_and_the_payment_can_be_resume
         .await;
     let (t, catalog, slot) = venue(&app).await;
     let hold = app.hold_in(&t.id, &catalog, &slot, 2).await;
-    hold.assert_status(201);
+    hold.assert_status(200);
     let res = app
         .post(&format!("/api/v1/bookings/{}/confirm", hold.str("id")))
         .tenant(&t.id)
@@ -94,7 +94,7 @@ async fn a_booking_paid_at_a_stripe_compatible_provider_is_paid_by_its_webhook()
     assert!(registered.status().is_success(), "{}", registered.status());
 
     let hold = app.hold_in(&t.id, &catalog, &slot, 2).await;
-    hold.assert_status(201);
+    hold.assert_status(200);
     let res = app
         .post(&format!("/api/v1/bookings/{}/confirm", hold.str("id")))
         .tenant(&t.id)

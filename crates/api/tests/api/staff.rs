@@ -16,7 +16,7 @@ async fn owner_creates_lists_updates_and_deactivates_staff() {
         }))
         .send()
         .await;
-    created.assert_status(201);
+    created.assert_status(200);
     assert_eq!(created.body["displayName"], "Front Desk");
     assert_eq!(created.body["email"], "desk@acme.io");
     assert_eq!(created.body["isActive"], true);
