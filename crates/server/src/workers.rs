@@ -157,10 +157,11 @@ pub async fn payment_deadlines(state: &AppState) {
 /// Refunds what cancellations still owe.
 pub async fn owed_refunds(state: &AppState) {
     match kairos_api::payments::cancellation::finish_unfinished(state).await {
-        Ok(r) if r.refunded + r.failed > 0 => tracing::info!(
+        Ok(r) if r.refunded + r.failed > 0 || r.stalled > 0 => tracing::info!(
             refunded = r.refunded,
             waiting = r.waiting,
             failed = r.failed,
+            stalled = r.stalled,
             "owed refunds asked of their providers"
         ),
         Ok(_) => {}

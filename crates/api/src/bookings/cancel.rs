@@ -22,10 +22,13 @@ pub struct CancelRequest {
 /// Customers and booking-token holders may cancel a hold at any time and a later booking
 /// while its start is outside the site's policy window (standard: 24 h before, strict:
 /// 72 h, flexible: until the start); otherwise 409 `OUTSIDE_WINDOW`. Staff may always.
-/// What was paid by card is refunded at once (`refund` in the answer): minus the site
-/// policy's cancellation fee when the customer cancels (standard: none over 48 h before
-/// the start, half from 24 to 48 h; flexible: none over 24 h, half after; strict: a 5 %
-/// processing fee over 72 h), in full when staff cancel.
+/// What was paid by card, bank or vouchers is refunded (`refund` in the answer): minus the
+/// tenant's cancellation fee (by default the site policy's: standard none over 48 h before
+/// the start, half from 24 to 48 h; flexible none over 24 h, half after; strict a 5 %
+/// processing fee over 72 h) when the customer cancels, in full when staff cancel. A part
+/// that cannot be refunded at once (another refund of the payment under way, a provider
+/// that did not answer) is `Processing`: it is finished within a minute or so by the
+/// owed-refunds job.
 #[utoipa::path(post, path = "/api/v1/bookings/{id}/cancel", tag = "bookings", security(("bookingToken" = []), ("bearer" = [])),
     params(
         ("id" = uuid::Uuid, Path, description = "Booking id"),

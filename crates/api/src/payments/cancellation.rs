@@ -104,14 +104,20 @@ pub struct OwedRefunds {
     pub waiting: usize,
     /// Refunds the provider refused: before staff as REFUND_FAILED dead letters.
     pub failed: usize,
+    /// Refunds with no outcome for a day, put before staff (REFUND_STALLED) this pass.
+    pub stalled: u64,
 }
 
 /// The owed-refunds job: asks the providers for what cancellations still owe (a refund
 /// that could not run when the booking was cancelled) and resumes card refunds whose
-/// outcome was lost. Safe with several instances: each refund is begun on the locked
-/// payment, and one request at a time asks the provider.
+/// outcome was lost; a refund with no outcome for a day goes before staff. Safe with
+/// several instances: each refund is begun on the locked payment, and one request at a
+/// time asks the provider.
 pub async fn finish_unfinished(state: &AppState) -> ApiResult<OwedRefunds> {
-    let mut done = OwedRefunds::default();
+    let mut done = OwedRefunds {
+        stalled: state.store.flag_stalled_refunds(state.now()).await?,
+        ..OwedRefunds::default()
+    };
     let actor = Actor::system("owed refunds");
     for unfinished in state
         .store

@@ -625,3 +625,43 @@ async fn a_refund_and_a_cancellation_sent_together_end_with_everything_refunded(
          in {met} the cancellation met the refund under way"
     );
 }
+
+#[tokio::test]
+async fn a_refund_with_no_outcome_for_a_day_goes_before_staff_once() {
+    let (app, t, _, hold) = paid("standard").await;
+    let payment = payment_of(&app, &t, hold.str("id")).await;
+    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap();
+    // A staff refund begun, whose request died before the provider's answer, and nobody
+    // sent it again.
+    app.store
+        .begin_refund(
+            &tenant,
+            payment,
+            Some(1000),
+            None,
+            &kairos_store::Actor::system("test"),
+            app.clock_now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(owed_refunds(&app).await.stalled, 0, "not yet");
+    app.clock.advance(chrono::Duration::hours(25));
+    assert_eq!(owed_refunds(&app).await.stalled, 1);
+    assert_eq!(owed_refunds(&app).await.stalled, 0, "never twice");
+    // A day later the owner signs in again.
+    let token = app
+        .admin_token(&t.id, &t.owner_username, &t.owner_password)
+        .await;
+    let letters = app
+        .get("/api/v1/admin/dead-letters?type=payment")
+        .tenant(&t.id)
+        .token(&token)
+        .send()
+        .await;
+    assert_eq!(
+        letters.text.matches("REFUND_STALLED").count(),
+        1,
+        "{}",
+        letters.text
+    );
+}

@@ -1,6 +1,7 @@
 //! Payments: provider credentials (`credentials.rs`), payments through providers
-//! (`online.rs`), their events (`events.rs`, `charges.rs`), refunds (`refunds.rs`), the
-//! tenant's cancellation fee (`refund_policy.rs`).
+//! (`online.rs`), their events (`events.rs`, `charges.rs`), refunds (`refunds.rs`) and
+//! those left unfinished (`unfinished.rs`), the tenant's cancellation fee
+//! (`refund_policy.rs`).
 
 mod charges;
 mod credentials;
@@ -8,3 +9,4 @@ mod events;
 pub(crate) mod online;
 pub(crate) mod refund_policy;
 mod refunds;
+mod unfinished;

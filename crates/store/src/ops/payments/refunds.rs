@@ -9,7 +9,7 @@ use super::super::audit::Change;
 use super::super::dialect;
 use crate::{
     Actor, OnlinePayment, PaymentsError, PendingRefund, RefundResult, RefundStarted, StoreError,
-    Timestamp, UnfinishedRefund, stored,
+    Timestamp, stored,
 };
 use kairos_domain::dead_letters::{Category, Status as DeadStatus};
 use kairos_domain::payments::credentials::{CredentialSource, Provider};
@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 /// How long a request asking the provider about a refund keeps it to itself (provider
 /// calls time out after 20 s): a resume waits until then.
-const ATTEMPT_LEASE_SECS: i64 = 60;
+pub(super) const ATTEMPT_LEASE_SECS: i64 = 60;
 
 #[derive(sqlx::FromRow)]
 struct LockedPayment {
@@ -99,43 +99,6 @@ async fn withdraw_gift_card(
 
 #[operations]
 impl Repo {
-    /// Payments whose cancellation's refund is not finished (at most `limit`, oldest
-    /// change first): owed money with no refund under way, and card refunds under way
-    /// for one whose outcome was lost (last asked over a minute ago), to resume with the
-    /// same idempotency key. A bank refund is never asked twice: its callback finishes it.
-    pub async fn unfinished_refunds(
-        &self,
-        now: Timestamp,
-        limit: i64,
-    ) -> crate::StoreResult<Vec<UnfinishedRefund>> {
-        let rows: Vec<(String, Uuid, Option<i64>)> = sqlx::query_as(
-            "SELECT tenant_id, id, refund_target - refunded_amount FROM payments
-             WHERE refund_target IS NOT NULL AND refund_target > refunded_amount
-               AND status = 'COMPLETED'
-             UNION ALL
-             SELECT p.tenant_id, p.id, NULL FROM payments p
-             JOIN refunds r ON r.tenant_id = p.tenant_id AND r.payment_id = p.id
-             WHERE p.refund_target IS NOT NULL AND p.status = 'REFUND_PENDING'
-               AND p.provider = 'cardpay' AND r.status = 'Processing'
-               AND (r.attempted_at IS NULL OR r.attempted_at < $1)
-             LIMIT $2",
-        )
-        .bind(now - chrono::Duration::seconds(ATTEMPT_LEASE_SECS))
-        .bind(limit)
-        .fetch_all(&self.read)
-        .await?;
-        rows.into_iter()
-            .map(|(tenant, payment_id, owed)| {
-                Ok(UnfinishedRefund {
-                    tenant: TenantId::parse(&tenant)
-                        .map_err(|e| StoreError::Corrupt(format!("payment tenant: {e}")))?,
-                    payment_id,
-                    owed,
-                })
-            })
-            .collect()
-    }
-
     /// Begins refunding `amount` (default: all that is left) of a collected provider
     /// payment.
     pub async fn begin_refund(

@@ -1,0 +1,106 @@
+//! Refunds left unfinished, for the owed-refunds job: what cancellations still owe
+//! (`payments.refund_target` above `refunded_amount`, with no refund under way), card
+//! refunds whose outcome was lost (resumed with the same idempotency key), and refunds no
+//! answer or callback has finished for a day (put before staff, once).
+
+use super::super::{Repo, dialect};
+use super::refunds::ATTEMPT_LEASE_SECS;
+use crate::{StoreError, StoreResult, Timestamp, UnfinishedRefund};
+use kairos_domain::dead_letters::{Category, Status as DeadStatus};
+use kairos_domain::{TenantId, new_id};
+use kairos_store_macros::operations;
+use uuid::Uuid;
+
+/// How long a refund may stay Processing before staff are asked to look at it.
+const STALLED_AFTER_HOURS: i64 = 24;
+
+fn tenant_of(tenant: &str) -> Result<TenantId, StoreError> {
+    TenantId::parse(tenant).map_err(|e| StoreError::Corrupt(format!("tenant id: {e}")))
+}
+
+#[operations]
+impl Repo {
+    /// Payments whose cancellation's refund is not finished (at most `limit`): owed
+    /// money with no refund under way, and card refunds under way for one whose outcome
+    /// was lost (last asked over a minute ago), to resume with the same idempotency key.
+    /// A bank refund is never asked twice: its callback finishes it.
+    pub async fn unfinished_refunds(
+        &self,
+        now: Timestamp,
+        limit: i64,
+    ) -> StoreResult<Vec<UnfinishedRefund>> {
+        let rows: Vec<(String, Uuid, Option<i64>)> = sqlx::query_as(
+            "SELECT tenant_id, id, refund_target - refunded_amount FROM payments
+             WHERE refund_target IS NOT NULL AND refund_target > refunded_amount
+               AND status = 'COMPLETED'
+             UNION ALL
+             SELECT p.tenant_id, p.id, NULL FROM payments p
+             JOIN refunds r ON r.tenant_id = p.tenant_id AND r.payment_id = p.id
+             WHERE p.refund_target IS NOT NULL AND p.status = 'REFUND_PENDING'
+               AND p.provider = 'cardpay' AND r.status = 'Processing'
+               AND (r.attempted_at IS NULL OR r.attempted_at < $1)
+             LIMIT $2",
+        )
+        .bind(now - chrono::Duration::seconds(ATTEMPT_LEASE_SECS))
+        .bind(limit)
+        .fetch_all(&self.read)
+        .await?;
+        rows.into_iter()
+            .map(|(tenant, payment_id, owed)| {
+                Ok(UnfinishedRefund {
+                    tenant: tenant_of(&tenant)?,
+                    payment_id,
+                    owed,
+                })
+            })
+            .collect()
+    }
+
+    /// Puts before staff every refund still Processing [`STALLED_AFTER_HOURS`] after it
+    /// was begun (a bank refund whose callback never came, a card provider that has not
+    /// answered for a day): one REFUND_STALLED dead letter each, never two. Answers how
+    /// many it opened.
+    pub async fn flag_stalled_refunds(&self, now: Timestamp) -> StoreResult<u64> {
+        let mut tx = self.write.begin_with(dialect::BEGIN_WRITE).await?;
+        // One instance at a time decides which refunds have their dead letter.
+        dialect::lock_key(&mut tx, "stalled-refunds").await?;
+        let stalled: Vec<(String, Uuid, Option<Uuid>, i64, String, Option<String>)> =
+            sqlx::query_as(
+                "SELECT r.tenant_id, r.id, r.booking_id, r.amount, r.currency, p.provider
+                 FROM refunds r
+                 JOIN payments p ON p.tenant_id = r.tenant_id AND p.id = r.payment_id
+                 WHERE r.status = 'Processing' AND r.created_at < $1
+                   AND NOT EXISTS (SELECT 1 FROM dead_letters d
+                       WHERE d.tenant_id = r.tenant_id AND d.transaction_id = r.id
+                         AND d.error_type = 'REFUND_STALLED')
+                 LIMIT 100",
+            )
+            .bind(now - chrono::Duration::hours(STALLED_AFTER_HOURS))
+            .fetch_all(&mut *tx)
+            .await?;
+        let opened = stalled.len() as u64;
+        for (tenant, refund, booking, amount, currency, provider) in stalled {
+            let provider = provider.unwrap_or_default();
+            sqlx::query(
+                "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type,
+                     error_message, retry_count, booking_id, transaction_id, status,
+                     failed_at, created_at, updated_at)
+                 VALUES ($1, $2, $3, 'refund', 'REFUND_STALLED', $4, 0, $5, $6, $7, $8, $8, $8)",
+            )
+            .bind(tenant_of(&tenant)?.as_str())
+            .bind(new_id())
+            .bind(Category::Payment.as_str())
+            .bind(format!(
+                "the refund of {amount} {currency} through {provider} has had no outcome for {STALLED_AFTER_HOURS} hours: check it in the provider's merchant panel, then resolve this"
+            ))
+            .bind(booking)
+            .bind(refund)
+            .bind(DeadStatus::Open.as_str())
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(opened)
+    }
+}
