@@ -14,6 +14,17 @@ use uuid::Uuid;
 /// How long a refund may stay Processing before staff are asked to look at it.
 const STALLED_AFTER_HOURS: i64 = 24;
 
+/// A refund Processing too long, with what its dead letter says.
+#[derive(sqlx::FromRow)]
+struct Stalled {
+    tenant_id: String,
+    id: Uuid,
+    booking_id: Option<Uuid>,
+    amount: i64,
+    currency: String,
+    provider: Option<String>,
+}
+
 fn tenant_of(tenant: &str) -> Result<TenantId, StoreError> {
     TenantId::parse(tenant).map_err(|e| StoreError::Corrupt(format!("tenant id: {e}")))
 }
@@ -61,12 +72,22 @@ impl Repo {
     /// answered for a day): one REFUND_STALLED dead letter each, never two. Answers how
     /// many it opened.
     pub async fn flag_stalled_refunds(&self, now: Timestamp) -> StoreResult<u64> {
+        let since = now - chrono::Duration::hours(STALLED_AFTER_HOURS);
+        // Nearly always none: looked for without taking the write lock.
+        let any: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM refunds WHERE status = 'Processing' AND created_at < $1 LIMIT 1",
+        )
+        .bind(since)
+        .fetch_optional(&self.read)
+        .await?;
+        if any.is_none() {
+            return Ok(0);
+        }
         let mut tx = self.write.begin_with(dialect::BEGIN_WRITE).await?;
         // One instance at a time decides which refunds have their dead letter.
         dialect::lock_key(&mut tx, "stalled-refunds").await?;
-        let stalled: Vec<(String, Uuid, Option<Uuid>, i64, String, Option<String>)> =
-            sqlx::query_as(
-                "SELECT r.tenant_id, r.id, r.booking_id, r.amount, r.currency, p.provider
+        let stalled: Vec<Stalled> = sqlx::query_as(
+            "SELECT r.tenant_id, r.id, r.booking_id, r.amount, r.currency, p.provider
                  FROM refunds r
                  JOIN payments p ON p.tenant_id = r.tenant_id AND p.id = r.payment_id
                  WHERE r.status = 'Processing' AND r.created_at < $1
@@ -74,27 +95,28 @@ impl Repo {
                        WHERE d.tenant_id = r.tenant_id AND d.transaction_id = r.id
                          AND d.error_type = 'REFUND_STALLED')
                  LIMIT 100",
-            )
-            .bind(now - chrono::Duration::hours(STALLED_AFTER_HOURS))
-            .fetch_all(&mut *tx)
-            .await?;
+        )
+        .bind(since)
+        .fetch_all(&mut *tx)
+        .await?;
         let opened = stalled.len() as u64;
-        for (tenant, refund, booking, amount, currency, provider) in stalled {
-            let provider = provider.unwrap_or_default();
+        for r in stalled {
+            let provider = r.provider.unwrap_or_default();
+            let (amount, currency) = (r.amount, r.currency);
             sqlx::query(
                 "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type,
                      error_message, retry_count, booking_id, transaction_id, status,
                      failed_at, created_at, updated_at)
                  VALUES ($1, $2, $3, 'refund', 'REFUND_STALLED', $4, 0, $5, $6, $7, $8, $8, $8)",
             )
-            .bind(tenant_of(&tenant)?.as_str())
+            .bind(tenant_of(&r.tenant_id)?.as_str())
             .bind(new_id())
             .bind(Category::Payment.as_str())
             .bind(format!(
                 "the refund of {amount} {currency} through {provider} has had no outcome for {STALLED_AFTER_HOURS} hours: check it in the provider's merchant panel, then resolve this"
             ))
-            .bind(booking)
-            .bind(refund)
+            .bind(r.booking_id)
+            .bind(r.id)
             .bind(DeadStatus::Open.as_str())
             .bind(now)
             .execute(&mut *tx)
