@@ -15,6 +15,11 @@
 #   scripts/check-openapi.sh                  # uses target/debug/kairos (builds it if missing)
 #   KAIROS=/path/to/kairos scripts/check-openapi.sh
 #   SKIP_CLIENT=1 scripts/check-openapi.sh    # validators only
+#   scripts/check-openapi.sh --flow http://127.0.0.1:8080
+#       # only the Python client, generated from that server's own document, then the
+#       # README walkthrough's flow through its typed functions against that server
+#       # (scripts/client-flow.py: the demo tenant, or --tenant/--username/--password after
+#       # the URL)
 set -euo pipefail
 
 OSV_VERSION=0.9.0          # openapi-spec-validator (PyPI)
@@ -29,6 +34,12 @@ KAIROS=${KAIROS:-$TARGET_DIR/debug/kairos}
 OPENAPI_TOOLS=${OPENAPI_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/kairos-openapi-tools}
 export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true NO_UPDATE_NOTIFIER=1
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
+
+flow_url=""
+if [[ "${1:-}" == "--flow" ]]; then
+    flow_url=${2:?"--flow needs the server's base URL, e.g. http://127.0.0.1:8080"}
+    shift 2
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -65,6 +76,17 @@ python_client() {
     "$opc/bin/python" "$ROOT/scripts/check-clients.py" "$1" --python "$work/python" || ok=1
     return $ok
 }
+
+if [[ -n "$flow_url" ]]; then
+    install_python_client
+    doc="$work/openapi.json"
+    curl -sf --max-time 30 "${flow_url%/}/api/openapi.json" >"$doc" ||
+        { echo "no OpenAPI document at ${flow_url%/}/api/openapi.json" >&2; exit 1; }
+    python_client "$doc"
+    step "the README flow through the Python client against $flow_url"
+    PYTHONPATH="$work/python" "$opc/bin/python" "$ROOT/scripts/client-flow.py" "$flow_url" "$@"
+    exit
+fi
 
 # --- tools (installed once, per pinned version) ---------------------------------------
 py="$OPENAPI_TOOLS/venv-osv-$OSV_VERSION"
