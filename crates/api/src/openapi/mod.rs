@@ -29,6 +29,8 @@ const TENANT_PARAM: &str = "TenantId";
 /// The schema component of a field a request schema does not name (see
 /// [`requests::refine_requests`]).
 const IGNORED_VALUE: &str = "IgnoredValue";
+/// The schema component of a value inside an ignored field (an item or a field of it).
+const IGNORED_INNER_VALUE: &str = "IgnoredInnerValue";
 
 /// Operation extension naming the rate limit tier (set per router, see `crate::router`).
 pub const TIER_EXTENSION: &str = "x-rate-limit-tier";

@@ -1,7 +1,7 @@
 //! What the server enforces on every request, written into the request schemas of the
 //! published document (see [`refine_requests`]).
 
-use super::IGNORED_VALUE;
+use super::{IGNORED_INNER_VALUE, IGNORED_VALUE};
 use kairos_domain::text::TextKind;
 use serde_json::{Value, json};
 
@@ -10,9 +10,11 @@ use serde_json::{Value, json};
 /// - every free string (no enum, format or pattern of its own) of a body, a query or a path
 ///   follows the text rule of its field ([`kairos_domain::text`]) as a `pattern`;
 /// - field names follow the one-line rule, and fields a schema does not name are ignored
-///   but their text follows the rule too ([`IGNORED_VALUE`]).
+///   but their text follows the rule too ([`IGNORED_VALUE`]); the other parts of a
+///   multipart form are skipped unread (`crate::import::upload`): any value.
 pub(super) fn refine_requests(doc: &mut Value) {
     let mut pending = Vec::new();
+    let mut forms = Vec::new();
     if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
         for item in paths.values_mut().filter_map(Value::as_object_mut) {
             for op in item.values_mut() {
@@ -35,11 +37,15 @@ pub(super) fn refine_requests(doc: &mut Value) {
                 };
                 let mut optional = false;
                 if let Some(content) = body.get_mut("content").and_then(Value::as_object_mut) {
-                    for media in content.values_mut() {
+                    for (media_type, media) in content.iter_mut() {
                         if let Some(schema) = media.get_mut("schema") {
                             optional |= drop_null_alternative(schema);
                             refine_schema(schema, None);
                             collect_refs(schema, &mut pending);
+                            if media_type.starts_with("multipart/") {
+                                any_other_part(schema);
+                                collect_refs(schema, &mut forms);
+                            }
                         }
                     }
                 }
@@ -65,27 +71,50 @@ pub(super) fn refine_requests(doc: &mut Value) {
             collect_refs(schema, &mut pending);
         }
     }
+    for name in forms {
+        if let Some(schema) = schemas.get_mut(&name) {
+            any_other_part(schema);
+        }
+    }
     // Described two levels deep (a recursive schema would be exact, but generated clients
-    // cannot type it); deeper values are left undescribed, and the rule holds there too.
+    // cannot type it); deeper values are left undescribed (`{}`), and the rule holds there
+    // too. In a form client generators take: one type per alternative, arrays and objects
+    // with their `items` and `additionalProperties`, the second level a component of its
+    // own (openapi-python-client drops an array without `items` or an inline object among
+    // another object's values, and with it every operation whose body refers to it;
+    // openapi-typescript reads an object without `additionalProperties` as an empty one).
     let line = kairos_domain::text::LINE_PATTERN;
-    let scalar = json!({"anyOf": [
-        {"type": ["null", "boolean", "number"]},
-        {"type": "string", "pattern": line},
-        {"type": "array"},
-        {"type": "object", "propertyNames": {"pattern": line}},
-    ]});
+    let any_value = |inner: Value| {
+        json!([
+            {"type": "null"},
+            {"type": "boolean"},
+            {"type": "number"},
+            {"type": "string", "pattern": line},
+            {"type": "array", "items": inner},
+            {"type": "object", "propertyNames": {"pattern": line}, "additionalProperties": inner},
+        ])
+    };
     schemas.insert(
         IGNORED_VALUE.to_owned(),
         json!({
             "description": "A field the operation does not name: ignored, but refused like any other field if its text (at any depth) breaks the text rule (no control characters).",
-            "anyOf": [
-                {"type": ["null", "boolean", "number"]},
-                {"type": "string", "pattern": line},
-                {"type": "array", "items": scalar},
-                {"type": "object", "propertyNames": {"pattern": line}, "additionalProperties": scalar},
-            ],
+            "anyOf": any_value(json!({"$ref": format!("#/components/schemas/{IGNORED_INNER_VALUE}")})),
         }),
     );
+    schemas.insert(
+        IGNORED_INNER_VALUE.to_owned(),
+        json!({
+            "description": "A value inside an ignored field (an item or a field of it): its text follows the text rule too.",
+            "anyOf": any_value(json!({})),
+        }),
+    );
+}
+
+/// A form's parts that `schema` does not name may hold anything: they are skipped unread.
+fn any_other_part(schema: &mut Value) {
+    if let Some(other) = schema.get_mut("additionalProperties") {
+        *other = json!({});
+    }
 }
 
 /// `oneOf: [null, X]` (an `Option<T>` body) becomes `X`; true if it was so.

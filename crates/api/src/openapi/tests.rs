@@ -225,3 +225,108 @@ fn every_reference_resolves() {
         .collect();
     assert!(unresolved.is_empty(), "unresolved: {unresolved:?}");
 }
+
+#[test]
+fn schemas_are_in_a_form_client_generators_take() {
+    // openapi-python-client drops a schema it cannot type, and with it every operation
+    // whose body refers to it (with exit code 0): an array without `items`, a union
+    // alternative with several types.
+    fn check(value: &Value, at: &str, in_union: bool, found: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if in_union && map.get("type").is_some_and(Value::is_array) {
+                    found.push(format!("{at}: several types in one alternative"));
+                }
+                let array = match map.get("type") {
+                    Some(Value::String(t)) => t == "array",
+                    Some(Value::Array(types)) => types.iter().any(|t| t == "array"),
+                    _ => false,
+                };
+                if array && !map.contains_key("items") {
+                    found.push(format!("{at}: an array without items"));
+                }
+                for (key, inner) in map {
+                    let union = matches!(key.as_str(), "anyOf" | "oneOf");
+                    match inner {
+                        Value::Array(alternatives) if union => {
+                            for (i, alternative) in alternatives.iter().enumerate() {
+                                check(alternative, &format!("{at}/{key}/{i}"), true, found);
+                            }
+                        }
+                        _ => check(inner, &format!("{at}/{key}"), false, found),
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    check(item, &format!("{at}/{i}"), false, found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let json = to_json(&doc());
+    let mut found = Vec::new();
+    check(&json, "", false, &mut found);
+    assert!(found.is_empty(), "{found:#?}");
+
+    // The values of an ignored object are described by a component, not inline.
+    let schemas = &json["components"]["schemas"];
+    let object = schemas[IGNORED_VALUE]["anyOf"]
+        .as_array()
+        .and_then(|a| a.iter().find(|s| s["type"] == "object"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        object["additionalProperties"]["$ref"],
+        format!("#/components/schemas/{IGNORED_INNER_VALUE}")
+    );
+    assert_eq!(
+        object["propertyNames"]["pattern"],
+        kairos_domain::text::LINE_PATTERN
+    );
+    assert!(schemas[IGNORED_INNER_VALUE]["anyOf"].is_array());
+}
+
+#[test]
+fn the_hold_takes_an_optional_bearer_token_and_booking_calls_a_token() {
+    let json = to_json(&doc());
+    let security = |method: &str, path: &str| json["paths"][path][method]["security"].clone();
+    // Anonymous, or a customer's or staff member's token: an empty requirement first.
+    assert_eq!(
+        security("post", "/api/v1/bookings/hold"),
+        json!([{}, {BEARER: []}])
+    );
+    // A booking's own calls need its booking token or a bearer token.
+    assert_eq!(
+        security("post", "/api/v1/bookings/{id}/confirm"),
+        json!([{BOOKING_TOKEN: []}, {BEARER: []}])
+    );
+    // An empty requirement never stands alone (public is `security: []`).
+    for (path, item) in json["paths"].as_object().into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            let requirements = op["security"].as_array().cloned().unwrap_or_default();
+            assert!(
+                requirements != [json!({})],
+                "{method} {path}: public is security: []"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_other_parts_of_a_form_may_hold_anything() {
+    // An import reads its `file` part and skips the others unread.
+    let json = to_json(&doc());
+    let body = &json["paths"]["/api/v1/admin/promotions/import"]["post"]["requestBody"];
+    assert_eq!(
+        body["content"]["multipart/form-data"]["schema"]["$ref"],
+        "#/components/schemas/ImportUpload"
+    );
+    let upload = &json["components"]["schemas"]["ImportUpload"];
+    assert_eq!(upload["additionalProperties"], json!({}));
+    assert_eq!(
+        upload["propertyNames"]["pattern"],
+        kairos_domain::text::LINE_PATTERN
+    );
+}
