@@ -290,11 +290,11 @@ mod tests {
         let fx = app.bookable(&t).await;
         app.hold(&t.id, &fx, &fx.slots[0], 4)
             .await
-            .assert_status(201);
+            .assert_status(200);
         app.clock.advance(chrono::Duration::minutes(10));
         app.hold(&t.id, &fx, &fx.slots[1], 2)
             .await
-            .assert_status(201);
+            .assert_status(200);
         assert_eq!(
             expire_holds(&app.store, &app.clock).await,
             0,
@@ -347,7 +347,7 @@ mod tests {
                     &format!("guest{n}@example.com"),
                 )
                 .await
-                .assert_status(201);
+                .assert_status(200);
             }
         }
         app.clock.advance(chrono::Duration::minutes(20));
@@ -360,7 +360,7 @@ mod tests {
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
         app.hold_for(&t.id, &fx.catalog, &free[0], 1, "late@example.com")
             .await
-            .assert_status(201);
+            .assert_status(200);
         assert!(
             !sweep.is_finished(),
             "the hold was served between two batches of the sweep, not after all of them"
