@@ -63,7 +63,8 @@ pub struct Config {
     /// Origins whose browsers may call the API: comma-separated `scheme://host[:port]`,
     /// or `*` for any; empty means no cross-origin access.
     pub cors_origins: String,
-    /// Password hashes (Argon2id, 19 MiB each) run at once at most; 0 = one per CPU.
+    /// Password hashes (Argon2id, 19 MiB each) run at once at most; 0 = one per CPU, at
+    /// most four.
     pub password_hash_concurrency: usize,
     /// Milliseconds a sign-in waits for its turn to hash before a 503 with `Retry-After`.
     pub password_hash_wait_ms: u64,
