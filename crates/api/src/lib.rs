@@ -31,5 +31,5 @@ pub mod vouchers;
 
 pub use error::{ApiError, ApiResult};
 pub use router::{openapi, openapi_json, router};
-pub use serve::{ConnectionLimits, serve};
+pub use serve::{ConnectionLimits, TrustedProxies, serve};
 pub use state::{ApiConfig, AppState};

@@ -4,6 +4,11 @@
 //!   past the cap is answered at once with a 503 (`Connection: close`, `Retry-After: 1`) and
 //!   closed, so the excess is refused quickly while the connections already open are
 //!   served; nothing queues behind the cap.
+//! - **Open connections per client address** are capped too
+//!   ([`ConnectionLimits::max_connections_per_address`]; an IPv6 client is its /64, see
+//!   [`per_address`]), with the same quick 503, so one address cannot fill the total cap
+//!   and starve everyone else. The proxies in front
+//!   ([`ConnectionLimits::trusted_proxies`]) are not counted per address.
 //! - **Request heads** must arrive complete within
 //!   [`ConnectionLimits::header_timeout`], counted from the moment the server waits for
 //!   one: from the connection's opening, and on a kept-alive connection from the end of the
@@ -13,6 +18,10 @@
 //!   413 past the body limit), before any handler can answer early.
 //!
 //! HTTP/1.1 only: TLS and HTTP/2 towards clients belong to the proxy in front.
+
+mod per_address;
+
+pub use per_address::TrustedProxies;
 
 use crate::error::{ErrorBody, code};
 use axum::Router;
@@ -29,10 +38,16 @@ use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
 /// The bounds [`serve`] keeps.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ConnectionLimits {
     /// Connections open at once; the excess is refused with a 503.
     pub max_connections: usize,
+    /// Connections open at once from one client address (an IPv6 client is its /64); the
+    /// excess is refused with a 503. 0 = no cap.
+    pub max_connections_per_address: usize,
+    /// Peer addresses not counted per address (the proxies in front, through which every
+    /// client arrives); they count towards `max_connections` only. Default: loopback.
+    pub trusted_proxies: TrustedProxies,
     /// Time a connection has to deliver a complete request head, from its opening or from
     /// the end of its previous response (header-read and idle keep-alive timeout).
     pub header_timeout: Duration,
@@ -44,6 +59,8 @@ impl Default for ConnectionLimits {
     fn default() -> Self {
         Self {
             max_connections: 1024,
+            max_connections_per_address: 64,
+            trusted_proxies: TrustedProxies::loopback(),
             header_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(10),
         }
@@ -60,6 +77,10 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let per_address = per_address::PerAddress::new(
+        limits.max_connections_per_address,
+        limits.trusted_proxies.clone(),
+    );
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -80,9 +101,22 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        let Some(slot) = per_address.open(peer.ip()) else {
+            metrics::counter!("kairos_http_connections_refused_total", "cap" => "address")
+                .increment(1);
+            tokio::spawn(refuse(
+                stream,
+                "Too many open connections from your address; retry in a moment",
+            ));
+            continue;
+        };
         let Ok(permit) = permits.clone().try_acquire_owned() else {
-            metrics::counter!("kairos_http_connections_refused_total").increment(1);
-            tokio::spawn(refuse(stream));
+            metrics::counter!("kairos_http_connections_refused_total", "cap" => "total")
+                .increment(1);
+            tokio::spawn(refuse(
+                stream,
+                "The server has too many open connections; retry in a moment",
+            ));
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -97,7 +131,7 @@ pub async fn serve(
             if let Err(e) = connection.await {
                 tracing::debug!(peer = %peer, error = %e, "connection ended");
             }
-            drop(permit);
+            drop((permit, slot));
         });
     }
     drop(listener);
@@ -112,12 +146,12 @@ pub async fn serve(
     }
 }
 
-/// Answers a connection past the cap with a 503 in shape A and closes it, without reading
+/// Answers a connection past a cap with a 503 in shape A and closes it, without reading
 /// its request; a client that does not take the answer within a second is dropped.
-async fn refuse(mut stream: TcpStream) {
+async fn refuse(mut stream: TcpStream, message: &str) {
     let body = serde_json::to_string(&ErrorBody {
         error: code::SERVICE_UNAVAILABLE.to_owned(),
-        message: "The server has too many open connections; retry in a moment".to_owned(),
+        message: message.to_owned(),
         code: 503,
         details: None,
     })

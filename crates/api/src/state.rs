@@ -28,7 +28,8 @@ pub struct ApiConfig {
     pub availability_cache_ttl: Duration,
     /// Browser origins allowed to call the API cross-origin (default: none).
     pub cors: crate::cors::CorsOrigins,
-    /// Password hashes (19 MiB each) run at once at most; the others queue.
+    /// Password hashes (19 MiB each) run at once at most; the others queue. Default: one
+    /// per CPU, at most four.
     pub password_hash_concurrency: usize,
     /// How long a sign-in waits for its turn to hash before a 503 with `Retry-After`.
     pub password_hash_wait: Duration,
@@ -50,9 +51,7 @@ impl Default for ApiConfig {
             tenant_cache_ttl: Duration::from_secs(30),
             availability_cache_ttl: Duration::from_secs(1),
             cors: crate::cors::CorsOrigins::None,
-            password_hash_concurrency: std::thread::available_parallelism()
-                .map(std::num::NonZeroUsize::get)
-                .unwrap_or(2),
+            password_hash_concurrency: crate::auth::passwords::default_concurrency(),
             password_hash_wait: Duration::from_secs(5),
             holds_per_customer: 5,
             holds_per_address: 20,

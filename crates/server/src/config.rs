@@ -7,6 +7,7 @@
 
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
+use kairos_api::TrustedProxies;
 use kairos_api::cors::CorsOrigins;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -53,6 +54,12 @@ pub struct Config {
     pub max_connections: u32,
     /// Client connections open at once; past it a new connection gets a 503 at once.
     pub http_max_connections: usize,
+    /// Client connections open at once from one peer address (an IPv6 client is its /64);
+    /// past it that address's new connection gets a 503 at once. 0 = no cap.
+    pub http_max_connections_per_address: usize,
+    /// Peers not capped per address, the proxies in front: addresses or networks
+    /// (`10.0.0.5, 192.168.0.0/16, fd00::/8`), comma-separated; empty = none.
+    pub http_trusted_proxies: String,
     /// Milliseconds a connection has to send a complete request head, from its opening or
     /// from its previous response (the header-read and idle keep-alive timeout).
     pub http_header_timeout_ms: u64,
@@ -63,7 +70,8 @@ pub struct Config {
     /// Origins whose browsers may call the API: comma-separated `scheme://host[:port]`,
     /// or `*` for any; empty means no cross-origin access.
     pub cors_origins: String,
-    /// Password hashes (Argon2id, 19 MiB each) run at once at most; 0 = one per CPU.
+    /// Password hashes (Argon2id, 19 MiB each) run at once at most; 0 = one per CPU, at
+    /// most four.
     pub password_hash_concurrency: usize,
     /// Milliseconds a sign-in waits for its turn to hash before a 503 with `Retry-After`.
     pub password_hash_wait_ms: u64,
@@ -109,7 +117,8 @@ pub struct Config {
 /// Settings that are text even when they look like numbers (a merchant id `375917`, a
 /// sender `+358401234567`, an all-digit secret): read from the environment as they are
 /// written, where the other settings' values are parsed (`KAIROS_RATE_LIMIT_STRICT=0`).
-const TEXT_KEYS: [&str; 6] = [
+const TEXT_KEYS: [&str; 7] = [
+    "http_trusted_proxies",
     "jwt_secret",
     "sms_token",
     "sms_from",
@@ -148,6 +157,8 @@ impl Default for Config {
             body_limit_bytes: 1024 * 1024,
             max_connections: 16,
             http_max_connections: 1024,
+            http_max_connections_per_address: 64,
+            http_trusted_proxies: TrustedProxies::LOOPBACK.into(),
             http_header_timeout_ms: 10_000,
             http_body_timeout_ms: 10_000,
             availability_cache_ms: 1000,
@@ -205,6 +216,12 @@ impl Config {
     pub fn cors(&self) -> Result<CorsOrigins, String> {
         CorsOrigins::parse(&self.cors_origins)
             .map_err(|e| format!("cors_origins (KAIROS_CORS_ORIGINS): {e}"))
+    }
+
+    /// The proxies not capped per address, checked.
+    pub fn trusted_proxies(&self) -> Result<TrustedProxies, String> {
+        TrustedProxies::parse(&self.http_trusted_proxies)
+            .map_err(|e| format!("http_trusted_proxies (KAIROS_HTTP_TRUSTED_PROXIES): {e}"))
     }
 
     /// Message delivery as configured: SMTP and the SMS provider when set, files under
@@ -346,6 +363,41 @@ mod tests {
         assert!(error.contains("KAIROS_CORS_ORIGINS"), "{error}");
         assert!(error.contains("https://shop.example/"), "{error}");
         assert_eq!(Config::default().cors(), Ok(CorsOrigins::None));
+    }
+
+    #[test]
+    #[expect(
+        clippy::result_large_err,
+        reason = "figment::Jail fixes the closure's error type"
+    )]
+    fn trusted_proxies_default_to_loopback_and_are_checked() {
+        figment::Jail::expect_with(|jail| {
+            assert_eq!(
+                Config::load(None)
+                    .map_err(|e| e.to_string())?
+                    .trusted_proxies(),
+                Ok(TrustedProxies::loopback())
+            );
+            jail.set_env("KAIROS_HTTP_TRUSTED_PROXIES", "10.0.0.5,fd00::/8");
+            jail.set_env("KAIROS_HTTP_MAX_CONNECTIONS_PER_ADDRESS", "0");
+            let config = Config::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(config.http_max_connections_per_address, 0);
+            let proxies = config.trusted_proxies()?;
+            assert!(proxies.contains("fd00::1".parse().map_err(|_| "ip")?));
+            assert!(!proxies.contains("127.0.0.1".parse().map_err(|_| "ip")?));
+            jail.set_env("KAIROS_HTTP_TRUSTED_PROXIES", "");
+            let none = Config::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(none.trusted_proxies(), Ok(TrustedProxies::none()));
+            jail.set_env("KAIROS_HTTP_TRUSTED_PROXIES", "proxy.local");
+            let error = Config::load(None)
+                .map_err(|e| e.to_string())?
+                .trusted_proxies()
+                .err()
+                .unwrap_or_default();
+            assert!(error.contains("KAIROS_HTTP_TRUSTED_PROXIES"), "{error}");
+            assert!(error.contains("proxy.local"), "{error}");
+            Ok(())
+        });
     }
 
     #[test]

@@ -371,6 +371,9 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     let cors = config
         .cors()
         .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
+    let trusted_proxies = config
+        .trusted_proxies()
+        .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
     for (name, value) in [
         (
             "KAIROS_HTTP_MAX_CONNECTIONS",
@@ -482,6 +485,8 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
         (!args.no_workers).then(|| tokio::spawn(workers::run(state.clone(), mailer, stop_rx)));
     let limits = kairos_api::ConnectionLimits {
         max_connections: config.http_max_connections,
+        max_connections_per_address: config.http_max_connections_per_address,
+        trusted_proxies,
         header_timeout: std::time::Duration::from_millis(config.http_header_timeout_ms),
         ..kairos_api::ConnectionLimits::default()
     };

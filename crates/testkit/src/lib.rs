@@ -389,7 +389,7 @@ impl TestApp {
         tokio::spawn(kairos_api::serve(
             listener,
             self.router.clone(),
-            self.connections,
+            self.connections.clone(),
             std::future::pending(),
         ));
         addr

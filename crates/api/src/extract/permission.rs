@@ -8,7 +8,8 @@
 use super::auth::AdminAuth;
 use crate::error::ApiError;
 use crate::state::AppState;
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
+use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use std::marker::PhantomData;
 use std::ops::Deref;
@@ -44,6 +45,25 @@ impl<P: Permission> FromRequestParts<AppState> for Staff<P> {
             auth,
             permission: PhantomData,
         })
+    }
+}
+
+/// `Option<Staff<P>>`: `None` when the request carries no `Authorization` header (a public
+/// caller); a token that is given must be a staff token of the request's tenant holding
+/// `P`, with the same answers as `Staff<P>` otherwise (401, 403, `TENANT_MISMATCH`).
+impl<P: Permission> OptionalFromRequestParts<AppState> for Staff<P> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Option<Self>, ApiError> {
+        if !parts.headers.contains_key(AUTHORIZATION) {
+            return Ok(None);
+        }
+        <Self as FromRequestParts<AppState>>::from_request_parts(parts, state)
+            .await
+            .map(Some)
     }
 }
 

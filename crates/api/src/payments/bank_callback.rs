@@ -19,8 +19,9 @@
 //! `delayed` (a bank transfer on its way) change nothing.
 
 use super::bank_redirect::bank_account_of_payment;
-use super::webhooks::{WebhookHealth, WebhookStats, refund_after_close};
+use super::webhooks::{WebhookHealth, refund_after_close};
 use crate::error::{ApiError, ErrorBody, code};
+use crate::extract::{Staff, can};
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
@@ -545,24 +546,18 @@ pub async fn bankpay_callback_get(
     receive_bankpay(&state, &headers, query.as_deref(), &[]).await
 }
 
-/// The bank callback's health: event counts (all tenants). Public.
-#[utoipa::path(post, path = "/webhooks/bankpay/health", tag = "payments", security(()),
-    responses((status = 200, body = WebhookHealth)))]
+/// The bank callback's health.
+///
+/// Anyone gets the status; a staff token (with `x-tenant-id`) adds its tenant's event
+/// counts. A token that is given is checked (401, 403 as elsewhere).
+#[utoipa::path(post, path = "/webhooks/bankpay/health", tag = "payments",
+    security((), ("bearer" = [])),
+    responses((status = 200, body = WebhookHealth),
+        (status = 400, description = "VALIDATION_ERROR: a token without `x-tenant-id`", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: with a token, the tenant `x-tenant-id` names", body = ErrorBody)))]
 pub async fn bankpay_health(
     State(state): State<AppState>,
+    staff: Option<Staff<can::Read>>,
 ) -> Result<axum::Json<WebhookHealth>, ApiError> {
-    let s = state
-        .store
-        .payment_event_stats(Provider::Bankpay, state.now())
-        .await?;
-    Ok(axum::Json(WebhookHealth {
-        status: "ok".to_owned(),
-        timestamp: state.now(),
-        stats: WebhookStats {
-            total_events_processed: s.total_events_processed,
-            events_last_hour: s.events_last_hour,
-            duplicate_events_rejected: s.duplicate_events_rejected,
-            failed_events: s.failed_events,
-        },
-    }))
+    WebhookHealth::of(&state, staff.as_deref(), Provider::Bankpay).await
 }

@@ -17,7 +17,7 @@
 
 use super::provider::{account_of_payment, open_account};
 use crate::error::{ApiError, ErrorBody, code};
-use crate::extract::Query;
+use crate::extract::{AdminAuth, Query, Staff, can};
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -367,27 +367,55 @@ pub struct WebhookHealth {
     /// `ok`
     pub status: String,
     pub timestamp: DateTime<Utc>,
-    pub stats: WebhookStats,
+    /// The caller's tenant's event counts: only for a staff token (with `x-tenant-id`);
+    /// left out for anyone else.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub stats: Option<WebhookStats>,
 }
 
-/// The card webhook's health: event counts (all tenants). Public.
-#[utoipa::path(post, path = "/payments/cardpay/webhook/health", tag = "payments", security(()),
-    responses((status = 200, body = WebhookHealth)))]
+impl WebhookHealth {
+    /// The status, and `provider`'s event counts of the staff member's tenant, if any.
+    pub(super) async fn of(
+        state: &AppState,
+        staff: Option<&AdminAuth>,
+        provider: Provider,
+    ) -> Result<axum::Json<WebhookHealth>, ApiError> {
+        let stats = match staff {
+            None => None,
+            Some(staff) => {
+                let s = state
+                    .store
+                    .payment_event_stats(staff.tenant.id(), provider, state.now())
+                    .await?;
+                Some(WebhookStats {
+                    total_events_processed: s.total_events_processed,
+                    events_last_hour: s.events_last_hour,
+                    duplicate_events_rejected: s.duplicate_events_rejected,
+                    failed_events: s.failed_events,
+                })
+            }
+        };
+        Ok(axum::Json(WebhookHealth {
+            status: "ok".to_owned(),
+            timestamp: state.now(),
+            stats,
+        }))
+    }
+}
+
+/// The card webhook's health.
+///
+/// Anyone gets the status; a staff token (with `x-tenant-id`) adds its tenant's event
+/// counts. A token that is given is checked (401, 403 as elsewhere).
+#[utoipa::path(post, path = "/payments/cardpay/webhook/health", tag = "payments",
+    security((), ("bearer" = [])),
+    responses((status = 200, body = WebhookHealth),
+        (status = 400, description = "VALIDATION_ERROR: a token without `x-tenant-id`", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: with a token, the tenant `x-tenant-id` names", body = ErrorBody)))]
 pub async fn cardpay_webhook_health(
     State(state): State<AppState>,
+    staff: Option<Staff<can::Read>>,
 ) -> Result<axum::Json<WebhookHealth>, ApiError> {
-    let s = state
-        .store
-        .payment_event_stats(Provider::Cardpay, state.now())
-        .await?;
-    Ok(axum::Json(WebhookHealth {
-        status: "ok".to_owned(),
-        timestamp: state.now(),
-        stats: WebhookStats {
-            total_events_processed: s.total_events_processed,
-            events_last_hour: s.events_last_hour,
-            duplicate_events_rejected: s.duplicate_events_rejected,
-            failed_events: s.failed_events,
-        },
-    }))
+    WebhookHealth::of(&state, staff.as_deref(), Provider::Cardpay).await
 }

@@ -1,11 +1,11 @@
 //! Connections under hostile clients, over real TCP: half-open requests, idle keep-alive,
-//! the connection cap, slow and oversized bodies, and early answers on kept-alive
-//! connections. Each test prints what it measured.
+//! the connection caps (in all and per client address), slow and oversized bodies, and
+//! early answers on kept-alive connections. Each test prints what it measured.
 
-use kairos_api::ConnectionLimits;
 use kairos_api::rate_limit::Limits;
+use kairos_api::{ConnectionLimits, TrustedProxies};
 use kairos_testkit::{TestApp, http};
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -80,6 +80,37 @@ async fn connect(addr: SocketAddr) -> TcpStream {
     TcpStream::connect(addr)
         .await
         .unwrap_or_else(|e| panic!("connect to {addr}: {e}"))
+}
+
+/// A connection to `addr` from the loopback address `from` (127.0.0.2 is a second client
+/// on this machine).
+async fn connect_from(from: Ipv4Addr, addr: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap_or_else(|e| panic!("socket: {e}"));
+    socket
+        .bind(SocketAddr::new(IpAddr::V4(from), 0))
+        .unwrap_or_else(|e| panic!("bind {from}: {e}"));
+    socket
+        .connect(addr)
+        .await
+        .unwrap_or_else(|e| panic!("connect from {from} to {addr}: {e}"))
+}
+
+/// `GET /healthz` on a new connection from `from`: the answer, and how long it took.
+async fn healthz_from(from: Ipv4Addr, addr: SocketAddr) -> (RawResponse, Duration) {
+    let asked = Instant::now();
+    let mut stream = connect_from(from, addr).await;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: kairos\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap_or_else(|e| panic!("write: {e}"));
+    let res = tokio::time::timeout(
+        Duration::from_secs(5),
+        read_response(&mut stream, &mut Vec::new()),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("no answer from {addr} to {from} within 5 s"))
+    .unwrap_or_else(|| panic!("closed without an answer to {from}"));
+    (res, asked.elapsed())
 }
 
 /// Opens `n` connections that each send part of a request head and then nothing.
@@ -220,6 +251,130 @@ async fn connections_past_the_cap_are_refused_at_once_and_served_again_once_free
         CAP + 1,
         refused_in.as_secs_f64() * 1000.0
     );
+}
+
+#[tokio::test]
+async fn one_address_past_its_cap_is_refused_while_another_address_is_served() {
+    const PER_ADDRESS: usize = 10;
+    const TOTAL: usize = 24;
+    // More than the total cap: without the per-address cap they would fill it.
+    const OPENED: usize = 30;
+    let (first, second) = (Ipv4Addr::new(127, 0, 0, 1), Ipv4Addr::new(127, 0, 0, 2));
+    let app = TestApp::builder()
+        .connections(ConnectionLimits {
+            max_connections: TOTAL,
+            max_connections_per_address: PER_ADDRESS,
+            trusted_proxies: TrustedProxies::none(),
+            header_timeout: Duration::from_secs(2),
+            ..ConnectionLimits::default()
+        })
+        .spawn()
+        .await;
+    let addr = app.serve().await;
+
+    // The first address opens connections and sends nothing on them.
+    let mut opened = Vec::with_capacity(OPENED);
+    for _ in 0..OPENED {
+        opened.push(connect_from(first, addr).await);
+    }
+    let opened_at = Instant::now();
+    // The accept loop takes them in order; give it a moment to take all of them.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut held = Vec::new();
+    let mut refused = 0;
+    for mut stream in opened {
+        match tokio::time::timeout(
+            Duration::from_millis(100),
+            read_response(&mut stream, &mut Vec::new()),
+        )
+        .await
+        {
+            Ok(Some(res)) => {
+                assert_closing_error(&res, 503, "SERVICE_UNAVAILABLE");
+                assert!(res.headers.contains("retry-after: 1"), "{}", res.headers);
+                assert!(res.body.contains("your address"), "{}", res.body);
+                refused += 1;
+            }
+            Ok(None) => panic!("a connection was closed without an answer"),
+            Err(_) => held.push(stream),
+        }
+    }
+    assert_eq!(held.len(), PER_ADDRESS, "the first address holds its cap");
+    assert_eq!(
+        refused,
+        OPENED - PER_ADDRESS,
+        "its excess gets a 503 at once"
+    );
+
+    // Another address is served meanwhile, while the first one is still refused.
+    let (res, served_in) = healthz_from(second, addr).await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    let (res, refused_in) = healthz_from(first, addr).await;
+    assert_closing_error(&res, 503, "SERVICE_UNAVAILABLE");
+    assert!(
+        refused_in < Duration::from_secs(1),
+        "refused at once: {refused_in:?}"
+    );
+    assert!(
+        opened_at.elapsed() < Duration::from_secs(2),
+        "the held connections were still open throughout"
+    );
+
+    // Once the header timeout closes them, the first address is served again.
+    for stream in &mut held {
+        assert!(closed_by(stream, Instant::now() + Duration::from_secs(5)).await);
+    }
+    let mut again = 0;
+    for _ in 0..20 {
+        let (res, _) = healthz_from(first, addr).await;
+        if res.status == 200 {
+            again = 200;
+            break;
+        }
+        // The server counts a connection out just after closing it.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(again, 200, "closed connections give their places back");
+    eprintln!(
+        "measured: cap {PER_ADDRESS} per address, {TOTAL} in all; {first} opened {OPENED} \
+         half-open connections: {} held, {refused} refused with 503; {second} served 200 in \
+         {:.1} ms meanwhile; {first}'s next connection refused in {:.1} ms",
+        held.len(),
+        served_in.as_secs_f64() * 1000.0,
+        refused_in.as_secs_f64() * 1000.0
+    );
+}
+
+#[tokio::test]
+async fn a_trusted_proxy_is_not_capped_per_address() {
+    const PER_ADDRESS: usize = 5;
+    const OPENED: usize = 12;
+    let proxy = Ipv4Addr::new(127, 0, 0, 3);
+    let app = TestApp::builder()
+        .connections(ConnectionLimits {
+            max_connections_per_address: PER_ADDRESS,
+            trusted_proxies: TrustedProxies::parse("127.0.0.3").unwrap_or_else(|e| panic!("{e}")),
+            header_timeout: Duration::from_secs(2),
+            ..ConnectionLimits::default()
+        })
+        .spawn()
+        .await;
+    let addr = app.serve().await;
+    let mut held = Vec::with_capacity(OPENED);
+    for _ in 0..OPENED {
+        held.push(connect_from(proxy, addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (res, _) = healthz_from(proxy, addr).await;
+    assert_eq!(res.status, 200, "{}", res.body);
+    for stream in &mut held {
+        let answer = tokio::time::timeout(
+            Duration::from_millis(20),
+            read_response(stream, &mut Vec::new()),
+        )
+        .await;
+        assert!(answer.is_err(), "the proxy's connections are all held open");
+    }
 }
 
 /// An answer in shape A with `status` and `code` that closes its connection.

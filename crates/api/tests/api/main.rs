@@ -30,6 +30,7 @@ mod payments_cancellation;
 mod payments_cardpay;
 mod payments_charges;
 mod payments_credentials;
+mod payments_health;
 mod payments_late;
 mod payments_provider;
 mod payments_webhooks;

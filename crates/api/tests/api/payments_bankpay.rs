@@ -198,7 +198,12 @@ async fn a_booking_paid_by_bank_redirect_is_paid_by_its_signed_callback() {
     let dup = callback(&app, &txn, "ok", "4000", 0, SECRET).await;
     dup.assert_status(200);
     assert_eq!(dup.body["error"], "DUPLICATE_EVENT");
-    let health = app.post("/webhooks/bankpay/health").send().await;
+    let health = app
+        .post("/webhooks/bankpay/health")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
     health.assert_status(200);
     assert_eq!(health.body["stats"]["total_events_processed"], 2);
     assert_eq!(health.body["stats"]["duplicate_events_rejected"], 1);

@@ -110,7 +110,12 @@ async fn a_card_payment_confirmed_by_the_customer_makes_the_booking_paid() {
     // The provider's event arrives and the booking is paid.
     let b = wait_for_status(&app, &t, hold.str("id"), "paid").await;
     assert_eq!(b["payments"][0]["status"], "COMPLETED");
-    let health = app.post("/payments/cardpay/webhook/health").send().await;
+    let health = app
+        .post("/payments/cardpay/webhook/health")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
     health.assert_status(200);
     assert_eq!(health.body["status"], "ok");
     assert_eq!(health.body["stats"]["total_events_processed"], 1);
@@ -392,7 +397,12 @@ async fn the_same_event_twenty_times_at_once_is_processed_once() {
     let b = booking(&app, &t, hold.str("id")).await;
     assert_eq!(b["status"], "paid");
     assert_eq!(b["payments"].as_array().unwrap().len(), 1);
-    let health = app.post("/payments/cardpay/webhook/health").send().await;
+    let health = app
+        .post("/payments/cardpay/webhook/health")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
     assert_eq!(health.body["stats"]["duplicate_events_rejected"], 19);
     assert_eq!(health.body["stats"]["total_events_processed"], 1);
 }

@@ -123,9 +123,10 @@ impl Repo {
         Ok(())
     }
 
-    /// Counts of a provider's events (spec Part B 4.6 health).
+    /// Counts of a provider's events for `tenant` (spec Part B 4.6 health).
     pub async fn payment_event_stats(
         &self,
+        tenant: &TenantId,
         provider: Provider,
         now: Timestamp,
     ) -> StoreResult<EventStats> {
@@ -134,10 +135,11 @@ impl Repo {
                     COALESCE(SUM(CASE WHEN received_at >= $2 THEN 1 ELSE 0 END), 0),
                     COALESCE(SUM(duplicates), 0),
                     COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0)
-             FROM payment_events WHERE provider = $1",
+             FROM payment_events WHERE provider = $1 AND tenant_id = $3",
         )
         .bind(provider.as_str())
         .bind(now - chrono::Duration::hours(1))
+        .bind(tenant.as_str())
         .fetch_one(&self.read)
         .await?;
         Ok(EventStats {
