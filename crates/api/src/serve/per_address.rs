@@ -13,21 +13,14 @@
 //! per-address cap (only against the total), and the proxy is expected to cap its own
 //! clients.
 
+use ipnet::{IpNet, Ipv4Net};
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Networks whose connections the per-address cap does not count: the proxies in front.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TrustedProxies(Vec<Network>);
-
-/// An address and a prefix length (`10.0.0.0/8`, `2001:db8::/32`; a bare address is
-/// itself alone).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Network {
-    address: IpAddr,
-    prefix: u8,
-}
+pub struct TrustedProxies(Vec<IpNet>);
 
 impl TrustedProxies {
     /// Loopback (`127.0.0.0/8`, `::1`): a proxy on the same machine. The default: such a
@@ -42,14 +35,8 @@ impl TrustedProxies {
     /// [`Self::LOOPBACK`].
     pub fn loopback() -> Self {
         Self(vec![
-            Network {
-                address: IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 0)),
-                prefix: 8,
-            },
-            Network {
-                address: IpAddr::V6(Ipv6Addr::LOCALHOST),
-                prefix: 128,
-            },
+            IpNet::V4(Ipv4Net::new_assert(Ipv4Addr::new(127, 0, 0, 0), 8)),
+            IpNet::from(IpAddr::V6(Ipv6Addr::LOCALHOST)),
         ])
     }
 
@@ -59,9 +46,14 @@ impl TrustedProxies {
         list.split(|c: char| c == ',' || c.is_whitespace())
             .filter(|item| !item.is_empty())
             .map(|item| {
-                Network::parse(item).ok_or_else(|| {
-                    format!("{item:?} is not an IP address or network (address/prefix)")
-                })
+                item.parse::<IpNet>()
+                    .or_else(|_| {
+                        item.parse::<IpAddr>()
+                            .map(|a| IpNet::from(a.to_canonical()))
+                    })
+                    .map_err(|_| {
+                        format!("{item:?} is not an IP address or network (address/prefix)")
+                    })
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Self)
@@ -70,42 +62,11 @@ impl TrustedProxies {
     /// Whether `ip` is one of the listed proxies.
     pub fn contains(&self, ip: IpAddr) -> bool {
         let ip = ip.to_canonical();
-        self.0.iter().any(|n| n.contains(ip))
+        self.0.iter().any(|n| n.contains(&ip))
     }
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
-    }
-}
-
-impl Network {
-    fn parse(text: &str) -> Option<Self> {
-        let (address, prefix) = match text.split_once('/') {
-            Some((a, p)) => (a.parse::<IpAddr>().ok()?, Some(p.parse::<u8>().ok()?)),
-            None => (text.parse::<IpAddr>().ok()?, None),
-        };
-        let address = address.to_canonical();
-        let bits = if address.is_ipv4() { 32 } else { 128 };
-        let prefix = prefix.unwrap_or(bits);
-        (prefix <= bits).then_some(Network { address, prefix })
-    }
-
-    fn contains(&self, ip: IpAddr) -> bool {
-        match (self.address, ip) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                let mask = u32::MAX
-                    .checked_shl(32 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u32::from(net) & mask == u32::from(ip) & mask
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                let mask = u128::MAX
-                    .checked_shl(128 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u128::from(net) & mask == u128::from(ip) & mask
-            }
-            _ => false,
-        }
     }
 }
 
