@@ -52,8 +52,10 @@ pub async fn run(state: AppState, mailer: Arc<Mailer>, mut shutdown: watch::Rece
     let clock = state.clock.clone();
     let mut payments = tokio::time::interval(PAYMENTS_EVERY);
     payments.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut refunds = tokio::time::interval(REFUNDS_EVERY);
-    refunds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Refunds talk to providers that may take their time: a task of its own, so a slow
+    // provider never delays hold expiry or message delivery (and stopping drops a pass
+    // mid-refund safely: the refund stays Processing and is resumed).
+    let refunds = tokio::spawn(owed_refunds_every(state.clone(), shutdown.clone()));
     let mut tick = tokio::time::interval(Duration::from_secs(60));
     let mut delivery = tokio::time::interval(DELIVERY_EVERY);
     delivery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -74,9 +76,6 @@ pub async fn run(state: AppState, mailer: Arc<Mailer>, mut shutdown: watch::Rece
             _ = payments.tick() => {
                 payment_deadlines(&state).await;
             }
-            _ = refunds.tick() => {
-                owed_refunds(&state).await;
-            }
             _ = bulk.tick() => {
                 run_bulk_sends(&store, clock.as_ref()).await;
             }
@@ -95,6 +94,9 @@ pub async fn run(state: AppState, mailer: Arc<Mailer>, mut shutdown: watch::Rece
                 }
             }
         }
+    }
+    if let Err(e) = refunds.await {
+        tracing::warn!(error = %e, "the owed-refunds task ended abnormally");
     }
     tracing::info!("workers stopped");
 }
@@ -151,6 +153,22 @@ pub async fn payment_deadlines(state: &AppState) {
         ),
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "payment deadline pass failed"),
+    }
+}
+
+/// Runs [`owed_refunds`] every [`REFUNDS_EVERY`] until `shutdown` turns true.
+async fn owed_refunds_every(state: AppState, mut shutdown: watch::Receiver<bool>) {
+    let mut every = tokio::time::interval(REFUNDS_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = every.tick() => owed_refunds(&state).await,
+            _ = shutdown.changed() => {
+                if *shutdown.borrow() {
+                    break;
+                }
+            }
+        }
     }
 }
 

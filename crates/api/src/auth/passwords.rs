@@ -30,7 +30,7 @@ pub fn default_concurrency() -> usize {
 /// Hashing and checking passwords, at most `concurrency` at once.
 #[derive(Debug)]
 pub struct PasswordHashing {
-    permits: Semaphore,
+    permits: Arc<Semaphore>,
     wait: Duration,
     /// The memory of hashes not running now, kept for the next (at most one per permit).
     memory: Arc<Mutex<Vec<Vec<Block>>>>,
@@ -43,7 +43,7 @@ impl PasswordHashing {
     /// for its turn.
     pub fn new(concurrency: usize, wait: Duration) -> Self {
         Self {
-            permits: Semaphore::new(concurrency.max(1)),
+            permits: Arc::new(Semaphore::new(concurrency.max(1))),
             wait,
             memory: Arc::default(),
             running: AtomicUsize::new(0),
@@ -69,7 +69,9 @@ impl PasswordHashing {
         &self,
         work: impl FnOnce(&mut Vec<Block>) -> T + Send + 'static,
     ) -> ApiResult<T> {
-        let Ok(Ok(_permit)) = tokio::time::timeout(self.wait, self.permits.acquire()).await else {
+        let Ok(Ok(permit)) =
+            tokio::time::timeout(self.wait, self.permits.clone().acquire_owned()).await
+        else {
             return Err(ApiError::busy(
                 "Too many sign-ins at once; retry in a moment",
                 1,
@@ -81,8 +83,10 @@ impl PasswordHashing {
         let _running = Running(&self.running);
         let kept = self.memory.clone();
         tokio::task::spawn_blocking(move || {
-            // A permit is held, so there are never more blocks than permits. The block goes
-            // back even when the request was dropped meanwhile: the thread runs to the end.
+            // The permit is held until the hash is done, even when the request was dropped
+            // meanwhile (the thread runs to the end), so there are never more blocks, or
+            // hashes, than permits.
+            let _permit = permit;
             let taken = kept.lock().unwrap_or_else(PoisonError::into_inner).pop();
             let mut memory = taken.unwrap_or_default();
             let answer = work(&mut memory);

@@ -63,6 +63,8 @@ pub struct PaymentDto {
     pub method_reference: Option<String>,
     #[schema(value_type = PaymentStatusSchema)]
     pub status: String,
+    /// Minor units refunded so far (card and bank payments).
+    pub refunded_amount: i64,
     pub created_at: DateTime<Utc>,
 }
 
@@ -221,6 +223,7 @@ pub async fn detail(
                 currency: p.currency,
                 method: p.method,
                 method_reference: p.method_reference,
+                refunded_amount: p.refunded_amount,
                 status: p.status.as_str().to_owned(),
                 created_at: p.created_at,
             })

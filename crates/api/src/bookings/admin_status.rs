@@ -45,6 +45,11 @@ pub struct StatusResponse {
     pub hold_expires_at: Option<DateTime<Utc>>,
     pub updated_at: DateTime<Utc>,
     pub updated_by: UpdatedBy,
+    /// Only when the change cancelled a booking something was paid for (by card, bank
+    /// or vouchers): its refund, in full, as `POST /bookings/{id}/cancel` by staff makes
+    /// it (Part B 2.8; minor units).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refund: Option<crate::payments::refunds::RefundOutcome>,
 }
 
 /// Change a booking's status through the status machine (spec Part A 3.1).
@@ -52,7 +57,8 @@ pub struct StatusResponse {
 /// The target must be reachable from the current status by one row of the table (for
 /// example paid → arrived, arrived → completed, expired → hold, which takes the seats
 /// again); anything else is 409 `INVALID_TRANSITION` and changes nothing. Canceling
-/// releases the seats. Every change is audited with actor, time, from, to and reason.
+/// releases the seats and refunds what was paid in full, as staff's cancel does
+/// (`refund` in the answer). Every change is audited with actor, time, from, to and reason.
 #[utoipa::path(patch, path = "/api/v1/admin/bookings/{id}/status", tag = "admin-bookings",
     security(("bearer" = [])),
     params(("id" = uuid::Uuid, Path, description = "Booking id")),
@@ -122,9 +128,13 @@ pub async fn set_status(
             )
             .await?,
     )?;
-    if b.status == kairos_domain::bookings::BookingStatus::Canceled {
+    let refund = if b.status == kairos_domain::bookings::BookingStatus::Canceled {
         crate::payments::provider::cancel_at_provider(&state, auth.tenant.id(), b.id).await;
-    }
+        crate::payments::cancellation::refund_cancelled(&state, auth.tenant.id(), &b, &auth.actor())
+            .await?
+    } else {
+        None
+    };
     Ok(axum::Json(StatusResponse {
         booking_id: b.id.to_string(),
         previous_status: previous.as_str().to_owned(),
@@ -137,5 +147,6 @@ pub async fn set_status(
             id: auth.user.id.to_string(),
             name: auth.user.display_name.clone(),
         },
+        refund,
     }))
 }

@@ -233,12 +233,12 @@ pub async fn receive_bankpay(
     };
     let key = format!("{transaction}:{status}");
     if status == "ok" && amount != payment.amount {
-        return other_amount(
-            key,
-            format!("payment {}", payment.id),
-            amount,
-            payment.amount,
-        );
+        let what = format!("payment {}", payment.id);
+        let about = (payment.booking_id, payment.id);
+        if !note_other_amount(state, &tenant, &what, amount, payment.amount, about).await {
+            return processing_failed(key);
+        }
+        return other_amount(key, what, amount, payment.amount);
     }
     let event = ProviderEvent {
         provider: Provider::Bankpay,
@@ -317,8 +317,44 @@ fn amount_of(cb: &Callback) -> Result<i64, Box<Response>> {
         })
 }
 
+/// Puts a signed `ok` for another amount than was asked for before staff (an
+/// AMOUNT_MISMATCH dead letter about (booking, payment or refund)): money may have moved
+/// that Kairos does not show. False when it could not be written: the callback is then
+/// answered as a processing failure, so the bank sends it again.
+async fn note_other_amount(
+    state: &AppState,
+    tenant: &TenantId,
+    what: &str,
+    reported: i64,
+    asked: i64,
+    (booking_id, about): (Option<uuid::Uuid>, uuid::Uuid),
+) -> bool {
+    let message = format!(
+        "bankpay reported {reported} (minor units) for {what}, which asked for {asked}: not applied; check it in the bank's merchant panel"
+    );
+    let letter = kairos_store::PaymentLetter {
+        kind: "bankpay",
+        error_type: "AMOUNT_MISMATCH",
+        message: &message,
+        booking_id,
+        transaction_id: Some(about),
+    };
+    match state
+        .store
+        .open_payment_dead_letter(tenant, letter, state.now())
+        .await
+    {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::error!(error = %e, "the bank's report of another amount could not be put before staff");
+            false
+        }
+    }
+}
+
 /// The answer to a signed `ok` that names another amount than was asked for: not
-/// applied, and not recorded either, so the provider's right report still settles it.
+/// applied, and not recorded as the event either, so the provider's right report still
+/// settles it (staff see it: [`note_other_amount`]).
 fn other_amount(key: String, what: String, reported: i64, asked: i64) -> Response {
     tracing::warn!(idempotency_key = %key, reported, asked,
         "bankpay callback names another amount: not applied");
@@ -435,12 +471,12 @@ async fn receive_refund(
     };
     if status == "ok" && amount != refund.amount {
         // Left processing for staff to check at the provider, never completed on it.
-        return other_amount(
-            key,
-            format!("refund {}", refund.refund_id),
-            amount,
-            refund.amount,
-        );
+        let what = format!("refund {}", refund.refund_id);
+        let about = (payment.booking_id, refund.refund_id);
+        if !note_other_amount(state, tenant, &what, amount, refund.amount, about).await {
+            return processing_failed(key);
+        }
+        return other_amount(key, what, amount, refund.amount);
     }
     let result = match status {
         "ok" => RefundResult::Completed {

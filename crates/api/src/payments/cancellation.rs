@@ -7,7 +7,7 @@
 //! owed-refunds job ([`finish_unfinished`]); one the provider refuses leaves its
 //! REFUND_FAILED dead letter, with what is still owed, before staff.
 
-use super::refunds::{RefundOutcome, RefundPart, refund_payment};
+use super::refunds::{RefundOutcome, RefundPart, refund_owed, refund_payment};
 use crate::error::{ApiResult, code};
 use crate::state::AppState;
 use kairos_domain::TenantId;
@@ -34,17 +34,28 @@ pub async fn refund_cancelled(
     };
     // The external payments first.
     for part in &owed.payments {
-        match refund_payment(
+        match refund_owed(
             state,
             tenant,
             part.payment_id,
-            Some(part.owed),
             Some(owed.reason.clone()),
             actor,
         )
         .await
         {
-            Ok(done) => {
+            Ok(None) => {
+                // Refunded meanwhile by the owed-refunds job (another instance was quicker).
+                outcome.net_refund_amount += part.owed;
+                outcome.refund_breakdown.push(RefundPart {
+                    payment_method: part.provider.as_str().to_owned(),
+                    original_amount: part.left,
+                    refund_amount: part.owed,
+                    provider_refund_id: None,
+                    voucher_new_balance: None,
+                    status: "Completed".to_owned(),
+                });
+            }
+            Ok(Some(done)) => {
                 if outcome.refund_id.is_nil() {
                     outcome.refund_id = done.refund_id;
                 }
@@ -124,17 +135,32 @@ pub async fn finish_unfinished(state: &AppState) -> ApiResult<OwedRefunds> {
         .unfinished_refunds(state.now(), UNFINISHED_BATCH)
         .await?
     {
-        match refund_payment(
-            state,
-            &unfinished.tenant,
-            unfinished.payment_id,
-            unfinished.owed,
-            Some("owed by the cancellation of its booking".to_owned()),
-            &actor,
-        )
-        .await
-        {
-            Ok(_) => done.refunded += 1,
+        let reason = "owed by the cancellation of its booking".to_owned();
+        let asked = match unfinished.owed {
+            Some(_) => refund_owed(
+                state,
+                &unfinished.tenant,
+                unfinished.payment_id,
+                Some(reason),
+                &actor,
+            )
+            .await
+            .map(|done| done.is_some()),
+            // A card refund whose outcome was lost: resumed as it was.
+            None => refund_payment(
+                state,
+                &unfinished.tenant,
+                unfinished.payment_id,
+                None,
+                Some(reason),
+                &actor,
+            )
+            .await
+            .map(|_| true),
+        };
+        match asked {
+            Ok(true) => done.refunded += 1,
+            Ok(false) => {}
             Err(e) if e.code == code::REFUND_FAILED => done.failed += 1,
             Err(e) => {
                 tracing::info!(payment_id = %unfinished.payment_id, reason = %e.message, "owed refund waits for the next pass");

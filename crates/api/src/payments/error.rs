@@ -25,6 +25,11 @@ impl From<PaymentsError> for ApiError {
                 e.retry_after = Some(60);
                 e
             }
+            PaymentsError::NothingOwed => ApiError::new(
+                StatusCode::CONFLICT,
+                code::INVALID_TRANSITION,
+                "Nothing is owed from the payment any more: its refund was made meanwhile",
+            ),
             PaymentsError::PaymentState(status) => ApiError::new(
                 StatusCode::CONFLICT,
                 code::INVALID_TRANSITION,

@@ -249,6 +249,42 @@ pub async fn refund_payment(
         .store
         .begin_refund(tenant, payment, amount, reason, actor, state.now())
         .await?;
+    ask_and_finish(state, tenant, started, actor).await
+}
+
+/// Refunds what a cancellation still owes from `payment` (its refund target minus what it
+/// has refunded, decided on the locked payment): the cancellation's own request and the
+/// owed-refunds job call this, so neither refunds what the other did. None when nothing
+/// is owed any more.
+pub async fn refund_owed(
+    state: &AppState,
+    tenant: &TenantId,
+    payment: Uuid,
+    reason: Option<String>,
+    actor: &kairos_store::Actor,
+) -> ApiResult<Option<RefundOutcome>> {
+    let started = match state
+        .store
+        .begin_owed_refund(tenant, payment, reason, actor, state.now())
+        .await
+    {
+        Ok(started) => started,
+        // Refunded meanwhile (by the other caller).
+        Err(kairos_store::PaymentsError::NothingOwed) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    ask_and_finish(state, tenant, started, actor)
+        .await
+        .map(Some)
+}
+
+/// Asks the provider for a refund begun, and records its answer.
+async fn ask_and_finish(
+    state: &AppState,
+    tenant: &TenantId,
+    started: RefundStarted,
+    actor: &kairos_store::Actor,
+) -> ApiResult<RefundOutcome> {
     let provider = started.payment.provider;
     let asked = match provider {
         // Asked before (its answer `pending`, or lost): never asked twice; its callback

@@ -185,7 +185,7 @@ async fn apply(
     Ok(axum::Json(applied_response(applied)))
 }
 
-const APPLY_DESCRIPTION: &str = "Checks the code against the hold (validity window, usage limits in all and per customer, minimum spend against the subtotal, site and product), stacks it with the hold's other promotions in the canonical order and takes one use of it. The use becomes final when the hold is confirmed and is given back when it expires, is cancelled or the code is removed. Applying a code the hold already has changes nothing (`pricing_recalculated` false).";
+const APPLY_DESCRIPTION: &str = "Checks the code against the hold (validity window, usage limits in all and per customer, minimum spend against the subtotal, site and product), stacks it with the hold's other promotions in the canonical order and takes one use of it. The use becomes final when the hold is confirmed and is given back when it expires, is cancelled or the code is removed. Applying a code the hold already has changes nothing and answers the first application again (before any price check: a retry after a lost answer carries the hash the first one changed).";
 
 /// Apply a promotion code to a hold.
 #[utoipa::path(post, path = "/api/v1/promotions/apply", tag = "promotions",

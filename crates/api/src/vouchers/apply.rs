@@ -65,7 +65,8 @@ pub struct ApplyVoucherResponse {
     pub success: bool,
     pub booking: PricedBookingDto,
     pub applied_voucher: AppliedVoucherDto,
-    /// False when this voucher was already applied to the booking: the first result.
+    /// Whether the hold was re-priced. A repeat of an application (the same voucher on the
+    /// same booking) changes nothing and answers the first application again.
     pub pricing_recalculated: bool,
     /// Whether `expected_pricing_hash` was sent and matched.
     pub hash_validated: bool,

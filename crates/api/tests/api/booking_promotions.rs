@@ -149,10 +149,14 @@ async fn a_code_discounts_a_hold_and_confirm_checks_the_new_hash() {
     assert_eq!(stacking["discountBreakdown"][0]["subtotalBefore"], 40.0);
     assert_eq!(stacking["discountBreakdown"][0]["subtotalAfter"], 36.0);
 
-    // The same code again: nothing changes.
+    // The same code again: nothing changes, and the answer is the first one.
     let again = apply(&f, &booking, &token, "TenOff").await;
     again.assert_status(200);
-    assert_eq!(again.body["pricing_recalculated"], false);
+    assert_eq!(again.body["pricing_recalculated"], true);
+    assert_eq!(
+        again.body["applied_promotion"],
+        res.body["applied_promotion"]
+    );
     assert_eq!(again.body["booking"]["pricing_hash"], new_hash.as_str());
     assert_eq!(admin_promotion(&f, &id).await["usage_count"], 1);
 
@@ -582,7 +586,8 @@ async fn vouchers_pay_holds_from_their_ledger_and_get_it_back() {
     // The same voucher on the same booking: the first result.
     let again = apply_voucher(&f, &booking, &token, "GIFT-AAAA-BBBB").await;
     again.assert_status(200);
-    assert_eq!(again.body["pricing_recalculated"], false);
+    assert_eq!(again.body["pricing_recalculated"], true);
+    assert_eq!(again.body["applied_voucher"], res.body["applied_voucher"]);
     assert_eq!(again.body["applied_voucher"]["applied_amount"], 30.0);
     assert_eq!(again.body["booking"]["pricing_hash"], hash.as_str());
     assert_eq!(balance(&f, "GIFT-AAAA-BBBB").await, 0.0);
@@ -951,6 +956,7 @@ async fn the_same_apply_sent_again_after_a_lost_answer_gets_the_first_answer() {
         "expected_pricing_hash": hash});
     let first = send("/api/v1/promotions/apply".into(), body.clone()).await;
     first.assert_status(200);
+    let (first_promotion, promotion_body) = (first.body.clone(), body.clone());
     let again = send("/api/v1/promotions/apply".into(), body).await;
     again.assert_status(200);
     assert_eq!(
@@ -962,7 +968,7 @@ async fn the_same_apply_sent_again_after_a_lost_answer_gets_the_first_answer() {
         again.body["applied_promotion"],
         first.body["applied_promotion"]
     );
-    assert_eq!(again.body["pricing_recalculated"], false);
+    assert_eq!(again.body, first.body, "the first answer, whole");
     // The voucher, with the hash the promotion left.
     let hash = first.body["booking"]["pricing_hash"]
         .as_str()
@@ -981,6 +987,25 @@ async fn the_same_apply_sent_again_after_a_lost_answer_gets_the_first_answer() {
     );
     assert_eq!(again.body["applied_voucher"], first.body["applied_voucher"]);
     assert_eq!(balance(&f, "AGAIN-VCHR").await, 0.0, "paid once");
+    // The promotion deleted meanwhile: a repeat still answers the first application.
+    let promotion_id = first_promotion["applied_promotion"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    f.app
+        .delete(&format!("/api/v1/admin/promotions/{promotion_id}"))
+        .tenant("acme")
+        .token(&f.t.owner_token)
+        .send()
+        .await
+        .assert_status(200);
+    let again = send("/api/v1/promotions/apply".into(), promotion_body).await;
+    again.assert_status(200);
+    assert_eq!(
+        again.body["applied_promotion"], first_promotion["applied_promotion"],
+        "{}",
+        again.text
+    );
     // Another code with the stale hash is still a conflict.
     promotion(
         &f,

@@ -245,6 +245,14 @@ async fn bank_callbacks_are_verified_before_anything_else() {
         booking(&app, &t, hold.str("id")).await["status"],
         "confirmed"
     );
+    // Staff see it: money may have moved that the booking does not show.
+    let letters = payment_dead_letters(&app, &t).await;
+    assert!(
+        letters.as_array().is_some_and(|l| l
+            .iter()
+            .any(|d| d["errorType"] == "AMOUNT_MISMATCH" && d["kind"] == "bankpay")),
+        "{letters}"
+    );
     // A callback without its amount is refused (nothing can be checked).
     let headers = [
         ("checkout-account", MERCHANT),
@@ -509,6 +517,14 @@ async fn a_pending_bank_refund_is_finished_by_its_signed_callback_once() {
     .await;
     other_sum.assert_status(200);
     assert_eq!(other_sum.body["processed"], false, "{}", other_sum.text);
+    let letters = payment_dead_letters(&app, &t).await;
+    assert!(
+        letters
+            .as_array()
+            .is_some_and(|l| l.iter().any(|d| d["errorType"] == "AMOUNT_MISMATCH"
+                && d["errorMessage"].as_str().unwrap_or("").contains("3999"))),
+        "{letters}"
+    );
     let b = booking(&app, &t, hold.str("id")).await;
     assert_eq!(b["payments"][0]["status"], "REFUND_PENDING");
     let done_query = server.callback_query(&refund_id, &refund_txn, "ok", 4000);

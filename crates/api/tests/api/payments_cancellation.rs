@@ -424,7 +424,7 @@ async fn staff_cancel(app: &TestApp, t: &TenantFixture, booking_id: &str) -> Tes
 async fn owed_refunds(app: &TestApp) -> kairos_api::payments::cancellation::OwedRefunds {
     kairos_api::payments::cancellation::finish_unfinished(&app.state)
         .await
-        .unwrap_or_else(|e| panic!("owed refunds: {}", e.message))
+        .unwrap_or_else(|e| panic!("owed refunds: {} {:?}", e.message, e))
 }
 
 #[tokio::test]
@@ -439,7 +439,8 @@ async fn a_cancellation_while_a_partial_refund_is_under_way_refunds_the_rest_aft
         .begin_refund(&tenant, payment, Some(1000), None, &actor, app.clock_now())
         .await
         .unwrap();
-    // Staff cancel meanwhile: the whole 40.00 is owed; it cannot be asked for yet.
+    // Staff cancel meanwhile: everything is owed (the 10.00 under way returns by its own
+    // refund, 30.00 more); it cannot be asked for yet.
     let res = staff_cancel(&app, &t, hold.str("id")).await;
     res.assert_status(200);
     let r = &res.body["refund"];
@@ -449,7 +450,7 @@ async fn a_cancellation_while_a_partial_refund_is_under_way_refunds_the_rest_aft
         "{}",
         res.text
     );
-    assert_eq!(r["refund_breakdown"][0]["refund_amount"], 4000);
+    assert_eq!(r["refund_breakdown"][0]["refund_amount"], 3000);
     // Nothing to do while the first refund is under way.
     assert_eq!(owed_refunds(&app).await.refunded, 0);
     // The first refund completes at the provider; the job refunds the other 30.00.
@@ -485,10 +486,11 @@ async fn a_customer_cancellation_during_a_staff_refund_keeps_only_its_fee() {
         .begin_refund(&tenant, payment, Some(1000), None, &actor, app.clock_now())
         .await
         .unwrap();
-    // A day ahead under the flexible policy: half of the 40.00 is the fee, 20.00 owed,
-    // of which the staff refund under way returns 10.00.
+    // A day ahead under the flexible policy: the fee is half of what the staff refund
+    // under way leaves (30.00), so 15.00 more is owed.
     let r = cancel_by_customer(&app, &t, &hold).await;
-    assert_eq!(r["fee_deducted"], 2000, "{r}");
+    assert_eq!(r["total_refund_amount"], 3000, "{r}");
+    assert_eq!(r["fee_deducted"], 1500, "{r}");
     assert_eq!(r["refund_breakdown"][0]["status"], "Processing", "{r}");
     app.store
         .finish_refund(
@@ -503,7 +505,10 @@ async fn a_customer_cancellation_during_a_staff_refund_keeps_only_its_fee() {
         .await
         .unwrap();
     assert_eq!(owed_refunds(&app).await.refunded, 1);
-    // 20.00 back in all: the payment keeps the fee.
+    // 25.00 back in all, as if the staff refund had finished first: the payment keeps the
+    // fee.
+    let p = &booking(&app, &t, hold.str("id")).await["payments"][0];
+    assert_eq!(p["refundedAmount"], 2500, "{p}");
     let unfinished = app
         .store
         .unfinished_refunds(app.clock_now(), 10)
@@ -664,4 +669,76 @@ async fn a_refund_with_no_outcome_for_a_day_goes_before_staff_once() {
         "{}",
         letters.text
     );
+}
+
+#[tokio::test]
+async fn a_customer_cancellation_and_the_owed_refunds_job_together_refund_once() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    app.sandbox_cardpay(&t).await;
+    app.patch(&format!("/api/v1/admin/sites/{}", fx.catalog.site_id))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"cancellationPolicy": "flexible"}))
+        .send()
+        .await
+        .assert_status(200);
+    let mut holds = Vec::new();
+    // The first slot starts in 23 hours: flexible keeps half. Ten seats: five parties.
+    for _ in 0..5 {
+        let hold = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
+        app.post(&format!("/api/v1/bookings/{}/confirm", hold.str("id")))
+            .tenant(&t.id)
+            .header("x-booking-token", hold.str("bookingToken"))
+            .json(
+                json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay",
+                "paymentMethodId": "pm_card_visa"}),
+            )
+            .send()
+            .await
+            .assert_status(200);
+        holds.push(hold);
+    }
+    for hold in &holds {
+        for _ in 0..100 {
+            if booking(&app, &t, hold.str("id")).await["status"] == "paid" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // The job of another instance runs while the cancellation's own request asks.
+        let (answer, _) = tokio::join!(cancel_by_customer(&app, &t, hold), owed_refunds(&app));
+        assert_eq!(answer["fee_deducted"], 2000, "{answer}");
+    }
+    owed_refunds(&app).await;
+    for hold in &holds {
+        let p = &booking(&app, &t, hold.str("id")).await["payments"][0];
+        // Half of 40.00 back, never more: the fee is kept however the two met.
+        assert_eq!(p["refundedAmount"], 2000, "{p}");
+        assert_eq!(p["status"], "COMPLETED");
+    }
+}
+
+#[tokio::test]
+async fn staff_cancelling_by_a_status_change_refund_in_full_too() {
+    let (app, t, _, hold) = paid("standard").await;
+    let res = app
+        .patch(&format!("/api/v1/admin/bookings/{}/status", hold.str("id")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"status": "canceled", "reason": "closed for the day"}))
+        .send()
+        .await;
+    res.assert_status(200);
+    assert_eq!(res.body["status"], "canceled");
+    assert_eq!(
+        res.body["refund"]["net_refund_amount"], 4000,
+        "{}",
+        res.text
+    );
+    assert_eq!(res.body["refund"]["fee_deducted"], 0);
+    let p = &booking(&app, &t, hold.str("id")).await["payments"][0];
+    assert_eq!(p["status"], "REFUNDED", "{p}");
+    assert_eq!(p["refundedAmount"], 4000);
 }

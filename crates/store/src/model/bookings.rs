@@ -357,6 +357,8 @@ pub struct Payment {
     pub method: String,
     pub method_reference: Option<String>,
     pub status: PaymentStatus,
+    /// Minor units refunded so far.
+    pub refunded_amount: i64,
     pub created_at: Timestamp,
 }
 

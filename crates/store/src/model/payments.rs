@@ -29,6 +29,9 @@ pub enum PaymentsError {
     /// Another request is asking the provider about this payment's refund right now.
     #[error("the payment's refund is being asked of its provider")]
     RefundInProgress,
+    /// A cancellation's refund asked for when nothing is owed any more (refunded meanwhile).
+    #[error("nothing is owed from the payment")]
+    NothingOwed,
     /// New credentials without a secret their provider needs (the field's name).
     #[error("{0} is required for new credentials")]
     Missing(&'static str),
@@ -246,4 +249,17 @@ pub struct UnfinishedRefund {
     pub payment_id: Uuid,
     /// Minor units still owed; `None`: resume the refund under way.
     pub owed: Option<i64>,
+}
+
+/// A dead letter a payment path opens for staff (category `payment`): its `kind`
+/// (`cardpay`, `bankpay`, `refund`), its `error_type` (`AMOUNT_MISMATCH`,
+/// `REFUND_FAILED`, `REFUND_STALLED`, …), what staff should know and do, and what it is
+/// about.
+#[derive(Debug, Clone)]
+pub struct PaymentLetter<'a> {
+    pub kind: &'a str,
+    pub error_type: &'a str,
+    pub message: &'a str,
+    pub booking_id: Option<Uuid>,
+    pub transaction_id: Option<Uuid>,
 }

@@ -191,7 +191,7 @@ pub struct PromotionApplied {
     /// What it takes off now, in minor units.
     pub discount_amount: i64,
     pub applied_at: Timestamp,
-    /// False when the code was already applied: nothing changed.
+    /// True: the hold was re-priced (a repeat answers the first application, so true too).
     pub recalculated: bool,
     /// Whether an expected pricing hash was sent (and matched).
     pub hash_validated: bool,
@@ -208,7 +208,7 @@ pub struct VoucherApplied {
     pub balance_before: i64,
     pub balance_after: i64,
     pub applied_at: Timestamp,
-    /// False when this voucher was already applied to the booking: the earlier result.
+    /// True: the hold was re-priced (a repeat answers the first application, so true too).
     pub recalculated: bool,
     pub hash_validated: bool,
 }

@@ -303,7 +303,11 @@ async fn act(
                     let balance = (b.price.total - b.paid_amount).max(0);
                     record_payment(w, b, balance, "manual", actor).await?;
                 }
-                Trigger::Cancel => cancel_uncollected_payments(w, b).await?,
+                Trigger::Cancel => {
+                    cancel_uncollected_payments(w, b).await?;
+                    // Staff cancelled: everything paid is owed back, as by the cancel action.
+                    b.cancellation = super::cancellation::owe_refund(w, b, true, actor).await?;
+                }
                 _ => {}
             }
             if let Some(notes) = admin_notes {

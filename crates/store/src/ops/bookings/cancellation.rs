@@ -21,6 +21,17 @@ use kairos_domain::payments::refund_policy::{FeeRule, split_refund};
 use serde_json::json;
 use uuid::Uuid;
 
+/// A collected card or bank payment of the booking being cancelled.
+#[derive(sqlx::FromRow)]
+struct PaidPayment {
+    id: Uuid,
+    provider: String,
+    amount: i64,
+    refunded_amount: i64,
+    /// What refunds under way (Processing) return.
+    refunding: i64,
+}
+
 /// Decides and records what cancelling `b` (already cancelled in this transaction)
 /// owes back; `None` when nothing was paid by card, bank or vouchers.
 pub(super) async fn owe_refund(
@@ -30,17 +41,31 @@ pub(super) async fn owe_refund(
     actor: &Actor,
 ) -> Result<Option<CancellationRefund>, BookingError> {
     // The booking is locked; its payments after it (the lock order of every path).
-    let payments: Vec<(Uuid, String, i64, i64)> = sqlx::query_as(&format!(
-        "SELECT id, provider, amount - refunded_amount, refunded_amount FROM payments
-         WHERE tenant_id = $1 AND booking_id = $2 AND provider IN ('cardpay', 'bankpay')
-           AND status IN ('COMPLETED', 'REFUND_PENDING') AND amount > refunded_amount
-         ORDER BY created_at, id{}",
+    let paid: Vec<PaidPayment> = sqlx::query_as(&format!(
+        "SELECT p.id, p.provider, p.amount, p.refunded_amount,
+                CAST((SELECT COALESCE(SUM(r.amount), 0) FROM refunds r
+                      WHERE r.tenant_id = p.tenant_id AND r.payment_id = p.id
+                        AND r.status = 'Processing') AS BIGINT) AS refunding
+         FROM payments p
+         WHERE p.tenant_id = $1 AND p.booking_id = $2 AND p.provider IN ('cardpay', 'bankpay')
+           AND p.status IN ('COMPLETED', 'REFUND_PENDING') AND p.amount > p.refunded_amount
+         ORDER BY p.created_at, p.id{}",
         dialect::FOR_UPDATE
     ))
     .bind(w.tenant.as_str())
     .bind(b.id)
     .fetch_all(&mut *w.tx)
     .await?;
+    // What a refund under way returns counts as returned already: the fee is on what is
+    // left. (payment, provider, left to refund, refunded or being refunded)
+    let payments: Vec<(Uuid, String, i64, i64)> = paid
+        .into_iter()
+        .map(|p| {
+            let gone = p.refunded_amount + p.refunding;
+            (p.id, p.provider, p.amount - gone, gone)
+        })
+        .filter(|p| p.2 > 0)
+        .collect();
     let by_vouchers: Option<i64> = sqlx::query_scalar(
         "SELECT CAST(-SUM(amount) AS BIGINT) FROM voucher_transactions
          WHERE tenant_id = $1 AND booking_id = $2",

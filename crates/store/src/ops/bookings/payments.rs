@@ -19,6 +19,7 @@ struct PaymentRow {
     method: String,
     method_reference: Option<String>,
     status: String,
+    refunded_amount: i64,
     created_at: Timestamp,
 }
 
@@ -34,6 +35,7 @@ impl TryFrom<PaymentRow> for Payment {
             method: r.method,
             method_reference: r.method_reference,
             status: stored("payment status", &r.status, PaymentStatus::parse)?,
+            refunded_amount: r.refunded_amount,
             created_at: r.created_at,
         })
     }
@@ -200,7 +202,8 @@ impl Repo {
         booking: Uuid,
     ) -> StoreResult<Vec<Payment>> {
         let rows: Vec<PaymentRow> = sqlx::query_as(
-            "SELECT id, booking_id, amount, currency, method, method_reference, status, created_at
+            "SELECT id, booking_id, amount, currency, method, method_reference, status,
+                    refunded_amount, created_at
              FROM payments WHERE tenant_id = $1 AND booking_id = $2 ORDER BY created_at, id",
         )
         .bind(tenant.as_str())

@@ -6,7 +6,8 @@ use super::audit::Change;
 use super::{Repo, dialect};
 use crate::stored;
 use crate::{
-    Actor, DeadLetter, DeadLetterFilter, MessagingError, StoreError, StoreResult, Timestamp,
+    Actor, DeadLetter, DeadLetterFilter, MessagingError, PaymentLetter, StoreError, StoreResult,
+    Timestamp,
 };
 use kairos_domain::TenantId;
 use kairos_domain::dead_letters::{Action, Category, Status, after};
@@ -14,6 +15,33 @@ use kairos_store_macros::operations;
 use serde_json::json;
 use sqlx::QueryBuilder;
 use uuid::Uuid;
+
+/// Opens `letter` in `tenant`, in the transaction `tx` of the change it is about.
+pub(crate) async fn open_payment_letter(
+    tx: &mut sqlx::Transaction<'static, super::Db>,
+    tenant: &TenantId,
+    letter: &PaymentLetter<'_>,
+    now: Timestamp,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type, error_message,
+             retry_count, booking_id, transaction_id, status, failed_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9, $10, $10, $10)",
+    )
+    .bind(tenant.as_str())
+    .bind(kairos_domain::new_id())
+    .bind(Category::Payment.as_str())
+    .bind(letter.kind)
+    .bind(letter.error_type)
+    .bind(letter.message)
+    .bind(letter.booking_id)
+    .bind(letter.transaction_id)
+    .bind(Status::Open.as_str())
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
 
 #[derive(sqlx::FromRow)]
 struct Row {
@@ -81,6 +109,20 @@ fn push_filter(q: &mut QueryBuilder<'_, super::Db>, f: &DeadLetterFilter) {
 
 #[operations]
 impl Repo {
+    /// Opens a payment dead letter on its own (a provider's report that changes nothing,
+    /// such as a bank callback naming another amount than was asked for).
+    pub async fn open_payment_dead_letter(
+        &self,
+        tenant: &TenantId,
+        letter: PaymentLetter<'_>,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        let mut tx = self.write.begin_with(dialect::BEGIN_WRITE).await?;
+        open_payment_letter(&mut tx, tenant, &letter, now).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// A page of the tenant's dead letters, newest failure first, and how many match.
     pub async fn list_dead_letters(
         &self,

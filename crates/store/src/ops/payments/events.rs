@@ -5,14 +5,15 @@
 use super::super::Repo;
 use super::super::audit::Change;
 use super::super::bookings::{Settled, settle_online_payment};
+use super::super::dead_letters::open_payment_letter;
 use super::super::dialect;
 use super::super::gift_cards::pay_gift_card;
 use super::super::write::Write;
 use super::charges;
 use super::online::{COLUMNS, FROM, OnlineRow, matches_payment};
 use crate::{
-    Actor, BookingError, EventOutcome, EventStats, OnlinePayment, PAID_AFTER_CLOSE, PaymentsError,
-    ProviderEvent, StoreError, StoreResult, Timestamp,
+    Actor, BookingError, EventOutcome, EventStats, OnlinePayment, PAID_AFTER_CLOSE, PaymentLetter,
+    PaymentsError, ProviderEvent, StoreError, StoreResult, Timestamp,
 };
 use kairos_domain::TenantId;
 use kairos_domain::payments::credentials::Provider;
@@ -202,21 +203,19 @@ async fn act_on_provider_event(
                     payment.amount,
                     payment.currency
                 );
-                sqlx::query(
-                    "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type,
-                         error_message, retry_count, booking_id, transaction_id, status,
-                         failed_at, created_at, updated_at)
-                     VALUES ($1, $2, 'payment', $3, 'AMOUNT_MISMATCH', $4, 0, $5, $6, 'open',
-                             $7, $7, $7)",
+                let (now, tenant) = (w.now, w.tenant.clone());
+                open_payment_letter(
+                    &mut w.tx,
+                    &tenant,
+                    &PaymentLetter {
+                        kind: event.provider.as_str(),
+                        error_type: "AMOUNT_MISMATCH",
+                        message: &message,
+                        booking_id: payment.booking_id,
+                        transaction_id: Some(payment.id),
+                    },
+                    now,
                 )
-                .bind(w.tenant.as_str())
-                .bind(kairos_domain::new_id())
-                .bind(event.provider.as_str())
-                .bind(&message)
-                .bind(payment.booking_id)
-                .bind(payment.id)
-                .bind(w.now)
-                .execute(&mut *w.tx)
                 .await?;
                 w.audit(
                     &actor,

@@ -36,6 +36,7 @@ struct LockedPayment {
     credential_source: Option<String>,
     credential_site_id: Option<Uuid>,
     refunded_amount: i64,
+    refund_target: Option<i64>,
     created_at: Timestamp,
 }
 
@@ -97,6 +98,188 @@ async fn withdraw_gift_card(
     Ok(())
 }
 
+/// What a refund asks for.
+enum Ask {
+    /// This many minor units (default: all that is left).
+    Amount(Option<i64>),
+    /// What the payment's refund target still calls for.
+    Owed,
+}
+
+/// [`Repo::begin_refund`] and [`Repo::begin_owed_refund`].
+async fn start_refund(
+    repo: &Repo,
+    tenant: &TenantId,
+    payment: Uuid,
+    ask: Ask,
+    reason: Option<String>,
+    actor: &Actor,
+    now: Timestamp,
+) -> Result<RefundStarted, PaymentsError> {
+    let mut w = repo.begin(tenant, now).await?;
+    let p: LockedPayment = sqlx::query_as(&format!(
+        "SELECT id, booking_id, gift_card_purchase_id, amount, currency, provider, provider_payment_id, status,
+                credential_source, credential_site_id, refunded_amount, refund_target, created_at
+         FROM payments WHERE tenant_id = $1 AND id = $2{}",
+        dialect::FOR_UPDATE
+    ))
+    .bind(tenant.as_str())
+    .bind(payment)
+    .fetch_optional(&mut *w.tx)
+    .await?
+    .ok_or(PaymentsError::PaymentNotFound)?;
+    let status = stored("payment status", &p.status, PaymentStatus::parse)?;
+    let amount = match ask {
+        Ask::Amount(amount) => amount,
+        // Only once the payment is free (no other refund under way), and only what is
+        // still owed now.
+        Ask::Owed if status != PaymentStatus::Completed => {
+            return Err(PaymentsError::PaymentState(status));
+        }
+        Ask::Owed => Some(
+            p.refund_target
+                .map(|t| t - p.refunded_amount)
+                .filter(|owed| *owed > 0)
+                .ok_or(PaymentsError::NothingOwed)?,
+        ),
+    };
+    if let Some(purchase) = p.gift_card_purchase_id
+        && status == PaymentStatus::Completed
+    {
+        withdraw_gift_card(
+            &mut w,
+            purchase,
+            amount,
+            p.amount - p.refunded_amount,
+            actor,
+        )
+        .await?;
+    }
+    let (Some(provider), Some(_)) = (p.provider.as_deref(), p.provider_payment_id.as_ref()) else {
+        return Err(PaymentsError::PaymentState(status));
+    };
+    let provider = stored("provider", provider, Provider::parse)?;
+    let source = p
+        .credential_source
+        .as_deref()
+        .map(|s| stored("credential source", s, CredentialSource::parse))
+        .transpose()?;
+    let started = |refund_id: Uuid,
+                   amount: i64,
+                   status: PaymentStatus,
+                   provider_refund_id: Option<String>,
+                   resumed: bool| RefundStarted {
+        refund_id,
+        amount,
+        provider_refund_id,
+        resumed,
+        collected: p.amount,
+        refunded_before: p.refunded_amount,
+        payment: OnlinePayment {
+            id: p.id,
+            booking_id: p.booking_id,
+            gift_card_purchase_id: p.gift_card_purchase_id,
+            site_id: None,
+            amount: p.amount,
+            currency: p.currency.clone(),
+            provider,
+            provider_payment_id: p.provider_payment_id.clone(),
+            status,
+            credential_source: source,
+            credential_site_id: p.credential_site_id,
+            redirect_url: None,
+            created_at: p.created_at,
+        },
+    };
+    if status == PaymentStatus::RefundPending {
+        // A refund whose outcome is not known yet: the same request resumes it (and
+        // its idempotency key at the provider), once the last attempt is over (one
+        // request asks at a time).
+        let pending: Option<(Uuid, i64, Option<String>, Option<Timestamp>)> = sqlx::query_as(
+            "SELECT id, amount, provider_refund_id, attempted_at FROM refunds
+                 WHERE tenant_id = $1 AND payment_id = $2 AND status = 'Processing'",
+        )
+        .bind(tenant.as_str())
+        .bind(p.id)
+        .fetch_optional(&mut *w.tx)
+        .await?;
+        let Some((id, pending_amount, provider_refund_id, attempted)) = pending else {
+            return Err(PaymentsError::PaymentState(status));
+        };
+        if amount.is_some_and(|a| a != pending_amount) {
+            return Err(PaymentsError::PaymentState(status));
+        }
+        // A card refund is asked again (same idempotency key): one request at a time.
+        // A bank refund is never asked twice (its callback reports it).
+        let recent =
+            attempted.is_some_and(|t| t > now - chrono::Duration::seconds(ATTEMPT_LEASE_SECS));
+        if provider == Provider::Cardpay && recent {
+            return Err(PaymentsError::RefundInProgress);
+        }
+        sqlx::query(
+            "UPDATE refunds SET attempted_at = $3, updated_at = $3
+             WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(tenant.as_str())
+        .bind(id)
+        .bind(now)
+        .execute(&mut *w.tx)
+        .await?;
+        let resumed = started(id, pending_amount, status, provider_refund_id, true);
+        w.commit(None).await?;
+        return Ok(resumed);
+    }
+    // Only money confirmed collected is refunded.
+    if status != PaymentStatus::Completed {
+        return Err(PaymentsError::PaymentState(status));
+    }
+    let next = status
+        .after(PaymentEvent::RefundStarted)
+        .ok_or(PaymentsError::PaymentState(status))?;
+    let left = p.amount - p.refunded_amount;
+    let amount = amount.unwrap_or(left);
+    if amount <= 0 || amount > left {
+        return Err(PaymentsError::RefundTooLarge(left));
+    }
+    let refund_id = new_id();
+    sqlx::query(
+        "INSERT INTO refunds (tenant_id, id, payment_id, booking_id, amount, fee, currency,
+             status, reason, requested_by, attempted_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 0, $6, 'Processing', $7, $8, $9, $9, $9)",
+    )
+    .bind(tenant.as_str())
+    .bind(refund_id)
+    .bind(p.id)
+    .bind(p.booking_id)
+    .bind(amount)
+    .bind(&p.currency)
+    .bind(&reason)
+    .bind(&actor.id)
+    .bind(now)
+    .execute(&mut *w.tx)
+    .await?;
+    sqlx::query(
+        "UPDATE payments SET status = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(tenant.as_str())
+    .bind(p.id)
+    .bind(next.as_str())
+    .bind(now)
+    .execute(&mut *w.tx)
+    .await?;
+    w.audit(
+        actor,
+        Change {
+            action: "payment.refund_started",
+            entity_type: "payment",
+            entity_id: p.id.to_string(),
+            changes: json!({"refundId": refund_id, "amount": amount, "reason": reason}),
+        },
+    );
+    w.commit(None).await?;
+    Ok(started(refund_id, amount, next, None, false))
+}
+
 #[operations]
 impl Repo {
     /// Begins refunding `amount` (default: all that is left) of a collected provider
@@ -110,155 +293,32 @@ impl Repo {
         actor: &Actor,
         now: Timestamp,
     ) -> Result<RefundStarted, PaymentsError> {
-        let mut w = self.begin(tenant, now).await?;
-        let p: LockedPayment = sqlx::query_as(&format!(
-            "SELECT id, booking_id, gift_card_purchase_id, amount, currency, provider, provider_payment_id, status,
-                    credential_source, credential_site_id, refunded_amount, created_at
-             FROM payments WHERE tenant_id = $1 AND id = $2{}",
-            dialect::FOR_UPDATE
-        ))
-        .bind(tenant.as_str())
-        .bind(payment)
-        .fetch_optional(&mut *w.tx)
-        .await?
-        .ok_or(PaymentsError::PaymentNotFound)?;
-        let status = stored("payment status", &p.status, PaymentStatus::parse)?;
-        if let Some(purchase) = p.gift_card_purchase_id
-            && status == PaymentStatus::Completed
-        {
-            withdraw_gift_card(
-                &mut w,
-                purchase,
-                amount,
-                p.amount - p.refunded_amount,
-                actor,
-            )
-            .await?;
-        }
-        let (Some(provider), Some(_)) = (p.provider.as_deref(), p.provider_payment_id.as_ref())
-        else {
-            return Err(PaymentsError::PaymentState(status));
-        };
-        let provider = stored("provider", provider, Provider::parse)?;
-        let source = p
-            .credential_source
-            .as_deref()
-            .map(|s| stored("credential source", s, CredentialSource::parse))
-            .transpose()?;
-        let started = |refund_id: Uuid,
-                       amount: i64,
-                       status: PaymentStatus,
-                       provider_refund_id: Option<String>,
-                       resumed: bool| RefundStarted {
-            refund_id,
-            amount,
-            provider_refund_id,
-            resumed,
-            collected: p.amount,
-            refunded_before: p.refunded_amount,
-            payment: OnlinePayment {
-                id: p.id,
-                booking_id: p.booking_id,
-                gift_card_purchase_id: p.gift_card_purchase_id,
-                site_id: None,
-                amount: p.amount,
-                currency: p.currency.clone(),
-                provider,
-                provider_payment_id: p.provider_payment_id.clone(),
-                status,
-                credential_source: source,
-                credential_site_id: p.credential_site_id,
-                redirect_url: None,
-                created_at: p.created_at,
-            },
-        };
-        if status == PaymentStatus::RefundPending {
-            // A refund whose outcome is not known yet: the same request resumes it (and
-            // its idempotency key at the provider), once the last attempt is over (one
-            // request asks at a time).
-            let pending: Option<(Uuid, i64, Option<String>, Option<Timestamp>)> = sqlx::query_as(
-                "SELECT id, amount, provider_refund_id, attempted_at FROM refunds
-                     WHERE tenant_id = $1 AND payment_id = $2 AND status = 'Processing'",
-            )
-            .bind(tenant.as_str())
-            .bind(p.id)
-            .fetch_optional(&mut *w.tx)
-            .await?;
-            let Some((id, pending_amount, provider_refund_id, attempted)) = pending else {
-                return Err(PaymentsError::PaymentState(status));
-            };
-            if amount.is_some_and(|a| a != pending_amount) {
-                return Err(PaymentsError::PaymentState(status));
-            }
-            // A card refund is asked again (same idempotency key): one request at a time.
-            // A bank refund is never asked twice (its callback reports it).
-            let recent =
-                attempted.is_some_and(|t| t > now - chrono::Duration::seconds(ATTEMPT_LEASE_SECS));
-            if provider == Provider::Cardpay && recent {
-                return Err(PaymentsError::RefundInProgress);
-            }
-            sqlx::query(
-                "UPDATE refunds SET attempted_at = $3, updated_at = $3
-                 WHERE tenant_id = $1 AND id = $2",
-            )
-            .bind(tenant.as_str())
-            .bind(id)
-            .bind(now)
-            .execute(&mut *w.tx)
-            .await?;
-            let resumed = started(id, pending_amount, status, provider_refund_id, true);
-            w.commit(None).await?;
-            return Ok(resumed);
-        }
-        // Only money confirmed collected is refunded.
-        if status != PaymentStatus::Completed {
-            return Err(PaymentsError::PaymentState(status));
-        }
-        let next = status
-            .after(PaymentEvent::RefundStarted)
-            .ok_or(PaymentsError::PaymentState(status))?;
-        let left = p.amount - p.refunded_amount;
-        let amount = amount.unwrap_or(left);
-        if amount <= 0 || amount > left {
-            return Err(PaymentsError::RefundTooLarge(left));
-        }
-        let refund_id = new_id();
-        sqlx::query(
-            "INSERT INTO refunds (tenant_id, id, payment_id, booking_id, amount, fee, currency,
-                 status, reason, requested_by, attempted_at, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, 0, $6, 'Processing', $7, $8, $9, $9, $9)",
-        )
-        .bind(tenant.as_str())
-        .bind(refund_id)
-        .bind(p.id)
-        .bind(p.booking_id)
-        .bind(amount)
-        .bind(&p.currency)
-        .bind(&reason)
-        .bind(&actor.id)
-        .bind(now)
-        .execute(&mut *w.tx)
-        .await?;
-        sqlx::query(
-            "UPDATE payments SET status = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2",
-        )
-        .bind(tenant.as_str())
-        .bind(p.id)
-        .bind(next.as_str())
-        .bind(now)
-        .execute(&mut *w.tx)
-        .await?;
-        w.audit(
+        start_refund(
+            self,
+            tenant,
+            payment,
+            Ask::Amount(amount),
+            reason,
             actor,
-            Change {
-                action: "payment.refund_started",
-                entity_type: "payment",
-                entity_id: p.id.to_string(),
-                changes: json!({"refundId": refund_id, "amount": amount, "reason": reason}),
-            },
-        );
-        w.commit(None).await?;
-        Ok(started(refund_id, amount, next, None, false))
+            now,
+        )
+        .await
+    }
+
+    /// Begins refunding what a cancellation still owes from a collected payment: its
+    /// refund target minus what it has refunded, read on the locked payment, so two
+    /// callers (the cancellation's own request, the owed-refunds job on any instance)
+    /// never refund it twice. `NothingOwed` when it was refunded meanwhile; the payment's
+    /// status when another refund of it is under way.
+    pub async fn begin_owed_refund(
+        &self,
+        tenant: &TenantId,
+        payment: Uuid,
+        reason: Option<String>,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<RefundStarted, PaymentsError> {
+        start_refund(self, tenant, payment, Ask::Owed, reason, actor, now).await
     }
 
     /// Records the provider's id of refund `refund`, still Processing: the provider
@@ -319,32 +379,36 @@ impl Repo {
         now: Timestamp,
     ) -> Result<bool, PaymentsError> {
         let mut w = self.begin(tenant, now).await?;
-        let row: Option<(Uuid, Option<Uuid>, i64, String)> = sqlx::query_as(&format!(
-            "SELECT payment_id, booking_id, amount, status FROM refunds
-             WHERE tenant_id = $1 AND id = $2{}",
-            dialect::FOR_UPDATE
-        ))
-        .bind(tenant.as_str())
-        .bind(refund)
-        .fetch_optional(&mut *w.tx)
-        .await?;
-        let Some((payment, booking, amount, status)) = row else {
-            return Err(PaymentsError::PaymentNotFound);
-        };
-        if status != "Processing" {
-            // Finished before (a retry): nothing more.
-            return Ok(false);
-        }
+        // The payment is locked before its refund, as a refund's resume does (no cycle).
+        let payment: Option<Uuid> =
+            sqlx::query_scalar("SELECT payment_id FROM refunds WHERE tenant_id = $1 AND id = $2")
+                .bind(tenant.as_str())
+                .bind(refund)
+                .fetch_optional(&mut *w.tx)
+                .await?;
+        let payment = payment.ok_or(PaymentsError::PaymentNotFound)?;
         let (p_status, collected, refunded, target): (String, i64, i64, Option<i64>) =
             sqlx::query_as(&format!(
                 "SELECT status, amount, refunded_amount, refund_target FROM payments
-             WHERE tenant_id = $1 AND id = $2{}",
+                 WHERE tenant_id = $1 AND id = $2{}",
                 dialect::FOR_UPDATE
             ))
             .bind(tenant.as_str())
             .bind(payment)
             .fetch_one(&mut *w.tx)
             .await?;
+        let (booking, amount, status): (Option<Uuid>, i64, String) = sqlx::query_as(&format!(
+            "SELECT booking_id, amount, status FROM refunds WHERE tenant_id = $1 AND id = $2{}",
+            dialect::FOR_UPDATE
+        ))
+        .bind(tenant.as_str())
+        .bind(refund)
+        .fetch_one(&mut *w.tx)
+        .await?;
+        if status != "Processing" {
+            // Finished before (a retry): nothing more.
+            return Ok(false);
+        }
         let current = stored("payment status", &p_status, PaymentStatus::parse)?;
         match result {
             RefundResult::Completed { provider_refund_id } => {
@@ -365,8 +429,11 @@ impl Repo {
                 .bind(now)
                 .execute(&mut *w.tx)
                 .await?;
+                // A cancellation's target reached is done with: no job looks at it again.
+                let target = target.filter(|t| *t > refunded);
                 sqlx::query(
-                    "UPDATE payments SET status = $3, refunded_amount = $4, updated_at = $5
+                    "UPDATE payments SET status = $3, refunded_amount = $4, refund_target = $6,
+                         updated_at = $5
                      WHERE tenant_id = $1 AND id = $2",
                 )
                 .bind(tenant.as_str())
@@ -374,6 +441,7 @@ impl Repo {
                 .bind(next.as_str())
                 .bind(refunded)
                 .bind(now)
+                .bind(target)
                 .execute(&mut *w.tx)
                 .await?;
                 if next == PaymentStatus::Refunded {

@@ -3,11 +3,12 @@
 //! refunds whose outcome was lost (resumed with the same idempotency key), and refunds no
 //! answer or callback has finished for a day (put before staff, once).
 
+use super::super::dead_letters::open_payment_letter;
 use super::super::{Repo, dialect};
 use super::refunds::ATTEMPT_LEASE_SECS;
+use crate::PaymentLetter;
 use crate::{StoreError, StoreResult, Timestamp, UnfinishedRefund};
-use kairos_domain::dead_letters::{Category, Status as DeadStatus};
-use kairos_domain::{TenantId, new_id};
+use kairos_domain::TenantId;
 use kairos_store_macros::operations;
 use uuid::Uuid;
 
@@ -23,6 +24,8 @@ struct Stalled {
     amount: i64,
     currency: String,
     provider: Option<String>,
+    /// What the booking's cancellation owes beyond this refund (minor units).
+    owed_after: Option<i64>,
 }
 
 fn tenant_of(tenant: &str) -> Result<TenantId, StoreError> {
@@ -33,8 +36,10 @@ fn tenant_of(tenant: &str) -> Result<TenantId, StoreError> {
 impl Repo {
     /// Payments whose cancellation's refund is not finished (at most `limit`): owed
     /// money with no refund under way, and card refunds under way for one whose outcome
-    /// was lost (last asked over a minute ago), to resume with the same idempotency key.
-    /// A bank refund is never asked twice: its callback finishes it.
+    /// was lost (last asked over a minute ago), to resume with the same idempotency key,
+    /// until a day has passed and the refund is before staff (REFUND_STALLED): then
+    /// staff act, and no job asks behind their back. A bank refund is never asked twice:
+    /// its callback finishes it.
     pub async fn unfinished_refunds(
         &self,
         now: Timestamp,
@@ -50,6 +55,9 @@ impl Repo {
              WHERE p.refund_target IS NOT NULL AND p.status = 'REFUND_PENDING'
                AND p.provider = 'cardpay' AND r.status = 'Processing'
                AND (r.attempted_at IS NULL OR r.attempted_at < $1)
+               AND NOT EXISTS (SELECT 1 FROM dead_letters d
+                   WHERE d.tenant_id = r.tenant_id AND d.transaction_id = r.id
+                     AND d.error_type = 'REFUND_STALLED')
              LIMIT $2",
         )
         .bind(now - chrono::Duration::seconds(ATTEMPT_LEASE_SECS))
@@ -87,7 +95,8 @@ impl Repo {
         // One instance at a time decides which refunds have their dead letter.
         dialect::lock_key(&mut tx, "stalled-refunds").await?;
         let stalled: Vec<Stalled> = sqlx::query_as(
-            "SELECT r.tenant_id, r.id, r.booking_id, r.amount, r.currency, p.provider
+            "SELECT r.tenant_id, r.id, r.booking_id, r.amount, r.currency, p.provider,
+                    p.refund_target - p.refunded_amount - r.amount AS owed_after
                  FROM refunds r
                  JOIN payments p ON p.tenant_id = r.tenant_id AND p.id = r.payment_id
                  WHERE r.status = 'Processing' AND r.created_at < $1
@@ -103,23 +112,27 @@ impl Repo {
         for r in stalled {
             let provider = r.provider.unwrap_or_default();
             let (amount, currency) = (r.amount, r.currency);
-            sqlx::query(
-                "INSERT INTO dead_letters (tenant_id, id, category, kind, error_type,
-                     error_message, retry_count, booking_id, transaction_id, status,
-                     failed_at, created_at, updated_at)
-                 VALUES ($1, $2, $3, 'refund', 'REFUND_STALLED', $4, 0, $5, $6, $7, $8, $8, $8)",
+            let message = format!(
+                "the refund of {amount} {currency} through {provider} has had no outcome for {STALLED_AFTER_HOURS} hours: check it in the provider's merchant panel, then resolve this{}",
+                match r.owed_after {
+                    Some(more) if more > 0 => format!(
+                        "; the cancellation of its booking owes {more} (minor units) more from this payment"
+                    ),
+                    _ => String::new(),
+                }
+            );
+            open_payment_letter(
+                &mut tx,
+                &tenant_of(&r.tenant_id)?,
+                &PaymentLetter {
+                    kind: "refund",
+                    error_type: "REFUND_STALLED",
+                    message: &message,
+                    booking_id: r.booking_id,
+                    transaction_id: Some(r.id),
+                },
+                now,
             )
-            .bind(tenant_of(&r.tenant_id)?.as_str())
-            .bind(new_id())
-            .bind(Category::Payment.as_str())
-            .bind(format!(
-                "the refund of {amount} {currency} through {provider} has had no outcome for {STALLED_AFTER_HOURS} hours: check it in the provider's merchant panel, then resolve this"
-            ))
-            .bind(r.booking_id)
-            .bind(r.id)
-            .bind(DeadStatus::Open.as_str())
-            .bind(now)
-            .execute(&mut *tx)
             .await?;
         }
         tx.commit().await?;

@@ -93,6 +93,34 @@ async fn apply_promotion(
     actor: &Actor,
 ) -> Result<PromotionApplied, BookingError> {
     let mut b = live_hold(w, booking, actor).await?;
+    // A repeat (the retry of a lost answer carries the hash the first one changed)
+    // answers the first application, from the booking's own use of the code, before any
+    // price check or any look at the promotion as it is now (edited, deleted, its code
+    // reused): spec Part A 4.7 rule 6.
+    if let Some(first) = load_reductions(&mut w.tx, &w.tenant, b.id)
+        .await?
+        .promotions
+        .into_iter()
+        .find(|p| code_key(&p.code) == code_key(code))
+    {
+        let discount_amount = b
+            .price
+            .discounts
+            .iter()
+            .find(|d| d.promotion_id == first.promotion_id)
+            .map_or(0, |d| d.discount_applied);
+        return Ok(PromotionApplied {
+            booking: b,
+            promotion_id: first.promotion_id,
+            code: first.code,
+            name: first.name,
+            promotion_type: first.discount.promotion_type(),
+            discount_amount,
+            applied_at: first.applied_at,
+            recalculated: true,
+            hash_validated: expected_hash.is_some(),
+        });
+    }
     let promotion =
         promotion_for_update(w, code)
             .await?
@@ -117,18 +145,6 @@ async fn apply_promotion(
             hash_validated: expected_hash.is_some(),
         }
     };
-    // A repeat (the retry of a lost answer carries the hash the first one changed)
-    // answers the first application before any price check (spec Part A 4.7 rule 6).
-    if let Some(existing) = load_reductions(&mut w.tx, &w.tenant, b.id)
-        .await?
-        .promotions
-        .iter()
-        .find(|p| p.promotion_id == promotion.id)
-    {
-        let at = existing.applied_at;
-        let price = b.price.clone();
-        return Ok(applied(b, &price, at, false));
-    }
     let (price, mut reductions) = checked_price(w, &b, expected_hash).await?;
     let key = customer_key(&b);
     let customer_uses = if key.is_empty() {

@@ -93,7 +93,7 @@ async fn apply_voucher(
             balance_before: balance_after - amount,
             balance_after,
             applied_at: at,
-            recalculated: false,
+            recalculated: true,
             hash_validated: expected_hash.is_some(),
         });
     }
