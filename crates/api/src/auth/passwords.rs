@@ -34,8 +34,10 @@ pub struct PasswordHashing {
     wait: Duration,
     /// The memory of hashes not running now, kept for the next (at most one per permit).
     memory: Arc<Mutex<Vec<Vec<Block>>>>,
-    running: AtomicUsize,
-    peak: AtomicUsize,
+    /// Hashes running now and the most that ever ran at once, counted on the threads that
+    /// run them.
+    running: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
 }
 
 impl PasswordHashing {
@@ -46,8 +48,8 @@ impl PasswordHashing {
             permits: Arc::new(Semaphore::new(concurrency.max(1))),
             wait,
             memory: Arc::default(),
-            running: AtomicUsize::new(0),
-            peak: AtomicUsize::new(0),
+            running: Arc::default(),
+            peak: Arc::default(),
         }
     }
 
@@ -77,16 +79,16 @@ impl PasswordHashing {
                 1,
             ));
         };
-        let now = self.running.fetch_add(1, Ordering::Relaxed) + 1;
-        self.peak.fetch_max(now, Ordering::Relaxed);
-        // Counted down however this ends, a dropped request included.
-        let _running = Running(&self.running);
         let kept = self.memory.clone();
+        let (running, peak) = (self.running.clone(), self.peak.clone());
         tokio::task::spawn_blocking(move || {
             // The permit is held until the hash is done, even when the request was dropped
             // meanwhile (the thread runs to the end), so there are never more blocks, or
             // hashes, than permits.
             let _permit = permit;
+            let now = running.fetch_add(1, Ordering::Relaxed) + 1;
+            peak.fetch_max(now, Ordering::Relaxed);
+            let _running = Running(&running);
             let taken = kept.lock().unwrap_or_else(PoisonError::into_inner).pop();
             let mut memory = taken.unwrap_or_default();
             let answer = work(&mut memory);
