@@ -6,8 +6,9 @@ use kairos_testkit::{BookingFixture, TenantFixture, TestApp, TestResponse};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// A booking for 2 (40.00) paid by card through the sandbox: (app, tenant, hold).
-async fn paid(policy: &str) -> (TestApp, TenantFixture, BookingFixture, TestResponse) {
+/// A tenant with a bookable product, the sandbox card provider and its site's
+/// cancellation `policy`.
+async fn card_venue(policy: &str) -> (TestApp, TenantFixture, BookingFixture) {
     let app = TestApp::spawn().await;
     let t = app.tenant("acme").await;
     let fx = app.bookable(&t).await;
@@ -19,7 +20,17 @@ async fn paid(policy: &str) -> (TestApp, TenantFixture, BookingFixture, TestResp
         .send()
         .await
         .assert_status(200);
-    let hold = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
+    (app, t, fx)
+}
+
+/// A booking for 2 (40.00) on `slot`, paid by card through the sandbox: its hold answer.
+async fn card_paid(
+    app: &TestApp,
+    t: &TenantFixture,
+    fx: &BookingFixture,
+    slot: &str,
+) -> TestResponse {
+    let hold = app.hold(&t.id, fx, slot, 2).await;
     app.post(&format!("/api/v1/bookings/{}/confirm", hold.str("id")))
         .tenant(&t.id)
         .header("x-booking-token", hold.str("bookingToken"))
@@ -31,12 +42,19 @@ async fn paid(policy: &str) -> (TestApp, TenantFixture, BookingFixture, TestResp
         .await
         .assert_status(200);
     for _ in 0..100 {
-        if booking(&app, &t, hold.str("id")).await["status"] == "paid" {
-            return (app, t, fx, hold);
+        if booking(app, t, hold.str("id")).await["status"] == "paid" {
+            return hold;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("never paid");
+}
+
+/// A booking for 2 (40.00) paid by card through the sandbox: (app, tenant, hold).
+async fn paid(policy: &str) -> (TestApp, TenantFixture, BookingFixture, TestResponse) {
+    let (app, t, fx) = card_venue(policy).await;
+    let hold = card_paid(&app, &t, &fx, &fx.slots[0]).await;
+    (app, t, fx, hold)
 }
 
 async fn booking(app: &TestApp, t: &TenantFixture, id: &str) -> Value {
@@ -427,18 +445,79 @@ async fn owed_refunds(app: &TestApp) -> kairos_api::payments::cancellation::Owed
         .unwrap_or_else(|e| panic!("owed refunds: {} {:?}", e.message, e))
 }
 
+/// A staff refund of `amount` of `payment` begun, whose provider has not answered yet:
+/// its refund id.
+async fn refund_under_way(
+    app: &TestApp,
+    t: &TenantFixture,
+    payment: uuid::Uuid,
+    amount: i64,
+) -> uuid::Uuid {
+    app.store
+        .begin_refund(
+            &tenant_of(t),
+            payment,
+            Some(amount),
+            None,
+            &kairos_store::Actor::system("test"),
+            app.clock_now(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("begin refund: {e}"))
+        .refund_id
+}
+
+/// The provider's answer to refund `refund` arrives.
+async fn provider_answers(
+    app: &TestApp,
+    t: &TenantFixture,
+    refund: uuid::Uuid,
+    result: kairos_store::RefundResult,
+) {
+    app.store
+        .finish_refund(
+            &tenant_of(t),
+            refund,
+            result,
+            &kairos_store::Actor::system("test"),
+            app.clock_now(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("finish refund: {e}"));
+}
+
+fn tenant_of(t: &TenantFixture) -> kairos_domain::TenantId {
+    kairos_domain::TenantId::parse(&t.id).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn completed() -> kairos_store::RefundResult {
+    kairos_store::RefundResult::Completed {
+        provider_refund_id: "re_partial".into(),
+    }
+}
+
+/// The tenant's payment dead letters, as staff read them (with a fresh token: the test
+/// clock may have moved past the fixture's).
+async fn payment_letters(app: &TestApp, t: &TenantFixture) -> TestResponse {
+    let token = app
+        .admin_token(&t.id, &t.owner_username, &t.owner_password)
+        .await;
+    let letters = app
+        .get("/api/v1/admin/dead-letters?type=payment")
+        .tenant(&t.id)
+        .token(&token)
+        .send()
+        .await;
+    letters.assert_status(200);
+    letters
+}
+
 #[tokio::test]
 async fn a_cancellation_while_a_partial_refund_is_under_way_refunds_the_rest_after_it() {
     let (app, t, _, hold) = paid("standard").await;
     let payment = payment_of(&app, &t, hold.str("id")).await;
     // Staff began refunding 10.00 of the 40.00; the provider has not answered yet.
-    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap();
-    let actor = kairos_store::Actor::system("test");
-    let partial = app
-        .store
-        .begin_refund(&tenant, payment, Some(1000), None, &actor, app.clock_now())
-        .await
-        .unwrap();
+    let partial = refund_under_way(&app, &t, payment, 1000).await;
     // Staff cancel meanwhile: everything is owed (the 10.00 under way returns by its own
     // refund, 30.00 more); it cannot be asked for yet.
     let res = staff_cancel(&app, &t, hold.str("id")).await;
@@ -454,18 +533,7 @@ async fn a_cancellation_while_a_partial_refund_is_under_way_refunds_the_rest_aft
     // Nothing to do while the first refund is under way.
     assert_eq!(owed_refunds(&app).await.refunded, 0);
     // The first refund completes at the provider; the job refunds the other 30.00.
-    app.store
-        .finish_refund(
-            &tenant,
-            partial.refund_id,
-            kairos_store::RefundResult::Completed {
-                provider_refund_id: "re_partial".into(),
-            },
-            &actor,
-            app.clock_now(),
-        )
-        .await
-        .unwrap();
+    provider_answers(&app, &t, partial, completed()).await;
     let pass = owed_refunds(&app).await;
     assert_eq!((pass.refunded, pass.failed), (1, 0), "{pass:?}");
     assert_eq!(
@@ -479,31 +547,14 @@ async fn a_cancellation_while_a_partial_refund_is_under_way_refunds_the_rest_aft
 async fn a_customer_cancellation_during_a_staff_refund_keeps_only_its_fee() {
     let (app, t, _, hold) = paid("flexible").await;
     let payment = payment_of(&app, &t, hold.str("id")).await;
-    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap();
-    let actor = kairos_store::Actor::system("test");
-    let partial = app
-        .store
-        .begin_refund(&tenant, payment, Some(1000), None, &actor, app.clock_now())
-        .await
-        .unwrap();
+    let partial = refund_under_way(&app, &t, payment, 1000).await;
     // A day ahead under the flexible policy: the fee is half of what the staff refund
     // under way leaves (30.00), so 15.00 more is owed.
     let r = cancel_by_customer(&app, &t, &hold).await;
     assert_eq!(r["total_refund_amount"], 3000, "{r}");
     assert_eq!(r["fee_deducted"], 1500, "{r}");
     assert_eq!(r["refund_breakdown"][0]["status"], "Processing", "{r}");
-    app.store
-        .finish_refund(
-            &tenant,
-            partial.refund_id,
-            kairos_store::RefundResult::Completed {
-                provider_refund_id: "re_partial".into(),
-            },
-            &actor,
-            app.clock_now(),
-        )
-        .await
-        .unwrap();
+    provider_answers(&app, &t, partial, completed()).await;
     assert_eq!(owed_refunds(&app).await.refunded, 1);
     // 25.00 back in all, as if the staff refund had finished first: the payment keeps the
     // fee.
@@ -525,36 +576,16 @@ async fn a_customer_cancellation_during_a_staff_refund_keeps_only_its_fee() {
 async fn a_refund_the_provider_refuses_puts_what_the_cancellation_owes_before_staff() {
     let (app, t, _, hold) = paid("standard").await;
     let payment = payment_of(&app, &t, hold.str("id")).await;
-    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap();
-    let actor = kairos_store::Actor::system("test");
-    let partial = app
-        .store
-        .begin_refund(&tenant, payment, Some(1000), None, &actor, app.clock_now())
-        .await
-        .unwrap();
+    let partial = refund_under_way(&app, &t, payment, 1000).await;
     staff_cancel(&app, &t, hold.str("id"))
         .await
         .assert_status(200);
     // The refund under way is refused: staff see the failure and the 40.00 still owed.
-    app.store
-        .finish_refund(
-            &tenant,
-            partial.refund_id,
-            kairos_store::RefundResult::Failed {
-                message: "card expired".into(),
-            },
-            &actor,
-            app.clock_now(),
-        )
-        .await
-        .unwrap();
-    let letters = app
-        .get("/api/v1/admin/dead-letters?type=payment")
-        .tenant(&t.id)
-        .token(&t.owner_token)
-        .send()
-        .await;
-    letters.assert_status(200);
+    let refused = kairos_store::RefundResult::Failed {
+        message: "card expired".into(),
+    };
+    provider_answers(&app, &t, partial, refused).await;
+    let letters = payment_letters(&app, &t).await;
     assert!(
         letters.text.contains("still owes 4000"),
         "the owed amount is before staff: {}",
@@ -566,35 +597,16 @@ async fn a_refund_the_provider_refuses_puts_what_the_cancellation_owes_before_st
 
 #[tokio::test]
 async fn a_refund_and_a_cancellation_sent_together_end_with_everything_refunded() {
-    let app = TestApp::spawn().await;
-    let t = app.tenant("acme").await;
-    let fx = app.bookable(&t).await;
-    app.sandbox_cardpay(&t).await;
+    let (app, t, fx) = card_venue("standard").await;
     let tries = 10;
     let mut met = 0;
     let mut bookings = Vec::new();
     for i in 0..tries {
         // Four slots of 10 seats: parties of 2 fit five to a slot.
-        let hold = app.hold(&t.id, &fx, &fx.slots[i % fx.slots.len()], 2).await;
-        app.post(&format!("/api/v1/bookings/{}/confirm", hold.str("id")))
-            .tenant(&t.id)
-            .header("x-booking-token", hold.str("bookingToken"))
-            .json(
-                json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay",
-                "paymentMethodId": "pm_card_visa"}),
-            )
-            .send()
-            .await
-            .assert_status(200);
+        let hold = card_paid(&app, &t, &fx, &fx.slots[i % fx.slots.len()]).await;
         bookings.push(hold.str("id").to_owned());
     }
     for id in &bookings {
-        for _ in 0..100 {
-            if booking(&app, &t, id).await["status"] == "paid" {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
         let payment = payment_of(&app, &t, id).await;
         let refund = app
             .post("/api/v1/payments/refund")
@@ -635,34 +647,14 @@ async fn a_refund_and_a_cancellation_sent_together_end_with_everything_refunded(
 async fn a_refund_with_no_outcome_for_a_day_goes_before_staff_once() {
     let (app, t, _, hold) = paid("standard").await;
     let payment = payment_of(&app, &t, hold.str("id")).await;
-    let tenant = kairos_domain::TenantId::parse(&t.id).unwrap();
     // A staff refund begun, whose request died before the provider's answer, and nobody
     // sent it again.
-    app.store
-        .begin_refund(
-            &tenant,
-            payment,
-            Some(1000),
-            None,
-            &kairos_store::Actor::system("test"),
-            app.clock_now(),
-        )
-        .await
-        .unwrap();
+    refund_under_way(&app, &t, payment, 1000).await;
     assert_eq!(owed_refunds(&app).await.stalled, 0, "not yet");
     app.clock.advance(chrono::Duration::hours(25));
     assert_eq!(owed_refunds(&app).await.stalled, 1);
     assert_eq!(owed_refunds(&app).await.stalled, 0, "never twice");
-    // A day later the owner signs in again.
-    let token = app
-        .admin_token(&t.id, &t.owner_username, &t.owner_password)
-        .await;
-    let letters = app
-        .get("/api/v1/admin/dead-letters?type=payment")
-        .tenant(&t.id)
-        .token(&token)
-        .send()
-        .await;
+    let letters = payment_letters(&app, &t).await;
     assert_eq!(
         letters.text.matches("REFUND_STALLED").count(),
         1,
@@ -673,40 +665,13 @@ async fn a_refund_with_no_outcome_for_a_day_goes_before_staff_once() {
 
 #[tokio::test]
 async fn a_customer_cancellation_and_the_owed_refunds_job_together_refund_once() {
-    let app = TestApp::spawn().await;
-    let t = app.tenant("acme").await;
-    let fx = app.bookable(&t).await;
-    app.sandbox_cardpay(&t).await;
-    app.patch(&format!("/api/v1/admin/sites/{}", fx.catalog.site_id))
-        .tenant(&t.id)
-        .token(&t.owner_token)
-        .json(json!({"cancellationPolicy": "flexible"}))
-        .send()
-        .await
-        .assert_status(200);
+    let (app, t, fx) = card_venue("flexible").await;
     let mut holds = Vec::new();
     // The first slot starts in 23 hours: flexible keeps half. Ten seats: five parties.
     for _ in 0..5 {
-        let hold = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
-        app.post(&format!("/api/v1/bookings/{}/confirm", hold.str("id")))
-            .tenant(&t.id)
-            .header("x-booking-token", hold.str("bookingToken"))
-            .json(
-                json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay",
-                "paymentMethodId": "pm_card_visa"}),
-            )
-            .send()
-            .await
-            .assert_status(200);
-        holds.push(hold);
+        holds.push(card_paid(&app, &t, &fx, &fx.slots[0]).await);
     }
     for hold in &holds {
-        for _ in 0..100 {
-            if booking(&app, &t, hold.str("id")).await["status"] == "paid" {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
         // The job of another instance runs while the cancellation's own request asks.
         let (answer, _) = tokio::join!(cancel_by_customer(&app, &t, hold), owed_refunds(&app));
         assert_eq!(answer["fee_deducted"], 2000, "{answer}");
