@@ -12,13 +12,17 @@ use kairos_domain::FieldErrors;
 use kairos_domain::text::{TextKind, check_text};
 
 /// Middleware of every route (added with its rate limit tier): the route's path
-/// parameters, percent-decoded, are one line of text each.
-/// Parameters that are not UTF-8 once decoded are left to the handler's extractor.
+/// parameters, percent-decoded, are one line of UTF-8 text each (bytes that are not UTF-8
+/// are a 400 in the error shape too, not the router's plain-text rejection).
 pub async fn check_path_params(
     params: Result<RawPathParams, RawPathParamsRejection>,
     req: Request,
     next: Next,
 ) -> Response {
+    if let Err(RawPathParamsRejection::InvalidUtf8InPathParam(_)) = params {
+        return ApiError::invalid_field("path", "must be UTF-8 text once percent-decoded")
+            .into_response();
+    }
     if let Ok(params) = params {
         let mut errors = FieldErrors::new();
         for (name, value) in &params {

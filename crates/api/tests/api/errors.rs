@@ -472,6 +472,14 @@ async fn every_path_parameter_of_every_route_refuses_control_characters() {
         wrong.is_empty(),
         "not refused with a 400 naming the parameter: {wrong:#?}"
     );
+    // Bytes that are not UTF-8: a 400 in the error shape, not a plain-text rejection.
+    let res = app
+        .get("/api/v1/vouchers/%FF%FE/balance")
+        .tenant(&t.id)
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["path"]);
     // Public lookups by code, which PostgreSQL cannot compare with a NUL.
     for path in [
         "/api/v1/gift-cards/balance/GIFT%00X",
