@@ -1,21 +1,22 @@
 //! A crash while a provider event is being processed loses nothing and doubles nothing
-//! (issue 12): `kairos serve` is killed (SIGKILL) while it processes a card payment's
+//! `kairos serve` is killed (SIGKILL) while it processes a card payment's
 //! success, the provider redelivers the event to a restarted server, and it is processed
 //! exactly once. The event's row is written in the transaction that acts on it, so the
 //! killed attempt leaves no trace. PostgreSQL only (`TEST_DATABASE_URL`): a row lock held
 //! by the test stops the server inside its transaction, where the kill lands.
 #![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
+mod common;
 use kairos_api::payments::sandbox::webhook_secret;
 use kairos_domain::payments::cardpay_signature::header;
 use kairos_domain::secrets::SecretBox;
 use kairos_testkit::TestApp;
 use serde_json::json;
 use sqlx::Connection;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SECRET_KEY: &str = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00";
 
@@ -31,25 +32,7 @@ fn serve(database: &str) -> (Child, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut addr = String::new();
-    while Instant::now() < deadline {
-        let Some(Ok(line)) = lines.next() else { break };
-        if let Some(rest) = line.split("listening on http://").nth(1) {
-            addr = rest
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_owned();
-        }
-        if line.contains("ready; press Ctrl-C") {
-            break;
-        }
-    }
-    assert!(!addr.is_empty(), "the server did not start");
-    // Keep draining its log so that it never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
+    let addr = common::listening_address(&mut child);
     (child, addr)
 }
 

@@ -5,12 +5,13 @@
 #![cfg(target_os = "linux")]
 #![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
+mod common;
 use kairos_testkit::TestApp;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const SIGN_INS: usize = 60;
 /// 200 MB, in bytes.
@@ -33,24 +34,7 @@ fn serve(database: &str) -> (Child, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut addr = String::new();
-    while Instant::now() < deadline {
-        let Some(Ok(line)) = lines.next() else { break };
-        if let Some(rest) = line.split("listening on http://").nth(1) {
-            addr = rest
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_owned();
-        }
-        if line.contains("ready; press Ctrl-C") {
-            break;
-        }
-    }
-    assert!(!addr.is_empty(), "the server did not start");
-    std::thread::spawn(move || for _ in lines {});
+    let addr = common::listening_address(&mut child);
     (child, addr)
 }
 
