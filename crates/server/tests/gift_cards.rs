@@ -1,4 +1,4 @@
-//! A gift card end to end (issue 12): bought, paid by card at the provider, the voucher
+//! A gift card end to end: bought, paid by card at the provider, the voucher
 //! code arrives by email over real SMTP, and it pays a booking. Against localstripe (a
 //! Stripe-compatible server nobody here wrote; `TEST_CARDPAY_URL`, set by
 //! `scripts/localstripe.sh` and CI) when it runs, with its signed webhook reaching the

@@ -1,4 +1,4 @@
-//! Money that arrives after the payment deadline cancelled its booking (issue 12): the
+//! Money that arrives after the payment deadline cancelled its booking: the
 //! booking takes its seats again when they are free and is `paid`; when they were taken
 //! meanwhile, the money is refunded automatically and staff see what happened (the
 //! refund the provider makes is in payments_webhooks).
