@@ -14,44 +14,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-/// Spec error codes used by this crate.
-pub mod code {
-    pub const VALIDATION_ERROR: &str = "VALIDATION_ERROR";
-    pub const EMAIL_EXISTS: &str = "EMAIL_EXISTS";
-    pub const INVALID_CREDENTIALS: &str = "INVALID_CREDENTIALS";
-    pub const NOT_FOUND: &str = "NOT_FOUND";
-    pub const INSUFFICIENT_PERMISSIONS: &str = "INSUFFICIENT_PERMISSIONS";
-    pub const UNAUTHORIZED: &str = "UNAUTHORIZED";
-    pub const TOKEN_EXPIRED: &str = "TOKEN_EXPIRED";
-    pub const TENANT_MISMATCH: &str = "TENANT_MISMATCH";
-    pub const CONFLICT: &str = "CONFLICT";
-    pub const PAYLOAD_TOO_LARGE: &str = "PAYLOAD_TOO_LARGE";
-    pub const REQUEST_TIMEOUT: &str = "REQUEST_TIMEOUT";
-    pub const UNSUPPORTED_MEDIA_TYPE: &str = "UNSUPPORTED_MEDIA_TYPE";
-    pub const METHOD_NOT_ALLOWED: &str = "METHOD_NOT_ALLOWED";
-    pub const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
-    pub const INTERNAL_ERROR: &str = "INTERNAL_ERROR";
-    pub const BOOKING_NOT_FOUND: &str = "BOOKING_NOT_FOUND";
-    pub const SLOT_UNAVAILABLE: &str = "SLOT_UNAVAILABLE";
-    pub const PRICING_CHANGED: &str = "PRICING_CHANGED";
-    pub const OUTSIDE_WINDOW: &str = "OUTSIDE_WINDOW";
-    pub const INVALID_TRANSITION: &str = "INVALID_TRANSITION";
-    pub const HOLD_EXPIRED: &str = "HOLD_EXPIRED";
-    pub const HOLD_LIMIT_REACHED: &str = "HOLD_LIMIT_REACHED";
-    pub const AMOUNT_EXCEEDS_BALANCE: &str = "AMOUNT_EXCEEDS_BALANCE";
-    pub const IDEMPOTENCY_KEY_REUSED: &str = "IDEMPOTENCY_KEY_REUSED";
-    pub const IDEMPOTENCY_KEY_IN_FLIGHT: &str = "IDEMPOTENCY_KEY_IN_FLIGHT";
-    pub const INVALID_PROMOTION: &str = "INVALID_PROMOTION";
-    pub const MIN_SPEND_NOT_MET: &str = "MIN_SPEND_NOT_MET";
-    pub const USAGE_LIMIT_EXCEEDED: &str = "USAGE_LIMIT_EXCEEDED";
-    pub const STACKING_VIOLATION: &str = "STACKING_VIOLATION";
-    pub const INSUFFICIENT_FUNDS: &str = "INSUFFICIENT_FUNDS";
-    pub const PAYMENT_FAILED: &str = "PAYMENT_FAILED";
-    pub const PROVIDER_ERROR: &str = "PROVIDER_ERROR";
-    pub const INVALID_SIGNATURE: &str = "INVALID_SIGNATURE";
-    pub const DUPLICATE_EVENT: &str = "DUPLICATE_EVENT";
-    pub const REFUND_FAILED: &str = "REFUND_FAILED";
-}
+/// The spec's error codes: one definition, the application layer's.
+pub use kairos_app::code;
 
 /// Error body shape A.
 #[derive(Debug, Serialize, ToSchema)]
@@ -227,6 +191,30 @@ impl From<StoreError> for ApiError {
     #[track_caller]
     fn from(e: StoreError) -> Self {
         ApiError::internal(e)
+    }
+}
+
+/// A use case's refusal: store refusals through their area's table, the layer's own
+/// failures as they are.
+impl From<kairos_app::AppError> for ApiError {
+    #[track_caller]
+    fn from(e: kairos_app::AppError) -> Self {
+        use kairos_app::AppError;
+        match e {
+            AppError::Booking(e) => e.into(),
+            AppError::Payments(e) => e.into(),
+            AppError::Voucher(e) => e.into(),
+            AppError::Store(e) => e.into(),
+            AppError::Failure(f) => ApiError {
+                status: f.status,
+                code: f.code,
+                message: f.message,
+                details: f.details,
+                retry_after: f.retry_after,
+                source: f.cause,
+                shape_b: false,
+            },
+        }
     }
 }
 

@@ -73,10 +73,8 @@ pub struct Inner {
     pub config: ApiConfig,
     pub availability_cache: crate::availability::AvailabilityCache,
     pub passwords: crate::auth::passwords::PasswordHashing,
-    /// The built-in sandbox card provider.
-    pub sandbox: Arc<crate::payments::sandbox::Sandbox>,
-    /// Outgoing HTTP (payment providers).
-    pub http: reqwest::Client,
+    /// The application layer: use cases and what they need (providers, settings).
+    pub app: kairos_app::App,
     tenants: Mutex<HashMap<TenantId, (Instant, Arc<Tenant>)>>,
 }
 
@@ -96,6 +94,7 @@ impl AppState {
         metrics: Option<PrometheusHandle>,
         config: ApiConfig,
     ) -> Self {
+        let app = kairos_app::App::new(store.clone(), clock.clone(), config.payments.clone());
         Self(Arc::new(Inner {
             store,
             clock,
@@ -109,12 +108,8 @@ impl AppState {
                 config.password_hash_concurrency,
                 config.password_hash_wait,
             ),
+            app,
             config,
-            sandbox: Arc::new(crate::payments::sandbox::Sandbox::default()),
-            http: reqwest::Client::builder()
-                .user_agent(concat!("kairos/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .unwrap_or_default(),
             tenants: Mutex::new(HashMap::new()),
         }))
     }

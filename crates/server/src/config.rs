@@ -176,8 +176,8 @@ impl Default for Config {
             delivery_max_attempts: kairos_domain::messaging::MAX_ATTEMPTS,
             delivery_backoff_secs: 30,
             secret_key: None,
-            cardpay_api_base: kairos_api::payments::settings::CARDPAY_API_BASE.into(),
-            bankpay_api_base: kairos_api::payments::settings::BANKPAY_API_BASE.into(),
+            cardpay_api_base: kairos_app::payments::settings::CARDPAY_API_BASE.into(),
+            bankpay_api_base: kairos_app::payments::settings::BANKPAY_API_BASE.into(),
             bankpay_merchant_id: None,
             bankpay_secret: None,
             payment_deadline_minutes: 30,
@@ -252,19 +252,7 @@ impl Config {
     }
 }
 
-/// `url` with the password of its credentials masked, for logs and banners.
-pub fn redact_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let creds = &url[s + 3..at];
-            match creds.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
-                None => url.to_owned(),
-            }
-        }
-        _ => url.to_owned(),
-    }
-}
+pub use kairos_app::redact::redact_url;
 
 #[cfg(test)]
 mod tests {

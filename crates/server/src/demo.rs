@@ -107,7 +107,7 @@ async fn sandbox_cardpay(
                 provider: Provider::Cardpay,
                 site_id: None,
                 secret_key: Some(secrets.seal(
-                    &kairos_api::payments::seal_context(
+                    &kairos_app::payments::credentials::seal_context(
                         tenant,
                         Provider::Cardpay,
                         None,

@@ -1,8 +1,10 @@
-//! The parts of the `kairos` binary: configuration, demo seeding, the background workers
-//! and message delivery. `main.rs` is the command line over them.
+//! The parts of the `kairos` binary: configuration, demo seeding and the list of
+//! background jobs. `main.rs` is the command line over them. Message delivery is the
+//! application's (`kairos_app::messaging::delivery`), re-exported here.
+
+pub use kairos_app::messaging::delivery;
 
 pub mod config;
-pub mod delivery;
 pub mod demo;
 pub mod payments;
 pub mod workers;

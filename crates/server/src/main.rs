@@ -352,7 +352,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
                 },
             );
             let (tx, rx) = watch::channel(false);
-            let handle = tokio::spawn(workers::run(state, mailer, rx));
+            let handle = tokio::spawn(workers::run(state.app.clone(), mailer, rx));
             tracing::info!("kairos workers running; press Ctrl-C to stop");
             shutdown_signal().await;
             let _ = tx.send(true);
@@ -482,7 +482,7 @@ async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
     }
     let (stop_tx, stop_rx) = watch::channel(false);
     let worker =
-        (!args.no_workers).then(|| tokio::spawn(workers::run(state.clone(), mailer, stop_rx)));
+        (!args.no_workers).then(|| tokio::spawn(workers::run(state.app.clone(), mailer, stop_rx)));
     let limits = kairos_api::ConnectionLimits {
         max_connections: config.http_max_connections,
         max_connections_per_address: config.http_max_connections_per_address,

@@ -48,9 +48,9 @@ pub async fn kept_secret_box(config: &Config, store: &Store) -> anyhow::Result<S
 pub fn settings(
     config: &Config,
     secrets: SecretBox,
-) -> anyhow::Result<kairos_api::payments::PaymentSettings> {
+) -> anyhow::Result<kairos_app::payments::PaymentSettings> {
     let env_bankpay = match (&config.bankpay_merchant_id, &config.bankpay_secret) {
-        (Some(merchant_id), Some(secret)) => Some(kairos_api::payments::settings::EnvBankpay {
+        (Some(merchant_id), Some(secret)) => Some(kairos_app::payments::settings::EnvBankpay {
             merchant_id: merchant_id.clone(),
             secret: secret.clone(),
         }),
@@ -62,7 +62,7 @@ pub fn settings(
     if config.payment_deadline_minutes == 0 {
         bail!("invalid configuration: KAIROS_PAYMENT_DEADLINE_MINUTES must be at least 1");
     }
-    Ok(kairos_api::payments::PaymentSettings {
+    Ok(kairos_app::payments::PaymentSettings {
         secrets,
         cardpay_api_base: config.cardpay_api_base.clone(),
         bankpay_api_base: config.bankpay_api_base.clone(),

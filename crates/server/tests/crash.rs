@@ -7,7 +7,7 @@
 #![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
 mod common;
-use kairos_api::payments::sandbox::webhook_secret;
+use kairos_app::payments::providers::sandbox::webhook_secret;
 use kairos_domain::payments::cardpay_signature::header;
 use kairos_domain::secrets::SecretBox;
 use kairos_testkit::TestApp;

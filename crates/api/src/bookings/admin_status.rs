@@ -8,6 +8,7 @@ use crate::openapi::schemas::BookingStatusSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
+use kairos_app::bookings::cancel::{Cancellation, cancel};
 use kairos_domain::bookings::BookingStatus;
 use kairos_store::BookingAction;
 use serde::{Deserialize, Serialize};
@@ -111,29 +112,38 @@ pub async fn set_status(
     }
     let view = load(&state, &auth, &id).await?;
     let previous = view.booking.status;
-    let b = done(
-        state
-            .store
-            .apply_booking_action(
-                auth.tenant.id(),
-                view.booking.id,
-                BookingAction::SetStatus {
-                    status,
-                    reason: reason.clone(),
-                    admin_notes,
-                },
-                &auth.actor(),
-                state.now(),
-                None,
-            )
-            .await?,
-    )?;
-    let refund = if b.status == kairos_domain::bookings::BookingStatus::Canceled {
-        crate::payments::provider::cancel_at_provider(&state, auth.tenant.id(), b.id).await;
-        crate::payments::cancellation::refund_cancelled(&state, auth.tenant.id(), &b, &auth.actor())
-            .await?
+    let (b, refund) = if status == BookingStatus::Canceled {
+        let cancelled = cancel(
+            &state.app,
+            auth.tenant.id(),
+            view.booking.id,
+            Cancellation::StatusChange {
+                reason: reason.clone(),
+                admin_notes,
+            },
+            &auth.actor(),
+        )
+        .await?;
+        (cancelled.booking, cancelled.refund.map(Into::into))
     } else {
-        None
+        let b = done(
+            state
+                .store
+                .apply_booking_action(
+                    auth.tenant.id(),
+                    view.booking.id,
+                    BookingAction::SetStatus {
+                        status,
+                        reason: reason.clone(),
+                        admin_notes,
+                    },
+                    &auth.actor(),
+                    state.now(),
+                    None,
+                )
+                .await?,
+        )?;
+        (b, None)
     };
     Ok(axum::Json(StatusResponse {
         booking_id: b.id.to_string(),

@@ -4,10 +4,9 @@ use super::draft::reason_of;
 use super::{BookingAccess, BookingResponse, accessible_booking};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::can;
-use crate::idempotency::done;
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use kairos_store::BookingAction;
+use kairos_app::bookings::cancel::{Cancellation, cancel as cancel_booking};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -49,32 +48,19 @@ pub async fn cancel(
     let req: CancelRequest = super::optional_body(&body)?;
     let reason = reason_of(req.reason.as_deref())?;
     let b = accessible_booking(&state, &access, &id).await?;
-    let b = done(
-        state
-            .store
-            .apply_booking_action(
-                access.tenant.id(),
-                b.id,
-                BookingAction::Cancel {
-                    reason,
-                    customer_window: !access.is_staff(),
-                },
-                &access.actor(&b),
-                state.now(),
-                None,
-            )
-            .await?,
-    )?;
-    crate::payments::provider::cancel_at_provider(&state, access.tenant.id(), b.id).await;
-    let refund = crate::payments::cancellation::refund_cancelled(
-        &state,
+    let cancelled = cancel_booking(
+        &state.app,
         access.tenant.id(),
-        &b,
+        b.id,
+        Cancellation::Request {
+            reason,
+            by_customer: !access.is_staff(),
+        },
         &access.actor(&b),
     )
     .await?;
     Ok(axum::Json(BookingResponse {
-        refund,
-        ..BookingResponse::of(&b, None)
+        refund: cancelled.refund.map(Into::into),
+        ..BookingResponse::of(&cancelled.booking, None)
     }))
 }

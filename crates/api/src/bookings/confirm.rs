@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::payments::bank_redirect::ReturnUrls;
+use kairos_app::payments::bank::ReturnUrls;
 
 /// `POST /bookings/{id}/confirm`.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -163,16 +163,16 @@ pub async fn confirm(
         };
         // Refused before anything changes when the venue cannot take the method.
         if payment_method == PaymentMethod::Cardpay {
-            crate::payments::provider::cardpay_account(
-                &state,
+            kairos_app::payments::accounts::cardpay_account(
+                &state.app,
                 access.tenant.id(),
                 Some(booking.site_id),
             )
             .await?;
         }
         if payment_method == PaymentMethod::Bankpay {
-            crate::payments::bank_redirect::bankpay_ready(
-                &state,
+            kairos_app::payments::bank::bankpay_ready(
+                &state.app,
                 access.tenant.id(),
                 Some(booking.site_id),
             )
@@ -246,8 +246,8 @@ async fn with_payment_action(
     if response.status() != axum::http::StatusCode::OK {
         return Ok(response);
     }
-    let Some(action) = crate::payments::provider::payment_action(
-        state,
+    let Some(action) = kairos_app::payments::intents::payment_action(
+        &state.app,
         tenant,
         booking,
         payment_method.as_deref(),
@@ -265,12 +265,12 @@ async fn with_payment_action(
     let mut json: Value = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::internal(format!("confirm answer: {e}")))?;
     if let Some(mixed) =
-        crate::payments::mixed::mixed_tender(state, tenant, booking, &action).await?
+        kairos_app::payments::mixed::mixed_tender(&state.app, tenant, booking, &action).await?
     {
-        json["mixedTender"] = serde_json::to_value(mixed)
+        json["mixedTender"] = serde_json::to_value(crate::payments::dto::MixedTender::from(mixed))
             .map_err(|e| ApiError::internal(format!("mixed tender: {e}")))?;
     }
-    json["payment"] = serde_json::to_value(action)
+    json["payment"] = serde_json::to_value(crate::payments::dto::PaymentAction::from(action))
         .map_err(|e| ApiError::internal(format!("payment action: {e}")))?;
     let body = serde_json::to_vec(&json).map_err(|e| ApiError::internal(e.to_string()))?;
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);

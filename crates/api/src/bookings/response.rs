@@ -193,7 +193,7 @@ pub struct BookingResponse {
     /// Only in the answer of a confirm with an online method: what the customer does to
     /// pay (cardpay: the PaymentIntent's client secret for the provider's browser library).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub payment: Option<crate::payments::provider::PaymentAction>,
+    pub payment: Option<crate::payments::dto::PaymentAction>,
     /// Only in the answer of a cancellation of a booking paid by card: the refund made
     /// (the amount paid minus the site policy's fee when the customer cancels; all of it
     /// when staff cancel). `success` false: the provider refused, staff see it in the
@@ -203,7 +203,7 @@ pub struct BookingResponse {
     /// Only in the answer of a confirm with an online method of a booking vouchers paid
     /// part of: both parts (spec Part B 2.8; minor units).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mixed_tender: Option<crate::payments::mixed::MixedTender>,
+    pub mixed_tender: Option<crate::payments::dto::MixedTender>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -8,12 +8,13 @@ use super::products::currency_of;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Tenant, decode_json, timestamp_param};
 use crate::idempotency::{RequestKey, answer};
-use crate::payments::provider::{PaymentAction, action_for_payment};
+use crate::payments::dto::PaymentAction;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
+use kairos_app::payments::intents::action_for_payment;
 use kairos_domain::FieldErrors;
 use kairos_domain::customers::Email;
 use kairos_domain::gift_cards::InvalidAmount;
@@ -323,13 +324,16 @@ pub async fn pay_purchase_by_card(
 ) -> ApiResult<axum::Json<PaymentAction>> {
     let purchase = find_purchase(&state, &tenant, &id).await?;
     // Refuse before a payment row exists when the venue cannot take cards.
-    crate::payments::provider::cardpay_account(&state, tenant.id(), purchase.site_id).await?;
+    kairos_app::payments::accounts::cardpay_account(&state.app, tenant.id(), purchase.site_id)
+        .await?;
     let (_, payment) = state
         .store
         .open_gift_card_payment(tenant.id(), purchase.id, state.now())
         .await?;
     Ok(axum::Json(
-        action_for_payment(&state, tenant.id(), &payment, None, false).await?,
+        action_for_payment(&state.app, tenant.id(), &payment, None, false)
+            .await?
+            .into(),
     ))
 }
 

@@ -3,10 +3,7 @@
 //! idempotency keys derived from the payment they act on, so a retry of the
 //! same request has one effect.
 
-use super::cardpay::IntentStatus;
-use super::provider::{
-    PaymentAction, account_of_payment, deliver_sandbox_events, payment_action, provider_error,
-};
+use super::dto::PaymentAction;
 use crate::bookings::{BookingAccess, accessible_booking};
 use crate::error::{ApiError, ApiResult, ErrorBody, code};
 use crate::extract::{Json, Staff, can};
@@ -15,9 +12,10 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use kairos_app::payments::bank::ReturnUrls;
+use kairos_app::payments::intents::payment_action;
 use kairos_domain::FieldErrors;
 use kairos_domain::TenantId;
-use kairos_domain::payments::credentials::Provider;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -100,14 +98,15 @@ async fn authorize_booking(
         .map(str::trim)
         .filter(|s| !s.is_empty());
     payment_action(
-        state,
+        &state.app,
         access.tenant.id(),
         booking.id,
         pm,
         manual,
-        &super::bank_redirect::ReturnUrls::default(),
+        &ReturnUrls::default(),
     )
     .await?
+    .map(PaymentAction::from)
     .ok_or_else(|| {
         ApiError::conflict(
             code::INVALID_TRANSITION,
@@ -192,73 +191,17 @@ async fn capture_payment(
     let mut errors = FieldErrors::new();
     let payment_id = payment_and_amount(&mut errors, body.payment_id.as_deref(), body.amount);
     errors.finish().map_err(ApiError::validation)?;
-    let payment = state
-        .store
-        .online_payment(tenant, payment_id.unwrap_or_default())
-        .await?
-        .ok_or_else(|| ApiError::not_found("Payment"))?;
-    if !matches!(
-        payment.status,
-        kairos_domain::payments::PaymentStatus::Pending
-            | kairos_domain::payments::PaymentStatus::Authorized
-    ) {
-        return Err(ApiError::conflict(
-            code::INVALID_TRANSITION,
-            format!("The payment is {}: nothing to capture", payment.status),
-        ));
-    }
-    let (Some(intent), Some(account)) = (
-        payment.provider_payment_id.clone(),
-        account_of_payment(state, tenant, &payment).await?,
-    ) else {
-        return Err(ApiError::conflict(
-            code::INVALID_TRANSITION,
-            "The payment has nothing authorized at a card provider",
-        ));
-    };
-    if body.amount.is_some_and(|a| a > payment.amount) {
-        return Err(ApiError::invalid_field(
-            "amount",
-            format!(
-                "must be at most {} (authorized, minor units)",
-                payment.amount
-            ),
-        ));
-    }
-    let current = account
-        .cardpay
-        .retrieve_intent(&intent)
-        .await
-        .map_err(|e| provider_error(Provider::Cardpay, e))?;
-    if current.status != IntentStatus::RequiresCapture {
-        return Err(ApiError::conflict(
-            code::INVALID_TRANSITION,
-            "Nothing is authorized to capture (the customer has not confirmed the card, or it was captured)",
-        ));
-    }
-    let (result, events) = account
-        .cardpay
-        .capture_intent(
-            &intent,
-            body.amount,
-            &format!("kairos-capture-{}", payment.id),
-            state.now().timestamp(),
-        )
-        .await;
-    deliver_sandbox_events(state, events);
-    let captured = result.map_err(|e| provider_error(Provider::Cardpay, e))?;
-    state
-        .store
-        .mark_captured(tenant, payment.id, captured.amount, state.now())
-        .await?;
+    let captured = kairos_app::payments::capture::capture(
+        &state.app,
+        tenant,
+        payment_id.unwrap_or_default(),
+        body.amount,
+    )
+    .await?;
     Ok(CaptureResult {
-        payment_id: payment.id,
+        payment_id: captured.payment_id,
         status: "CAPTURED".to_owned(),
-        provider_status: if captured.status == IntentStatus::Succeeded {
-            "succeeded".to_owned()
-        } else {
-            format!("{:?}", captured.status)
-        },
-        amount_captured: captured.amount,
+        provider_status: captured.provider_status,
+        amount_captured: captured.amount_captured,
     })
 }

@@ -9,6 +9,7 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
+use kairos_app::payments::credentials::seal_context;
 use kairos_domain::FieldErrors;
 use kairos_domain::TenantId;
 use kairos_domain::payments::credentials::Provider;
@@ -16,18 +17,6 @@ use kairos_store::{CredentialsInput, StoredCredentials};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
-
-/// The context a secret is sealed in: its tenant, provider, scope and field, so a sealed
-/// value copied elsewhere does not open.
-pub fn seal_context(
-    tenant: &TenantId,
-    provider: Provider,
-    site: Option<Uuid>,
-    field: &str,
-) -> String {
-    let scope = site.map(|s| s.to_string()).unwrap_or_default();
-    format!("{tenant}/{provider}/{scope}/{field}")
-}
 
 /// A provider account to store.
 #[derive(Debug, Default, Deserialize, ToSchema)]

@@ -1,30 +1,21 @@
-//! Payments (spec Part B 4.6): provider credentials under
-//! `/api/v1/admin/payments/credentials` (`credentials.rs`); the card provider's client
-//! (`cardpay.rs`), the built-in sandbox provider (`sandbox.rs`), reaching a payment's
-//! account (`provider.rs`); authorize and capture (`actions.rs`), refunds (`refunds.rs`),
-//! the tenant's cancellation fee (`refund_policy.rs`), a cancelled booking's refund
-//! (`cancellation.rs`);
-//! the bank provider (`bankpay.rs`, `bank_redirect.rs`, `bank_callback.rs`); the provider
-//! webhooks (`webhooks.rs`). Errors are shape A.
+//! Payments over HTTP (spec Part B 4.6): provider credentials under
+//! `/api/v1/admin/payments/credentials` (`credentials.rs`); authorize and capture
+//! (`actions.rs`), refunds (`refunds.rs`), the tenant's cancellation fee
+//! (`refund_policy.rs`); the provider webhooks (`webhooks.rs`, `bank_callback.rs`); the
+//! sandbox provider's own HTTP face (`sandbox_http.rs`); the answers' payment objects
+//! (`dto.rs`). What these do beyond one transaction (providers, settling events,
+//! refunds) is the application's (`kairos_app::payments`). Errors are shape A.
 //!
 //! One file per resource; [`router`] lists the routes.
 
 pub mod actions;
 mod bank_callback;
-pub mod bank_redirect;
-pub mod bankpay;
-pub mod cancellation;
-pub mod cardpay;
 mod credentials;
-pub mod deadline;
+pub mod dto;
 mod error;
-pub mod mixed;
-pub mod provider;
 mod refund_policy;
 pub mod refunds;
-pub mod sandbox;
 pub mod sandbox_http;
-pub mod settings;
 pub mod webhooks;
 
 use crate::rate_limit::Tier;
@@ -32,8 +23,9 @@ use crate::state::AppState;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-pub use credentials::seal_context;
-pub use settings::PaymentSettings;
+pub use kairos_app::payments::PaymentSettings;
+pub use kairos_app::payments::credentials::seal_context;
+pub use kairos_app::payments::settings;
 
 pub fn router() -> OpenApiRouter<AppState> {
     Tier::Standard

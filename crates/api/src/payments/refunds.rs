@@ -1,4 +1,5 @@
-//! `POST /api/v1/payments/refund` and the refund path it shares with cancellations and
+//! `POST /api/v1/payments/refund`; the refund itself is the application's
+//! (`kairos_app::payments::refund`), shared with cancellations and
 //! the automatic refund of late money (spec Part B 2.8, 4.6, 4.11): the refund recorded
 //! Processing, asked of the provider the payment was made with, against the same account
 //! (cardpay: Stripe's refunds, the refund's id as idempotency key; bankpay: Paytrail's
@@ -8,20 +9,14 @@
 //! (`bank_callback.rs`).
 
 use super::actions::payment_and_amount;
-use super::bank_redirect::bank_account_of_payment;
-use super::bankpay::{NewBankRefund, Urls};
-use super::cardpay::ProviderError;
-use super::provider::{Cardpay, account_of_payment, deliver_sandbox_events};
-use crate::error::{ApiError, ApiResult, ErrorBody, code};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Staff, can};
 use crate::idempotency;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::Response;
-use kairos_domain::payments::credentials::Provider;
-use kairos_domain::{FieldErrors, TenantId};
-use kairos_store::{RefundResult, RefundStarted};
+use kairos_domain::FieldErrors;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -114,289 +109,40 @@ async fn staff_refund(
         errors.add("reason", "must be at most 500 characters");
     }
     errors.finish().map_err(ApiError::validation)?;
-    refund_payment(
-        state,
+    let outcome = kairos_app::payments::refund::refund_payment(
+        &state.app,
         auth.tenant.id(),
         payment_id.unwrap_or_default(),
         body.amount,
         body.reason,
         &auth.actor(),
     )
-    .await
+    .await?;
+    Ok(outcome.into())
 }
 
-/// What the provider said to a refund: its id there, and whether it is still on its way.
-struct Asked {
-    provider_refund_id: String,
-    pending: bool,
-}
-
-fn not_configured(message: &str) -> ProviderError {
-    ProviderError::Refused {
-        status: 0,
-        code: "not_configured".into(),
-        message: message.into(),
+impl From<kairos_app::payments::refund::RefundPart> for RefundPart {
+    fn from(p: kairos_app::payments::refund::RefundPart) -> Self {
+        RefundPart {
+            payment_method: p.payment_method,
+            original_amount: p.original_amount,
+            refund_amount: p.refund_amount,
+            provider_refund_id: p.provider_refund_id,
+            voucher_new_balance: p.voucher_new_balance,
+            status: p.status,
+        }
     }
 }
 
-/// Asks the card provider account that took the payment to refund.
-async fn ask_cardpay(
-    state: &AppState,
-    tenant: &TenantId,
-    started: &RefundStarted,
-) -> Result<Asked, ProviderError> {
-    let account = account_of_payment(state, tenant, &started.payment)
-        .await
-        .map_err(|e| ProviderError::Unavailable(e.message))?;
-    let Some(account) = account else {
-        return Err(not_configured(
-            "the payment's cardpay account is no longer configured",
-        ));
-    };
-    let intent = started
-        .payment
-        .provider_payment_id
-        .clone()
-        .unwrap_or_default();
-    let (result, events) = account
-        .cardpay
-        .refund(
-            &intent,
-            started.amount,
-            &format!("kairos-refund-{}", started.refund_id),
-            state.now().timestamp(),
-        )
-        .await;
-    deliver_sandbox_events(state, events);
-    let sandbox = matches!(account.cardpay, Cardpay::Sandbox { .. });
-    let r = result?;
-    tracing::info!(refund_id = %started.refund_id, sandbox, "card refund completed");
-    Ok(Asked {
-        provider_refund_id: r.id,
-        pending: false,
-    })
-}
-
-/// Asks the bank provider account that took the payment to refund; its callback URLs
-/// are the bank callback's (the refund is told apart by its `checkout-stamp`, the
-/// refund's id).
-async fn ask_bankpay(
-    state: &AppState,
-    tenant: &TenantId,
-    started: &RefundStarted,
-) -> Result<Asked, ProviderError> {
-    let account = bank_account_of_payment(state, tenant, &started.payment)
-        .await
-        .map_err(|e| ProviderError::Unavailable(e.message))?;
-    let Some(client) = account else {
-        return Err(not_configured(
-            "the payment's bankpay account is no longer configured",
-        ));
-    };
-    let Some(public) = state.config.payments.public_url.clone() else {
-        return Err(not_configured(
-            "bank refunds need the service's public address (KAIROS_PUBLIC_URL) for the provider's callback",
-        ));
-    };
-    let callback = format!("{public}/webhooks/bankpay/callback");
-    let transaction = started
-        .payment
-        .provider_payment_id
-        .clone()
-        .unwrap_or_default();
-    let answer = client
-        .refund(
-            &transaction,
-            &NewBankRefund {
-                amount: started.amount,
-                refund_stamp: started.refund_id.to_string(),
-                refund_reference: started.payment.id.to_string(),
-                callback_urls: Urls {
-                    success: callback.clone(),
-                    cancel: callback,
-                },
-            },
-        )
-        .await?;
-    match answer.status.as_str() {
-        "ok" | "pending" => Ok(Asked {
-            provider_refund_id: answer.transaction_id,
-            pending: answer.status == "pending",
-        }),
-        other => Err(ProviderError::Refused {
-            status: 201,
-            code: other.to_owned(),
-            message: format!(
-                "the bank provider refused the refund ({})",
-                answer.provider.as_deref().unwrap_or("its payment method")
-            ),
-        }),
+impl From<kairos_app::payments::refund::RefundOutcome> for RefundOutcome {
+    fn from(o: kairos_app::payments::refund::RefundOutcome) -> Self {
+        RefundOutcome {
+            success: o.success,
+            refund_id: o.refund_id,
+            total_refund_amount: o.total_refund_amount,
+            fee_deducted: o.fee_deducted,
+            net_refund_amount: o.net_refund_amount,
+            refund_breakdown: o.refund_breakdown.into_iter().map(Into::into).collect(),
+        }
     }
-}
-
-/// Refunds `amount` (default: all that is left) of a collected card or bank payment at
-/// its provider, against the account that took it: staff's refund, a cancelled booking's
-/// and the automatic refund of money that arrived for a closed booking.
-pub async fn refund_payment(
-    state: &AppState,
-    tenant: &TenantId,
-    payment: Uuid,
-    amount: Option<i64>,
-    reason: Option<String>,
-    actor: &kairos_store::Actor,
-) -> ApiResult<RefundOutcome> {
-    let started = state
-        .store
-        .begin_refund(tenant, payment, amount, reason, actor, state.now())
-        .await?;
-    ask_and_finish(state, tenant, started, actor).await
-}
-
-/// Refunds what a cancellation still owes from `payment` (its refund target minus what it
-/// has refunded, decided on the locked payment): the cancellation's own request and the
-/// owed-refunds job call this, so neither refunds what the other did. None when nothing
-/// is owed any more.
-pub async fn refund_owed(
-    state: &AppState,
-    tenant: &TenantId,
-    payment: Uuid,
-    reason: Option<String>,
-    actor: &kairos_store::Actor,
-) -> ApiResult<Option<RefundOutcome>> {
-    let started = match state
-        .store
-        .begin_owed_refund(tenant, payment, reason, actor, state.now())
-        .await
-    {
-        Ok(started) => started,
-        // Refunded meanwhile (by the other caller).
-        Err(kairos_store::PaymentsError::NothingOwed) => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    ask_and_finish(state, tenant, started, actor)
-        .await
-        .map(Some)
-}
-
-/// Asks the provider for a refund begun, and records its answer.
-async fn ask_and_finish(
-    state: &AppState,
-    tenant: &TenantId,
-    started: RefundStarted,
-    actor: &kairos_store::Actor,
-) -> ApiResult<RefundOutcome> {
-    let provider = started.payment.provider;
-    let asked = match provider {
-        // Asked before (its answer `pending`, or lost): never asked twice; its callback
-        // finishes it.
-        Provider::Bankpay if started.resumed => Ok(Asked {
-            provider_refund_id: started.provider_refund_id.clone().unwrap_or_default(),
-            pending: true,
-        }),
-        Provider::Bankpay => ask_bankpay(state, tenant, &started).await,
-        Provider::Cardpay => ask_cardpay(state, tenant, &started).await,
-    };
-    let (provider_refund_id, status) = match asked {
-        Ok(Asked {
-            provider_refund_id,
-            pending: true,
-        }) => {
-            if !provider_refund_id.is_empty() {
-                state
-                    .store
-                    .note_refund_pending(
-                        tenant,
-                        started.refund_id,
-                        &provider_refund_id,
-                        state.now(),
-                    )
-                    .await?;
-            }
-            tracing::info!(refund_id = %started.refund_id, "bank refund pending at the provider");
-            (provider_refund_id, "Processing".to_owned())
-        }
-        Ok(Asked {
-            provider_refund_id, ..
-        }) => {
-            let changed = state
-                .store
-                .finish_refund(
-                    tenant,
-                    started.refund_id,
-                    RefundResult::Completed {
-                        provider_refund_id: provider_refund_id.clone(),
-                    },
-                    actor,
-                    state.now(),
-                )
-                .await?;
-            // Finished meanwhile by another path (a callback): report what it recorded.
-            let status = if changed {
-                "Completed".to_owned()
-            } else {
-                state
-                    .store
-                    .refund_by_id(started.refund_id)
-                    .await?
-                    .map_or_else(|| "Completed".to_owned(), |r| r.status)
-            };
-            (provider_refund_id, status)
-        }
-        Err(e @ ProviderError::Unavailable(_)) => {
-            // Not known whether the provider refunded: the refund stays Processing. The
-            // same request again asks the card provider with the same idempotency key; a
-            // bank refund is not asked twice: the bank's callback settles it.
-            let next = match provider {
-                Provider::Cardpay => "send the same request again to finish it",
-                Provider::Bankpay => {
-                    "the bank's callback settles it (asking again refunds nothing twice); if none comes, check the bank's merchant panel"
-                }
-            };
-            return Err(ApiError::new(
-                StatusCode::BAD_GATEWAY,
-                code::PROVIDER_ERROR,
-                format!(
-                    "{} did not answer the refund ({e}); {next}",
-                    provider.as_str()
-                ),
-            ));
-        }
-        Err(e) => {
-            state
-                .store
-                .finish_refund(
-                    tenant,
-                    started.refund_id,
-                    RefundResult::Failed {
-                        message: e.to_string(),
-                    },
-                    actor,
-                    state.now(),
-                )
-                .await?;
-            return Err(ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                code::REFUND_FAILED,
-                format!(
-                    "The refund failed at {} ({e}); it waits in the dead-letter queue for staff to return the money another way",
-                    provider.as_str()
-                ),
-            ));
-        }
-    };
-    Ok(RefundOutcome {
-        success: true,
-        refund_id: started.refund_id,
-        total_refund_amount: started.amount,
-        fee_deducted: 0,
-        net_refund_amount: started.amount,
-        refund_breakdown: vec![RefundPart {
-            payment_method: provider.as_str().to_owned(),
-            original_amount: started.collected,
-            refund_amount: started.amount,
-            provider_refund_id: Some(provider_refund_id).filter(|id| !id.is_empty()),
-            voucher_new_balance: None,
-            status,
-        }],
-    })
 }

@@ -4,9 +4,6 @@
 //! Stripe client does with a secret key (create, capture, cancel, refund). Not part of the
 //! Kairos API (and not in its OpenAPI document): it stands in for the provider.
 
-use super::cardpay::{NewIntent, ProviderError};
-use super::provider::deliver_sandbox_events;
-use super::sandbox::{Caller, SandboxEvent};
 use crate::state::AppState;
 use axum::Router;
 use axum::body::Bytes;
@@ -14,6 +11,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use kairos_app::payments::providers::sandbox::{Caller, SandboxEvent};
+use kairos_app::payments::providers::{NewIntent, ProviderError};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -82,7 +81,7 @@ fn answer(
     result: Result<Value, ProviderError>,
     events: Vec<SandboxEvent>,
 ) -> Response {
-    deliver_sandbox_events(state, events);
+    state.app.sandbox.emit(events);
     match result {
         Ok(v) => axum::Json(v).into_response(),
         Err(e) => error(e),
@@ -122,8 +121,18 @@ async fn create(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
         .and_then(|v| v.to_str().ok())
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
     let now = state.now().timestamp();
-    let (result, events) = state.sandbox.create_intent(&key, &new, &idem, now);
-    let result = result.and_then(|pi| state.sandbox.intent_json(Caller::SecretKey(&key), &pi.id));
+    let (result, events) = state
+        .app
+        .sandbox
+        .sandbox
+        .create_intent(&key, &new, &idem, now);
+    let result = result.and_then(|pi| {
+        state
+            .app
+            .sandbox
+            .sandbox
+            .intent_json(Caller::SecretKey(&key), &pi.id)
+    });
     answer(&state, result, events)
 }
 
@@ -139,7 +148,11 @@ async fn retrieve(
         (None, Some(s)) => Caller::ClientSecret(s),
         (None, None) => return unauthorized(),
     };
-    answer(&state, state.sandbox.intent_json(caller, &id), Vec::new())
+    answer(
+        &state,
+        state.app.sandbox.sandbox.intent_json(caller, &id),
+        Vec::new(),
+    )
 }
 
 async fn confirm(
@@ -156,13 +169,13 @@ async fn confirm(
         (None, None) => return unauthorized(),
     };
     let now = state.now().timestamp();
-    let (result, events) = state.sandbox.confirm(
+    let (result, events) = state.app.sandbox.sandbox.confirm(
         caller,
         &id,
         f.get("payment_method").map(String::as_str),
         now,
     );
-    let result = result.and_then(|_| state.sandbox.intent_json(caller, &id));
+    let result = result.and_then(|_| state.app.sandbox.sandbox.intent_json(caller, &id));
     answer(&state, result, events)
 }
 
@@ -179,10 +192,14 @@ async fn capture(
         .get("amount_to_capture")
         .and_then(|a| a.parse().ok());
     let now = state.now().timestamp();
-    match state.sandbox.capture(&key, &id, amount, now) {
+    match state.app.sandbox.sandbox.capture(&key, &id, amount, now) {
         Ok((_, events)) => answer(
             &state,
-            state.sandbox.intent_json(Caller::SecretKey(&key), &id),
+            state
+                .app
+                .sandbox
+                .sandbox
+                .intent_json(Caller::SecretKey(&key), &id),
             events,
         ),
         Err(e) => error(e),
@@ -197,10 +214,13 @@ async fn cancel(
     let Some(key) = bearer(&headers) else {
         return unauthorized();
     };
-    let result = state
-        .sandbox
-        .cancel(&key, &id)
-        .and_then(|_| state.sandbox.intent_json(Caller::SecretKey(&key), &id));
+    let result = state.app.sandbox.sandbox.cancel(&key, &id).and_then(|_| {
+        state
+            .app
+            .sandbox
+            .sandbox
+            .intent_json(Caller::SecretKey(&key), &id)
+    });
     answer(&state, result, Vec::new())
 }
 
@@ -221,7 +241,7 @@ async fn refund(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
         .and_then(|v| v.to_str().ok())
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
     let now = state.now().timestamp();
-    match state.sandbox.refund(
+    match state.app.sandbox.sandbox.refund(
         &key,
         intent,
         f.get("amount").and_then(|a| a.parse().ok()),

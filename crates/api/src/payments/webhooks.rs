@@ -1,5 +1,6 @@
 //! The card provider's webhook (spec Part B 4.6, 5, 6): `POST /payments/cardpay/webhook`
-//! (no `/api/v1` prefix) and its health.
+//! (no `/api/v1` prefix) and its health. The delivery is verified and settled by the
+//! application (`kairos_app::payments::card_events`):
 //!
 //! 1. The signature header (`cardpay-signature`, or `Stripe-Signature` as Stripe itself
 //!    sends it) is required: without it, 400 INVALID_SIGNATURE.
@@ -15,8 +16,7 @@
 //!    `error: DUPLICATE_EVENT`. Processing that fails answers 500 (the provider retries)
 //!    and is rolled back, so the retry processes it.
 
-use super::provider::{account_of_payment, open_account};
-use crate::error::{ApiError, ErrorBody, code};
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::{AdminAuth, Query, Staff, can};
 use crate::state::AppState;
 use axum::body::Bytes;
@@ -24,12 +24,9 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
-use kairos_domain::TenantId;
-use kairos_domain::payments::cardpay_signature::{self, SignatureError};
-use kairos_domain::payments::credentials::{CredentialSource, Provider};
-use kairos_store::{Actor, Dispute, PAID_AFTER_CLOSE, ProviderEvent};
+use kairos_app::payments::card_events::{self, EventAnswer, Receipt};
+use kairos_domain::payments::credentials::Provider;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 /// The card webhook's answer (spec Part B 4.6).
@@ -56,268 +53,21 @@ pub struct WebhookQuery {
     pub tenant: Option<String>,
 }
 
-fn invalid(message: impl Into<String>) -> (StatusCode, Response) {
-    let e = ApiError::new(StatusCode::BAD_REQUEST, code::INVALID_SIGNATURE, message);
-    (StatusCode::BAD_REQUEST, e.into_response())
-}
-
-/// The PaymentIntent an event is about, and the tenant its metadata names: read only to
-/// choose the signing secret.
-fn peek(body: &[u8]) -> (Option<String>, Option<String>) {
-    let Ok(v) = serde_json::from_slice::<Value>(body) else {
-        return (None, None);
+/// The webhook's HTTP answer to what the application made of a delivery.
+fn answer(receipt: Receipt) -> Response {
+    let body = |a: EventAnswer| WebhookAnswer {
+        received: true,
+        processed: a.processed,
+        event_id: a.event_id,
+        message: a.message,
+        error: a.error,
     };
-    let object = &v["data"]["object"];
-    let intent = if object["object"] == "payment_intent" {
-        object["id"].as_str()
-    } else {
-        object["payment_intent"].as_str()
-    };
-    (
-        intent.map(str::to_owned),
-        object["metadata"]["tenant_id"].as_str().map(str::to_owned),
-    )
-}
-
-/// The (tenant, secret) pairs that may have signed an event.
-async fn candidates(
-    state: &AppState,
-    tenant_hint: Option<&str>,
-    body: &[u8],
-) -> Result<Vec<(TenantId, String)>, ApiError> {
-    let (intent, metadata_tenant) = peek(body);
-    if let Some(intent) = intent
-        && let Some((tenant, payment)) = state
-            .store
-            .online_payment_by_provider_id(Provider::Cardpay, &intent)
-            .await?
-    {
-        let account = account_of_payment(state, &tenant, &payment).await?;
-        return Ok(account
-            .and_then(|a| a.webhook_secret)
-            .map(|secret| vec![(tenant, secret)])
-            .unwrap_or_default());
-    }
-    let Some(tenant) = tenant_hint
-        .or(metadata_tenant.as_deref())
-        .and_then(|t| TenantId::parse(t).ok())
-    else {
-        return Ok(Vec::new());
-    };
-    let mut out = Vec::new();
-    for c in state.store.list_payment_credentials(&tenant).await? {
-        if c.provider != Provider::Cardpay {
-            continue;
+    match receipt {
+        Receipt::Answered(a) => axum::Json(body(a)).into_response(),
+        Receipt::Failed(a) => {
+            (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(body(a))).into_response()
         }
-        let source = if c.site_id.is_some() {
-            CredentialSource::Site
-        } else {
-            CredentialSource::Tenant
-        };
-        if let Some(secret) = open_account(state, &tenant, &c, source)?.webhook_secret {
-            out.push((tenant.clone(), secret));
-        }
-    }
-    Ok(out)
-}
-
-/// Refunds money that arrived for a booking that can no longer take it. Its dead letter
-/// (written with the event) stays open, for staff, until the refund is made: a crash or a
-/// provider failure here leaves the work visible.
-pub(super) async fn refund_after_close(
-    state: &AppState,
-    tenant: &TenantId,
-    provider: Provider,
-    intent: &str,
-) {
-    let payment = match state
-        .store
-        .online_payment_by_provider_id(provider, intent)
-        .await
-    {
-        Ok(Some((_, p))) => p,
-        Ok(None) => return,
-        Err(e) => {
-            tracing::warn!(error = %e, "automatic refund: payment not read");
-            return;
-        }
-    };
-    let refunded = super::refunds::refund_payment(
-        state,
-        tenant,
-        payment.id,
-        None,
-        Some("paid after the booking closed".to_owned()),
-        &Actor::system("payments"),
-    )
-    .await;
-    // A refund made closes the money's dead letter (`finish_refund`); one the bank
-    // reports later closes it when its callback completes it.
-    match refunded {
-        Ok(r) => {
-            tracing::info!(payment_id = %payment.id, refund_id = %r.refund_id, "money paid after close refunded");
-        }
-        Err(e) => {
-            tracing::warn!(payment_id = %payment.id, error = %e.message, "automatic refund failed; the dead letter stays open for staff");
-        }
-    }
-}
-
-/// Verifies and processes one card webhook delivery; the status and the answer.
-pub async fn receive_cardpay(
-    state: &AppState,
-    tenant_hint: Option<&str>,
-    signature: Option<&str>,
-    body: &[u8],
-) -> (StatusCode, Response) {
-    let Some(signature) = signature.filter(|s| !s.trim().is_empty()) else {
-        return invalid("The cardpay-signature header is missing");
-    };
-    let candidates = match candidates(state, tenant_hint, body).await {
-        Ok(c) => c,
-        Err(e) => return (e.status, e.into_response()),
-    };
-    if candidates.is_empty() {
-        return invalid(
-            "No signing secret for this event: it names no known payment and no tenant with cardpay credentials (add ?tenant=<id> to the webhook address)",
-        );
-    }
-    let now = state.now().timestamp();
-    let mut verified = None;
-    let mut last_error = SignatureError::Mismatch;
-    for (tenant, secret) in candidates {
-        match cardpay_signature::verify(signature, body, &secret, now) {
-            Ok(_) => {
-                verified = Some(tenant);
-                break;
-            }
-            Err(e @ (SignatureError::Stale(_) | SignatureError::Future(_))) => last_error = e,
-            Err(e) => {
-                if matches!(last_error, SignatureError::Mismatch) {
-                    last_error = e;
-                }
-            }
-        }
-    }
-    let Some(tenant) = verified else {
-        return invalid(format!("Invalid signature: {last_error}"));
-    };
-    let Ok(event) = serde_json::from_slice::<Value>(body) else {
-        let e = ApiError::invalid_field("body", "is not a JSON event");
-        return (StatusCode::BAD_REQUEST, e.into_response());
-    };
-    let (Some(event_id), Some(event_type)) = (event["id"].as_str(), event["type"].as_str()) else {
-        let e = ApiError::invalid_field("body", "has no event id and type");
-        return (StatusCode::BAD_REQUEST, e.into_response());
-    };
-    if event_id.starts_with("poll:") {
-        // The poller's own records of what it settled; no provider sends these.
-        let e = ApiError::invalid_field("body", "has an event id no provider sends");
-        return (StatusCode::BAD_REQUEST, e.into_response());
-    }
-    let object = &event["data"]["object"];
-    let is_intent = object["object"] == "payment_intent";
-    let dispute = (object["object"] == "dispute")
-        .then(|| {
-            Some(Dispute {
-                id: object["id"].as_str()?.to_owned(),
-                amount: object["amount"].as_i64()?,
-                currency: object["currency"].as_str()?.to_owned(),
-                reason: object["reason"].as_str().unwrap_or("general").to_owned(),
-            })
-        })
-        .flatten();
-    let parsed = ProviderEvent {
-        provider: Provider::Cardpay,
-        event_id: event_id.to_owned(),
-        event_type: event_type.to_owned(),
-        payment_intent: if is_intent {
-            object["id"].as_str()
-        } else {
-            object["payment_intent"].as_str()
-        }
-        .map(str::to_owned),
-        amount: if is_intent {
-            object["amount_received"]
-                .as_i64()
-                .filter(|a| *a > 0)
-                .or_else(|| object["amount"].as_i64())
-        } else {
-            None
-        },
-        currency: is_intent
-            .then(|| object["currency"].as_str().map(str::to_owned))
-            .flatten(),
-        failure: object["last_payment_error"].as_object().map(|e| {
-            (
-                e.get("code")
-                    .and_then(Value::as_str)
-                    .unwrap_or("failed")
-                    .to_owned(),
-                e.get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-            )
-        }),
-        amount_refunded: (object["object"] == "charge")
-            .then(|| object["amount_refunded"].as_i64())
-            .flatten(),
-        dispute,
-    };
-    match state
-        .store
-        .process_provider_event(&tenant, &parsed, state.now())
-        .await
-    {
-        Ok(outcome) => {
-            if !outcome.duplicate
-                && outcome.code.as_deref() == Some(PAID_AFTER_CLOSE)
-                && let Some(intent) = parsed.payment_intent.as_deref()
-            {
-                refund_after_close(state, &tenant, Provider::Cardpay, intent).await;
-            }
-            let answer = WebhookAnswer {
-                received: true,
-                processed: outcome.processed,
-                event_id: parsed.event_id,
-                message: outcome.message,
-                error: if outcome.duplicate {
-                    Some(code::DUPLICATE_EVENT.to_owned())
-                } else {
-                    outcome.code
-                },
-            };
-            (StatusCode::OK, axum::Json(answer).into_response())
-        }
-        Err(e) => {
-            tracing::warn!(event_id = %parsed.event_id, error = %e, "cardpay event failed");
-            if let Err(store) = state
-                .store
-                .record_failed_event(
-                    &tenant,
-                    Provider::Cardpay,
-                    &parsed.event_id,
-                    &parsed.event_type,
-                    &e.to_string(),
-                    state.now(),
-                )
-                .await
-            {
-                tracing::warn!(error = %store, "could not record a failed cardpay event");
-            }
-            let answer = WebhookAnswer {
-                received: true,
-                processed: false,
-                event_id: parsed.event_id,
-                message: "processing failed; the provider's retry will process it".to_owned(),
-                error: None,
-            };
-            (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                axum::Json(answer).into_response(),
-            )
-        }
+        Receipt::Refused(e) => ApiError::from(e).into_response(),
     }
 }
 
@@ -347,9 +97,7 @@ pub async fn cardpay_webhook(
         .get("cardpay-signature")
         .or_else(|| headers.get("stripe-signature"))
         .and_then(|v| v.to_str().ok());
-    receive_cardpay(&state, q.tenant.as_deref(), signature, &body)
-        .await
-        .1
+    answer(card_events::receive(&state.app, q.tenant.as_deref(), signature, &body).await)
 }
 
 /// Counts of a provider's events.

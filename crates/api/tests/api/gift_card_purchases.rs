@@ -5,7 +5,7 @@
 #![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
 use chrono::Duration;
-use kairos_api::payments::sandbox::webhook_secret;
+use kairos_app::payments::providers::sandbox::webhook_secret;
 use kairos_domain::TenantId;
 use kairos_domain::payments::cardpay_signature::header;
 use kairos_store::DeliveryResult;
@@ -487,7 +487,7 @@ async fn an_unpaid_purchase_is_cancelled_at_the_payment_deadline() {
     let payment = pay(&app, &t, &id).await;
     payment.assert_status(200);
     app.clock.advance(Duration::minutes(31));
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     assert_eq!(report.canceled, 1);

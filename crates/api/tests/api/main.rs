@@ -27,7 +27,6 @@ mod operations;
 mod payments_actions;
 mod payments_bankpay;
 mod payments_cancellation;
-mod payments_cardpay;
 mod payments_charges;
 mod payments_credentials;
 mod payments_health;

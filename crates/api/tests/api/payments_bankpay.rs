@@ -353,7 +353,7 @@ async fn an_unpaid_bank_payment_is_cancelled_at_the_deadline_and_a_late_one_rein
     let (hold, res) = confirm_by_bank(&app, &t, &fx, json!({})).await;
     res.assert_status(200);
     app.clock.advance(chrono::Duration::minutes(31));
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     assert_eq!(report.canceled, 1);
@@ -379,7 +379,7 @@ async fn a_bank_payment_past_its_deadline_is_asked_about_at_the_provider() {
     let txn = transaction_of(&res);
     app.clock.advance(chrono::Duration::minutes(31));
     let pass = || async {
-        kairos_api::payments::deadline::run_once(&app.state)
+        kairos_app::payments::deadline::run_once(&app.state.app)
             .await
             .unwrap()
     };
@@ -637,7 +637,7 @@ async fn a_bank_transfer_arriving_after_its_seats_were_taken_goes_back_through_t
     let (hold, res) = confirm_by_bank(&app, &t, &fx, json!({})).await;
     res.assert_status(200);
     app.clock.advance(chrono::Duration::minutes(31));
-    kairos_api::payments::deadline::run_once(&app.state)
+    kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     // Others take every seat of the slot.

@@ -212,7 +212,7 @@ async fn a_voucher_pays_first_and_gets_its_part_back_when_the_card_never_pays() 
     // The card payment never comes: the deadline cancels the booking and the voucher's
     // redemption is reversed.
     app.clock.advance(chrono::Duration::minutes(31));
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.canceled, 1);
@@ -439,10 +439,10 @@ async fn staff_cancel(app: &TestApp, t: &TenantFixture, booking_id: &str) -> Tes
         .await
 }
 
-async fn owed_refunds(app: &TestApp) -> kairos_api::payments::cancellation::OwedRefunds {
-    kairos_api::payments::cancellation::finish_unfinished(&app.state)
+async fn owed_refunds(app: &TestApp) -> kairos_app::payments::owed::OwedRefunds {
+    kairos_app::payments::owed::finish_unfinished(&app.state.app)
         .await
-        .unwrap_or_else(|e| panic!("owed refunds: {} {:?}", e.message, e))
+        .unwrap_or_else(|e| panic!("owed refunds: {} {:?}", e.message(), e))
 }
 
 /// A staff refund of `amount` of `payment` begun, whose provider has not answered yet:

@@ -4,7 +4,7 @@
 //! urgent note and staff a dead letter), each once.
 #![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
-use kairos_api::payments::sandbox::webhook_secret;
+use kairos_app::payments::providers::sandbox::webhook_secret;
 use kairos_domain::payments::cardpay_signature::header;
 use kairos_testkit::{TenantFixture, TestApp, TestResponse};
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! anyone the status, a tenant's staff that tenant's event counts, never another tenant's.
 #![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
-use kairos_api::payments::sandbox::webhook_secret;
+use kairos_app::payments::providers::sandbox::webhook_secret;
 use kairos_domain::TenantId;
 use kairos_domain::auth::Role;
 use kairos_domain::payments::cardpay_signature::header;

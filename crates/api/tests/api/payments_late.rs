@@ -4,7 +4,7 @@
 //! refund the provider makes is in payments_webhooks).
 #![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
-use kairos_api::payments::sandbox::webhook_secret;
+use kairos_app::payments::providers::sandbox::webhook_secret;
 use kairos_domain::payments::cardpay_signature::header;
 use kairos_testkit::{BookingFixture, TenantFixture, TestApp, TestResponse};
 use serde_json::{Value, json};
@@ -33,7 +33,7 @@ async fn cancelled_unpaid() -> (
         .await;
     res.assert_status(200);
     app.clock.advance(chrono::Duration::minutes(31));
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     assert_eq!(report.canceled, 1);

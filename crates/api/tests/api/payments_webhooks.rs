@@ -3,7 +3,7 @@
 //! future timestamps refused, each event processed once, the booking paid.
 #![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
-use kairos_api::payments::sandbox::webhook_secret;
+use kairos_app::payments::providers::sandbox::webhook_secret;
 use kairos_domain::payments::cardpay_signature::{header, signature};
 use kairos_testkit::{BookingFixture, TenantFixture, TestApp, TestResponse};
 use serde_json::{Value, json};
@@ -415,14 +415,14 @@ async fn an_unpaid_booking_is_cancelled_at_the_payment_deadline_and_its_seats_fr
     let id = hold.str("id").to_owned();
     // Not yet: the deadline (30 minutes) has not passed.
     app.clock.advance(chrono::Duration::minutes(20));
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     assert_eq!((report.settled, report.canceled), (0, 0));
     assert_eq!(booking(&app, &t, &id).await["status"], "confirmed");
 
     app.clock.advance(chrono::Duration::minutes(11));
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     assert_eq!((report.settled, report.canceled), (0, 1));
@@ -447,7 +447,7 @@ async fn an_unpaid_booking_is_cancelled_at_the_payment_deadline_and_its_seats_fr
         messages.text
     );
     // Nothing more to do on the next pass.
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     assert_eq!(report, Default::default());
@@ -466,15 +466,15 @@ async fn a_payment_whose_event_was_lost_is_settled_by_asking_the_provider() {
         .unwrap()
         .to_owned();
     // The customer pays, and the provider's event never arrives.
-    let (paid, _lost_events) = app.state.sandbox.confirm(
-        kairos_api::payments::sandbox::Caller::ClientSecret(&secret),
+    let (paid, _lost_events) = app.state.app.sandbox.sandbox.confirm(
+        kairos_app::payments::providers::sandbox::Caller::ClientSecret(&secret),
         &intent,
         Some("pm_card_visa"),
         app.clock_now().timestamp(),
     );
     paid.unwrap();
     app.clock.advance(chrono::Duration::minutes(31));
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     assert_eq!((report.settled, report.canceled), (1, 0));
@@ -493,8 +493,8 @@ async fn money_taken_after_staff_cancelled_the_booking_is_refunded_automatically
         .unwrap()
         .to_owned();
     // The customer pays at the provider; its event is late (it arrives below).
-    let (paid, _late_events) = app.state.sandbox.confirm(
-        kairos_api::payments::sandbox::Caller::SecretKey(&key),
+    let (paid, _late_events) = app.state.app.sandbox.sandbox.confirm(
+        kairos_app::payments::providers::sandbox::Caller::SecretKey(&key),
         &intent,
         Some("pm_card_visa"),
         app.clock_now().timestamp(),
@@ -582,7 +582,7 @@ async fn funds_held_for_capture_are_not_cancelled_at_the_deadline() {
     .await;
     res.assert_status(200);
     app.clock.advance(chrono::Duration::minutes(31));
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     assert_eq!((report.canceled, report.skipped), (0, 1));
@@ -590,7 +590,7 @@ async fn funds_held_for_capture_are_not_cancelled_at_the_deadline() {
     assert_eq!(b["status"], "confirmed");
     assert_eq!(b["payments"][0]["status"], "AUTHORIZED");
     // Out of the deadline's queue now.
-    let report = kairos_api::payments::deadline::run_once(&app.state)
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
         .await
         .unwrap();
     assert_eq!(report, Default::default());

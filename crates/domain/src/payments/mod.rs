@@ -2,7 +2,8 @@
 //! of a payment recorded against it; the providers' signature schemes
 //! ([`cardpay_signature`], [`bankpay_signature`]); the payment status machine
 //! ([`PaymentStatus`]); which account a payment goes through ([`credentials`]); what a
-//! cancellation refunds ([`refund_policy`]).
+//! cancellation refunds ([`refund_policy`]); what a provider's report does to a payment
+//! ([`reports`]).
 //!
 //! What staff record with mark-paid (`cash`, `card_terminal`, `manual`, …) is an open set
 //! the spec leaves to the venue, so a payment's own method stays text.
@@ -11,6 +12,7 @@ pub mod bankpay_signature;
 pub mod cardpay_signature;
 pub mod credentials;
 pub mod refund_policy;
+pub mod reports;
 mod status;
 
 pub use status::{PaymentEvent, PaymentStatus};

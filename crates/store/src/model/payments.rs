@@ -101,38 +101,23 @@ pub struct OnlinePayment {
     pub created_at: Timestamp,
 }
 
-/// A card provider event, verified, as far as the engine needs it.
+/// A provider's report about a payment, verified: the card webhook's events, the bank
+/// callbacks, and what the deadline's poller found.
 #[derive(Debug, Clone)]
 pub struct ProviderEvent {
-    /// Whose event: cardpay's (its webhook) or bankpay's (its callback, mapped onto the
-    /// same event types: `ok` → payment_intent.succeeded, `fail` →
-    /// payment_intent.payment_failed).
     pub provider: Provider,
+    /// The provider's id of the event (processed once per provider and tenant).
     pub event_id: String,
+    /// The event's type as the provider named it, kept with its record.
     pub event_type: String,
-    /// The PaymentIntent the event is about.
+    /// The provider's id of the payment the event is about (cardpay: the PaymentIntent;
+    /// bankpay: the transaction).
     pub payment_intent: Option<String>,
-    /// Minor units and currency the provider reports.
-    pub amount: Option<i64>,
-    pub currency: Option<String>,
-    /// The failure's code and message (payment_intent.payment_failed).
-    pub failure: Option<(String, String)>,
-    /// charge.refunded: all the provider has refunded of the charge so far (minor units).
-    pub amount_refunded: Option<i64>,
-    /// charge.dispute.created: the dispute.
-    pub dispute: Option<Dispute>,
+    /// What the provider reports.
+    pub report: kairos_domain::payments::reports::ProviderReport,
 }
 
-/// A cardholder's dispute of a charge, as the provider reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Dispute {
-    pub id: String,
-    /// Minor units.
-    pub amount: i64,
-    pub currency: String,
-    /// The provider's reason (`fraudulent`, `product_not_received`, …).
-    pub reason: String,
-}
+pub use kairos_domain::payments::reports::Dispute;
 
 /// The event answer's code for money that arrived for a booking that can no longer take
 /// it (cancelled by the customer or staff, or its seats taken since): the API refunds it

@@ -62,24 +62,6 @@ impl TryFrom<OnlineRow> for OnlinePayment {
     }
 }
 
-/// Whether an event's amount and currency are the payment's. An event that lacks what
-/// the check needs does not match: the amount always (a whole number of minor units), the
-/// currency from the card provider (the bank provider's callbacks carry none: its
-/// payments are in euros).
-pub(crate) fn matches_payment(
-    p: &OnlinePayment,
-    provider: Provider,
-    amount: Option<i64>,
-    currency: Option<&str>,
-) -> bool {
-    let currency_matches = match (provider, currency) {
-        (_, Some(c)) => c.eq_ignore_ascii_case(&p.currency),
-        (Provider::Cardpay, None) => false,
-        (Provider::Bankpay, None) => true,
-    };
-    amount == Some(p.amount) && currency_matches
-}
-
 #[operations]
 impl Repo {
     /// The booking's newest online payment still to be collected (PENDING, AUTHORIZED, or

@@ -1,83 +1,17 @@
-//! The card provider's client: Stripe's REST API (PaymentIntents and Refunds), form
-//! encoded, with the secret key as bearer and an `Idempotency-Key` on every write, at a
-//! configurable base (`KAIROS_CARDPAY_API_BASE`; the built-in sandbox for sandbox
-//! credentials).
+//! Stripe's REST API (PaymentIntents and Refunds) as a [`CardProvider`]: form encoded,
+//! with the secret key as bearer and an `Idempotency-Key` on every write, at a
+//! configurable base (`KAIROS_CARDPAY_API_BASE`), so any Stripe-compatible server works.
 //!
 //! Responses are read leniently (missing fields default, `latest_charge` as an id or an
 //! object, unknown statuses kept), so Stripe-compatible servers that return a subset work.
 
+use super::card::{CardProvider, IntentStatus, NewIntent, PaymentIntent, ProviderError, Refund};
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
 
 /// How long one call to the provider may take.
 const TIMEOUT: Duration = Duration::from_secs(20);
-
-/// Why a provider call failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProviderError {
-    /// The card was declined (402): try another card.
-    #[error("declined: {message}")]
-    Declined {
-        code: String,
-        decline_code: Option<String>,
-        message: String,
-    },
-    /// The provider refused the request (another 4xx): not worth retrying as it is.
-    #[error("refused ({status}): {message}")]
-    Refused {
-        status: u16,
-        code: String,
-        message: String,
-    },
-    /// The provider could not be reached, timed out or failed (5xx, 429): retry later.
-    #[error("unavailable: {0}")]
-    Unavailable(String),
-}
-
-/// A PaymentIntent's status.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IntentStatus {
-    RequiresPaymentMethod,
-    RequiresConfirmation,
-    RequiresAction,
-    Processing,
-    RequiresCapture,
-    Canceled,
-    Succeeded,
-    Other(String),
-}
-
-impl IntentStatus {
-    fn parse(raw: &str) -> IntentStatus {
-        match raw {
-            "requires_payment_method" => IntentStatus::RequiresPaymentMethod,
-            "requires_confirmation" => IntentStatus::RequiresConfirmation,
-            "requires_action" => IntentStatus::RequiresAction,
-            "processing" => IntentStatus::Processing,
-            "requires_capture" => IntentStatus::RequiresCapture,
-            "canceled" => IntentStatus::Canceled,
-            "succeeded" => IntentStatus::Succeeded,
-            other => IntentStatus::Other(other.to_owned()),
-        }
-    }
-}
-
-/// The parts of a PaymentIntent Kairos uses.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PaymentIntent {
-    pub id: String,
-    pub status: IntentStatus,
-    pub amount: i64,
-    /// Lower case, as Stripe writes it.
-    pub currency: String,
-    pub client_secret: Option<String>,
-    /// The latest charge's id.
-    pub latest_charge: Option<String>,
-    /// The last failure: code and message.
-    pub last_error: Option<(String, String)>,
-    pub metadata: serde_json::Map<String, Value>,
-}
 
 #[derive(Deserialize)]
 struct IntentWire {
@@ -124,32 +58,6 @@ impl From<IntentWire> for PaymentIntent {
             },
         }
     }
-}
-
-/// A refund as the provider reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Refund {
-    pub id: String,
-    #[serde(default)]
-    pub amount: i64,
-    /// pending, succeeded, failed, canceled, requires_action.
-    #[serde(default)]
-    pub status: String,
-}
-
-/// A PaymentIntent to create.
-#[derive(Debug, Clone)]
-pub struct NewIntent<'a> {
-    /// Minor units.
-    pub amount: i64,
-    /// Any case; sent lower case.
-    pub currency: &'a str,
-    /// Authorize only; capture later (`POST /payments/capture`).
-    pub manual_capture: bool,
-    /// A payment method to confirm with at once (staff or tests); None: the customer's
-    /// browser confirms with the client secret.
-    pub payment_method: Option<&'a str>,
-    pub metadata: &'a [(&'a str, String)],
 }
 
 /// A client for one account.
@@ -332,5 +240,48 @@ impl CardpayClient {
             },
             s => ProviderError::Unavailable(format!("cardpay failed ({s}): {message}")),
         })
+    }
+}
+
+#[async_trait::async_trait]
+impl CardProvider for CardpayClient {
+    async fn create_intent(
+        &self,
+        intent: &NewIntent<'_>,
+        key: &str,
+    ) -> Result<PaymentIntent, ProviderError> {
+        CardpayClient::create_intent(self, intent, key).await
+    }
+
+    async fn retrieve_intent(&self, id: &str) -> Result<PaymentIntent, ProviderError> {
+        CardpayClient::retrieve_intent(self, id).await
+    }
+
+    async fn confirm_intent(
+        &self,
+        id: &str,
+        payment_method: &str,
+        key: &str,
+    ) -> Result<PaymentIntent, ProviderError> {
+        CardpayClient::confirm_intent(self, id, payment_method, key).await
+    }
+
+    async fn capture_intent(
+        &self,
+        id: &str,
+        amount: Option<i64>,
+        key: &str,
+    ) -> Result<PaymentIntent, ProviderError> {
+        CardpayClient::capture_intent(self, id, amount, key).await
+    }
+
+    async fn cancel_intent(&self, id: &str, key: &str) -> Result<(), ProviderError> {
+        CardpayClient::cancel_intent(self, id, key)
+            .await
+            .map(|_| ())
+    }
+
+    async fn refund(&self, intent: &str, amount: i64, key: &str) -> Result<Refund, ProviderError> {
+        CardpayClient::refund(self, intent, amount, &[], key).await
     }
 }

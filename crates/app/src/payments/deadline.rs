@@ -1,5 +1,5 @@
-//! The payment deadline and the stale-payment poller (issue: an unpaid booking must not
-//! block a slot forever): a booking confirmed for online payment whose payment is still
+//! The payment deadline and the stale-payment poller (an unpaid booking must not block a
+//! slot forever): a booking confirmed for online payment whose payment is still
 //! PENDING past the deadline (`KAIROS_PAYMENT_DEADLINE_MINUTES`) is asked about at its
 //! provider (cardpay: the PaymentIntent; bankpay: `GET /payments/{transactionId}`).
 //! Collected after all (a lost event or callback): it is settled as the event would have.
@@ -10,13 +10,16 @@
 //! paid after that is refunded as late money. An unpaid gift card purchase is cancelled the same
 //! way.
 
-use super::bank_redirect::bank_account_of_payment;
-use super::cardpay::{IntentStatus, ProviderError};
-use super::provider::account_of_payment;
-use crate::state::AppState;
+use super::accounts::account_of_payment;
+use super::bank::bank_account_of_payment;
+use super::card_events::{Receipt, settle};
+use super::providers::{IntentStatus, ProviderError};
+use crate::App;
+use crate::bookings::cancel::{Cancellation, cancel};
 use kairos_domain::TenantId;
 use kairos_domain::payments::credentials::Provider;
-use kairos_store::{Actor, BookingAction, OnlinePayment, ProviderEvent};
+use kairos_domain::payments::reports::ProviderReport;
+use kairos_store::{Actor, OnlinePayment, ProviderEvent};
 
 /// Payments looked at per pass.
 const BATCH: i64 = 50;
@@ -34,14 +37,13 @@ pub struct DeadlineReport {
 }
 
 /// One pass over the payments past their deadline.
-pub async fn run_once(state: &AppState) -> Result<DeadlineReport, kairos_store::StoreError> {
-    let now = state.now();
-    let before =
-        now - chrono::Duration::from_std(state.config.payments.deadline).unwrap_or_default();
-    let overdue = state.store.overdue_online_payments(before, BATCH).await?;
+pub async fn run_once(app: &App) -> Result<DeadlineReport, kairos_store::StoreError> {
+    let now = app.now();
+    let before = now - chrono::Duration::from_std(app.payments.deadline).unwrap_or_default();
+    let overdue = app.store.overdue_online_payments(before, BATCH).await?;
     let mut report = DeadlineReport::default();
     for (tenant, payment) in overdue {
-        match settle_or_cancel(state, &tenant, &payment).await {
+        match settle_or_cancel(app, &tenant, &payment).await {
             Ok(Outcome::Settled) => report.settled += 1,
             Ok(Outcome::Canceled) => report.canceled += 1,
             Ok(Outcome::Skipped) => report.skipped += 1,
@@ -61,23 +63,23 @@ enum Outcome {
 }
 
 async fn settle_or_cancel(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     payment: &OnlinePayment,
 ) -> Result<Outcome, String> {
     let asked = match payment.provider {
-        Provider::Bankpay => ask_bankpay(state, tenant, payment).await,
-        Provider::Cardpay => ask_cardpay(state, tenant, payment).await,
+        Provider::Bankpay => ask_bankpay(app, tenant, payment).await,
+        Provider::Cardpay => ask_cardpay(app, tenant, payment).await,
     };
     match asked {
         Ok(Asked::Settled) => return Ok(Outcome::Settled),
         Ok(Asked::Waiting { authorized }) => {
-            checked(state, tenant, payment, authorized).await?;
+            checked(app, tenant, payment, authorized).await?;
             return Ok(Outcome::Skipped);
         }
         Ok(Asked::Unpaid) => {}
         Err(e) => {
-            checked(state, tenant, payment, false).await?;
+            checked(app, tenant, payment, false).await?;
             return Err(e);
         }
     }
@@ -86,13 +88,13 @@ async fn settle_or_cancel(
             return Ok(Outcome::Skipped);
         };
         // A gift card nobody paid: the purchase is given up.
-        let canceled = state
+        let canceled = app
             .store
-            .cancel_unpaid_gift_card(tenant, purchase, payment.id, state.now())
+            .cancel_unpaid_gift_card(tenant, purchase, payment.id, app.now())
             .await
             .map_err(|e| e.to_string())?;
         if !canceled {
-            checked(state, tenant, payment, false).await?;
+            checked(app, tenant, payment, false).await?;
         }
         return Ok(if canceled {
             Outcome::Canceled
@@ -100,25 +102,22 @@ async fn settle_or_cancel(
             Outcome::Skipped
         });
     };
-    let result = state
-        .store
-        .apply_booking_action(
-            tenant,
-            booking,
-            BookingAction::CancelUnpaid {
-                reason: "payment_deadline: not paid in time".to_owned(),
-            },
-            &Actor::system("payments"),
-            state.now(),
-            None,
-        )
-        .await;
+    let result = cancel(
+        app,
+        tenant,
+        booking,
+        Cancellation::PaymentDeadline {
+            reason: "payment_deadline: not paid in time".to_owned(),
+        },
+        &Actor::system("payments"),
+    )
+    .await;
     match result {
         Ok(_) => Ok(Outcome::Canceled),
         Err(e) => {
             // Paid meanwhile (at the desk, say): it stays.
-            checked(state, tenant, payment, false).await?;
-            tracing::info!(booking_id = %booking, reason = %e, "unpaid booking kept");
+            checked(app, tenant, payment, false).await?;
+            tracing::info!(booking_id = %booking, reason = %e.message(), "unpaid booking kept");
             Ok(Outcome::Skipped)
         }
     }
@@ -137,14 +136,13 @@ enum Asked {
 /// Notes that the payment was looked at (`authorized`: its funds are held), so the next
 /// pass looks at others first.
 async fn checked(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     payment: &OnlinePayment,
     authorized: bool,
 ) -> Result<(), String> {
-    state
-        .store
-        .note_payment_checked(tenant, payment.id, authorized, state.now())
+    app.store
+        .note_payment_checked(tenant, payment.id, authorized, app.now())
         .await
         .map_err(|e| e.to_string())
 }
@@ -155,14 +153,14 @@ async fn checked(
 /// provider are unpaid (a bank payment cannot be withdrawn: paid after all, it is refunded
 /// as late money).
 async fn ask_bankpay(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     payment: &OnlinePayment,
 ) -> Result<Asked, String> {
     let Some(transaction) = &payment.provider_payment_id else {
         return Ok(Asked::Unpaid);
     };
-    let Some(client) = bank_account_of_payment(state, tenant, payment)
+    let Some(client) = bank_account_of_payment(app, tenant, payment)
         .await
         .map_err(|e| e.to_string())?
     else {
@@ -172,7 +170,7 @@ async fn ask_bankpay(
         Ok(found) if found.status == "ok" => {
             let key = format!("{transaction}:ok");
             settle_lost(
-                state,
+                app,
                 tenant,
                 Provider::Bankpay,
                 key,
@@ -195,14 +193,14 @@ async fn ask_bankpay(
 /// cannot pay it later) and the payment is unpaid. Unknown to the provider (a sandbox
 /// restarted): unpaid.
 async fn ask_cardpay(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     payment: &OnlinePayment,
 ) -> Result<Asked, String> {
     let Some(intent_id) = &payment.provider_payment_id else {
         return Ok(Asked::Unpaid);
     };
-    let Some(account) = account_of_payment(state, tenant, payment)
+    let Some(account) = account_of_payment(app, tenant, payment)
         .await
         .map_err(|e| e.to_string())?
     else {
@@ -217,7 +215,7 @@ async fn ask_cardpay(
         IntentStatus::Succeeded => {
             let key = format!("poll:{}:succeeded", intent.id);
             settle_lost(
-                state,
+                app,
                 tenant,
                 Provider::Cardpay,
                 key,
@@ -243,10 +241,10 @@ async fn ask_cardpay(
 }
 
 /// Settles a payment its provider reports collected whose event was lost, as that event
-/// would have (processed once under `event_id`; the amount and currency the provider
+/// would have (money for a booking closed meanwhile refunded at once) (processed once under `event_id`; the amount and currency the provider
 /// reports are checked against the payment).
 async fn settle_lost(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     provider: Provider,
     event_id: String,
@@ -259,16 +257,14 @@ async fn settle_lost(
         event_id,
         event_type: "payment_intent.succeeded".to_owned(),
         payment_intent: Some(provider_payment_id.to_owned()),
-        amount: Some(amount),
-        currency: Some(currency),
-        failure: None,
-        amount_refunded: None,
-        dispute: None,
+        report: ProviderReport::Succeeded {
+            amount: Some(amount),
+            currency: Some(currency),
+        },
     };
-    state
-        .store
-        .process_provider_event(tenant, &event, state.now())
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(Asked::Settled)
+    match settle(app, tenant, &event).await {
+        Receipt::Answered(_) => Ok(Asked::Settled),
+        Receipt::Failed(a) => Err(a.message),
+        Receipt::Refused(e) => Err(e.message()),
+    }
 }

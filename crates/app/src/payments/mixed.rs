@@ -2,17 +2,16 @@
 //! first, when applied to the hold) and for the rest through the provider, told in one
 //! object beside the confirm answer's `payment`.
 
-use super::provider::PaymentAction;
-use crate::error::ApiResult;
-use crate::state::AppState;
+use super::intents::PaymentAction;
+use crate::App;
+use crate::error::AppResult;
 use kairos_domain::TenantId;
+use kairos_domain::payments::credentials::Provider;
 use kairos_domain::vouchers::TransactionKind;
-use serde::Serialize;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// The voucher's part (minor units).
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VoucherPayment {
     pub voucher_code: String,
     /// The ledger entry of the redemption.
@@ -22,10 +21,9 @@ pub struct VoucherPayment {
 }
 
 /// The provider's part (minor units).
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExternalPayment {
-    #[schema(example = "cardpay")]
-    pub provider: String,
+    pub provider: Provider,
     pub payment_intent_id: Option<String>,
     pub amount_charged: i64,
     pub requires_action: bool,
@@ -33,7 +31,7 @@ pub struct ExternalPayment {
 }
 
 /// A booking paid by a voucher and a provider together (spec Part B 2.8).
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MixedTender {
     pub success: bool,
     /// The voucher's and the provider's parts together (minor units).
@@ -46,19 +44,19 @@ pub struct MixedTender {
 /// The mixed-tender result of a booking whose vouchers paid part and whose provider
 /// payment `action` is for the rest; None when no voucher paid.
 pub async fn mixed_tender(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     booking: Uuid,
     action: &PaymentAction,
-) -> ApiResult<Option<MixedTender>> {
-    let Some(b) = state.store.get_booking(tenant, booking).await? else {
+) -> AppResult<Option<MixedTender>> {
+    let Some(b) = app.store.get_booking(tenant, booking).await? else {
         return Ok(None);
     };
     let Some(first) = b.price.vouchers.first() else {
         return Ok(None);
     };
-    let voucher = state.store.voucher(tenant, first.voucher_id).await?;
-    let redemption = state
+    let voucher = app.store.voucher(tenant, first.voucher_id).await?;
+    let redemption = app
         .store
         .voucher_transactions(tenant, first.voucher_id)
         .await?
@@ -77,7 +75,7 @@ pub async fn mixed_tender(
             remaining_voucher_balance: voucher.current_balance,
         },
         external_payment: ExternalPayment {
-            provider: action.provider.clone(),
+            provider: action.provider,
             payment_intent_id: action.payment_intent_id.clone(),
             amount_charged: action.amount,
             requires_action: action.requires_action,

@@ -1,12 +1,15 @@
-//! The bank-redirect provider's client: Paytrail's payment API (`POST /payments`, `GET
+//! Paytrail's payment API as a [`BankProvider`] (`POST /payments`, `GET
 //! /payments/{transactionId}`, `POST /payments/{transactionId}/refund`), each
 //! request signed with the `checkout-*` headers and `signature` (HMAC over the sorted
 //! `checkout-` headers and the body, `domain/src/payments/bankpay_signature.rs`), each
 //! answer's signature checked the same way.
 
-use super::cardpay::ProviderError;
+use super::bank::{
+    BankPayment, BankPaymentInfo, BankProvider, BankRefund, NewBankPayment, NewBankRefund,
+};
+use super::card::ProviderError;
 use kairos_domain::payments::bankpay_signature::{self, Algorithm};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -28,78 +31,6 @@ impl std::fmt::Debug for BankpayClient {
             .field("merchant_id", &self.merchant_id)
             .finish_non_exhaustive()
     }
-}
-
-/// Where the provider sends the customer's browser and its callbacks.
-#[derive(Debug, Clone, Serialize)]
-pub struct Urls {
-    pub success: String,
-    pub cancel: String,
-}
-
-/// A payment to create (Paytrail's request body; amounts in minor units).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NewBankPayment {
-    /// Unique per merchant: the payment's id.
-    pub stamp: String,
-    /// The booking's reference (shown to the customer).
-    pub reference: String,
-    pub amount: i64,
-    /// Upper case (EUR).
-    pub currency: String,
-    /// FI, SV or EN.
-    pub language: String,
-    pub customer: Customer,
-    pub redirect_urls: Urls,
-    pub callback_urls: Urls,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Customer {
-    pub email: String,
-}
-
-/// The provider's answer: the transaction and the page the customer goes to.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BankPayment {
-    pub transaction_id: String,
-    pub href: String,
-}
-
-/// A refund to ask for (Paytrail's refund request body; minor units).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NewBankRefund {
-    pub amount: i64,
-    /// Unique per merchant: the refund's id.
-    pub refund_stamp: String,
-    pub refund_reference: String,
-    /// Where the provider reports a refund it could not finish at once.
-    pub callback_urls: Urls,
-}
-
-/// The provider's answer to a refund: `ok`, `pending` or `fail`, and the refund's own
-/// transaction.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BankRefund {
-    pub status: String,
-    pub transaction_id: String,
-    #[serde(default)]
-    pub provider: Option<String>,
-}
-
-/// A payment as the provider knows it (`GET /payments/{transactionId}`): `status` is
-/// `new` (not paid yet), `ok`, `fail`, `pending` or `delayed`; `amount` in minor units,
-/// `currency` upper case.
-#[derive(Debug, Clone, Deserialize)]
-pub struct BankPaymentInfo {
-    pub id: String,
-    pub status: String,
-    pub amount: i64,
-    pub currency: String,
 }
 
 impl BankpayClient {
@@ -277,5 +208,32 @@ impl BankpayClient {
             ));
         }
         Ok(text)
+    }
+}
+
+#[async_trait::async_trait]
+impl BankProvider for BankpayClient {
+    fn merchant_id(&self) -> &str {
+        &self.merchant_id
+    }
+
+    fn verifies(&self, params: &[(&str, &str)], body: &str, signature: &str) -> bool {
+        BankpayClient::verifies(self, params.iter().copied(), body, signature)
+    }
+
+    async fn create_payment(&self, new: &NewBankPayment) -> Result<BankPayment, ProviderError> {
+        BankpayClient::create_payment(self, new).await
+    }
+
+    async fn get_payment(&self, transaction: &str) -> Result<BankPaymentInfo, ProviderError> {
+        BankpayClient::get_payment(self, transaction).await
+    }
+
+    async fn refund(
+        &self,
+        transaction: &str,
+        refund: &NewBankRefund,
+    ) -> Result<BankRefund, ProviderError> {
+        BankpayClient::refund(self, transaction, refund).await
     }
 }

@@ -2,69 +2,72 @@
 //! tenant → environment (spec Part B 4.6), the provider's payment made once per Kairos
 //! payment (its `stamp` is the payment's id) and the page the customer goes to.
 
-use super::bankpay::{BankPayment, BankpayClient, Customer, NewBankPayment, Urls};
+use super::accounts::{payment_failed, provider_error};
 use super::credentials::seal_context;
-use super::provider::{PaymentAction, payment_failed, provider_error};
-use crate::error::{ApiError, ApiResult};
-use crate::state::AppState;
+use super::intents::PaymentAction;
+use super::providers::BankProvider;
+use super::providers::bank::{BankPayment, Customer, NewBankPayment, Urls};
+use super::providers::paytrail::BankpayClient;
+use crate::App;
+use crate::error::{AppResult, Failure};
 use kairos_domain::TenantId;
 use kairos_domain::payments::credentials::{CredentialSource, Provider, choose};
 use kairos_store::{OnlinePayment, StoredCredentials};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// A bankpay account to call, and where it came from.
 #[derive(Debug, Clone)]
 pub struct BankAccount {
-    pub client: BankpayClient,
+    pub client: Arc<dyn BankProvider>,
     pub source: CredentialSource,
     pub site: Option<Uuid>,
 }
 
 fn stored_client(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     c: &StoredCredentials,
-) -> ApiResult<BankpayClient> {
-    let secret = state
-        .config
+) -> AppResult<Arc<dyn BankProvider>> {
+    let secret = app
         .payments
         .secrets
         .open(
             &seal_context(tenant, Provider::Bankpay, c.site_id, "secretKey"),
             &c.secret_key,
         )
-        .map_err(|e| ApiError::internal(format!("stored bankpay credentials: {e}")))?;
-    Ok(BankpayClient::new(
-        state.http.clone(),
-        &state.config.payments.bankpay_api_base,
+        .map_err(|e| Failure::internal(format!("stored bankpay credentials: {e}")))?;
+    Ok(Arc::new(BankpayClient::new(
+        app.http.clone(),
+        &app.payments.bankpay_api_base,
         c.merchant_id.as_deref().unwrap_or_default(),
         &secret,
-    ))
+    )))
 }
 
-fn env_client(state: &AppState) -> Option<BankpayClient> {
-    state.config.payments.env_bankpay.as_ref().map(|e| {
-        BankpayClient::new(
-            state.http.clone(),
-            &state.config.payments.bankpay_api_base,
+fn env_client(app: &App) -> Option<Arc<dyn BankProvider>> {
+    app.payments.env_bankpay.as_ref().map(|e| {
+        Arc::new(BankpayClient::new(
+            app.http.clone(),
+            &app.payments.bankpay_api_base,
             &e.merchant_id,
             &e.secret,
-        )
+        )) as Arc<dyn BankProvider>
     })
 }
 
 /// The bankpay account for a payment at `site`: the site's (custom payments), the
 /// tenant's, else the platform's (`KAIROS_BANKPAY_MERCHANT_ID`/`_SECRET`).
 pub async fn bankpay_account(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     site: Option<Uuid>,
-) -> ApiResult<BankAccount> {
-    let (site_creds, tenant_creds) = state
+) -> AppResult<BankAccount> {
+    let (site_creds, tenant_creds) = app
         .store
         .payment_credentials_for(tenant, Provider::Bankpay, site)
         .await?;
-    let env = state.config.payments.env_bankpay.as_ref().map(|_| None);
+    let env = app.payments.env_bankpay.as_ref().map(|_| None);
     let chosen = choose(
         Provider::Bankpay,
         site_creds.map(Some),
@@ -81,8 +84,8 @@ pub async fn bankpay_account(
         )
     })?;
     let client = match &chosen.credentials {
-        Some(c) => stored_client(state, tenant, c)?,
-        None => env_client(state).ok_or_else(|| ApiError::internal("no platform bankpay"))?,
+        Some(c) => stored_client(app, tenant, c)?,
+        None => env_client(app).ok_or_else(|| Failure::internal("no platform bankpay"))?,
     };
     Ok(BankAccount {
         site: chosen.credentials.as_ref().and_then(|c| c.site_id),
@@ -93,19 +96,15 @@ pub async fn bankpay_account(
 
 /// Refuses (400 PAYMENT_FAILED `not_configured`) before a booking is confirmed for
 /// bankpay when the venue has no bankpay account or the service no public address.
-pub async fn bankpay_ready(
-    state: &AppState,
-    tenant: &TenantId,
-    site: Option<Uuid>,
-) -> ApiResult<()> {
-    bankpay_account(state, tenant, site).await?;
-    if state.config.payments.public_url.is_none() {
-        return Err(no_public_url());
+pub async fn bankpay_ready(app: &App, tenant: &TenantId, site: Option<Uuid>) -> AppResult<()> {
+    bankpay_account(app, tenant, site).await?;
+    if app.payments.public_url.is_none() {
+        return Err(no_public_url().into());
     }
     Ok(())
 }
 
-fn no_public_url() -> ApiError {
+fn no_public_url() -> Failure {
     payment_failed(
         Provider::Bankpay,
         "not_configured",
@@ -118,21 +117,21 @@ fn no_public_url() -> ApiError {
 /// The account a bank payment was made with (its recorded source): its callbacks are
 /// verified with it.
 pub async fn bank_account_of_payment(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     payment: &OnlinePayment,
-) -> ApiResult<Option<BankpayClient>> {
+) -> AppResult<Option<Arc<dyn BankProvider>>> {
     match payment.credential_source {
-        Some(CredentialSource::Env) => Ok(env_client(state)),
+        Some(CredentialSource::Env) => Ok(env_client(app)),
         source => {
             let wanted = match source {
                 Some(CredentialSource::Site) => payment.credential_site_id,
                 _ => None,
             };
-            let all = state.store.list_payment_credentials(tenant).await?;
+            let all = app.store.list_payment_credentials(tenant).await?;
             all.iter()
                 .find(|c| c.provider == Provider::Bankpay && c.site_id == wanted)
-                .map(|c| stored_client(state, tenant, c))
+                .map(|c| stored_client(app, tenant, c))
                 .transpose()
         }
     }
@@ -148,14 +147,14 @@ pub struct ReturnUrls {
 /// Makes (once) the provider's payment of a booking's bankpay payment and says where
 /// the customer pays.
 pub async fn bank_action(
-    state: &AppState,
+    app: &App,
     tenant: &TenantId,
     payment: &OnlinePayment,
     returns: &ReturnUrls,
-) -> ApiResult<PaymentAction> {
+) -> AppResult<PaymentAction> {
     let action = |redirect: String| PaymentAction {
         payment_id: payment.id,
-        provider: Provider::Bankpay.as_str().to_owned(),
+        provider: Provider::Bankpay,
         status: payment.status.as_str().to_owned(),
         amount: payment.amount,
         currency: payment.currency.to_ascii_lowercase(),
@@ -163,23 +162,18 @@ pub async fn bank_action(
         client_secret: None,
         provider_status: None,
         requires_action: true,
-        sandbox_confirm_url: None,
+        test_confirm_url: None,
         redirect_url: Some(redirect),
     };
     if let (Some(_), Some(url)) = (&payment.provider_payment_id, &payment.redirect_url) {
         return Ok(action(url.clone()));
     }
-    let public = state
-        .config
-        .payments
-        .public_url
-        .clone()
-        .ok_or_else(no_public_url)?;
+    let public = app.payments.public_url.clone().ok_or_else(no_public_url)?;
     let booking = match payment.booking_id {
-        Some(b) => state.store.get_booking(tenant, b).await?,
+        Some(b) => app.store.get_booking(tenant, b).await?,
         None => None,
     };
-    let account = bankpay_account(state, tenant, payment.site_id).await?;
+    let account = bankpay_account(app, tenant, payment.site_id).await?;
     let back = |outcome: &str| match payment.booking_id {
         Some(b) => format!("{public}/?booking={b}&payment={outcome}"),
         None => format!("{public}/?payment={outcome}"),
@@ -213,15 +207,14 @@ pub async fn bank_action(
         .create_payment(&new)
         .await
         .map_err(|e| provider_error(Provider::Bankpay, e))?;
-    state
-        .store
+    app.store
         .attach_provider_payment(
             tenant,
             payment.id,
             &created.transaction_id,
             (account.source, account.site),
             Some(&created.href),
-            state.now(),
+            app.now(),
         )
         .await?;
     Ok(action(created.href))

@@ -25,7 +25,7 @@ impl Smtp {
             .build();
         Ok(Smtp {
             transport,
-            shown: crate::config::redact_url(url),
+            shown: crate::redact::redact_url(url),
         })
     }
 

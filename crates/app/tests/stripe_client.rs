@@ -2,7 +2,8 @@
 //! started by `scripts/localstripe.sh`, which exports `TEST_CARDPAY_URL`; CI runs it).
 //! Without `TEST_CARDPAY_URL` these tests have no server to talk to and pass vacuously.
 
-use kairos_api::payments::cardpay::{CardpayClient, IntentStatus, NewIntent, ProviderError};
+use kairos_app::payments::providers::stripe::CardpayClient;
+use kairos_app::payments::providers::{IntentStatus, NewIntent, ProviderError};
 
 fn client() -> Option<CardpayClient> {
     let base = std::env::var("TEST_CARDPAY_URL").ok()?;

@@ -14,7 +14,7 @@
 //! Kept in memory: a restart forgets the sandbox's objects (payments pending there then
 //! fail at their deadline). It is for trying the flow, never for money.
 
-use super::cardpay::{IntentStatus, NewIntent, PaymentIntent, ProviderError, Refund};
+use super::card::{IntentStatus, NewIntent, PaymentIntent, ProviderError, Refund};
 use kairos_domain::secrets::SecretBox;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -78,7 +78,7 @@ impl Intent {
             "amount_received": if self.status == IntentStatus::Succeeded { self.amount } else { 0 },
             "currency": self.currency,
             "capture_method": if self.manual_capture { "manual" } else { "automatic" },
-            "status": status_text(&self.status),
+            "status": self.status.as_str(),
             "client_secret": self.client_secret,
             "metadata": self.metadata,
             "payment_method": self.payment_method,
@@ -89,19 +89,6 @@ impl Intent {
             "created": self.created,
             "livemode": false,
         })
-    }
-}
-
-fn status_text(s: &IntentStatus) -> &str {
-    match s {
-        IntentStatus::RequiresPaymentMethod => "requires_payment_method",
-        IntentStatus::RequiresConfirmation => "requires_confirmation",
-        IntentStatus::RequiresAction => "requires_action",
-        IntentStatus::Processing => "processing",
-        IntentStatus::RequiresCapture => "requires_capture",
-        IntentStatus::Canceled => "canceled",
-        IntentStatus::Succeeded => "succeeded",
-        IntentStatus::Other(o) => o,
     }
 }
 
@@ -355,10 +342,7 @@ impl Sandbox {
                     Err(refused(
                         400,
                         "payment_intent_unexpected_state",
-                        format!(
-                            "This PaymentIntent's status is {}",
-                            status_text(&intent.status)
-                        ),
+                        format!("This PaymentIntent's status is {}", intent.status.as_str()),
                     )),
                     Vec::new(),
                 );
@@ -422,10 +406,7 @@ impl Sandbox {
                 return Err(refused(
                     400,
                     "payment_intent_unexpected_state",
-                    format!(
-                        "This PaymentIntent's status is {}",
-                        status_text(&intent.status)
-                    ),
+                    format!("This PaymentIntent's status is {}", intent.status.as_str()),
                 ));
             }
             let amount = amount.unwrap_or(intent.amount);
@@ -457,10 +438,7 @@ impl Sandbox {
                 return Err(refused(
                     400,
                     "payment_intent_unexpected_state",
-                    format!(
-                        "This PaymentIntent's status is {}",
-                        status_text(&intent.status)
-                    ),
+                    format!("This PaymentIntent's status is {}", intent.status.as_str()),
                 ));
             }
             intent.status = IntentStatus::Canceled;
@@ -541,6 +519,10 @@ fn event(key: &str, kind: &str, object: Value, now: i64) -> SandboxEvent {
         }),
     }
 }
+
+mod account;
+
+pub use account::{SandboxAccount, SandboxProvider};
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,3 @@
+//! Messages leaving the service: delivery of the outbox by email and SMS.
+
+pub mod delivery;
