@@ -339,20 +339,11 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             tracing::info!("messages: {}", mailer.describe());
             let secrets = kept_secret_box(&config, &store).await?;
             let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-            // The workers reach payment providers as the API does; they issue no tokens.
-            let state = AppState::new(
-                store.clone(),
-                clock.clone(),
-                TokenKeys::from_secret(uuid::Uuid::new_v4().to_string().as_bytes()),
-                RateLimiter::in_memory(Limits::default()),
-                None,
-                ApiConfig {
-                    payments: payments::settings(&config, secrets)?,
-                    ..ApiConfig::default()
-                },
-            );
+            // The jobs reach payment providers as the API does; no HTTP layer.
+            let app =
+                kairos_app::App::new(store.clone(), clock, payments::settings(&config, secrets)?);
             let (tx, rx) = watch::channel(false);
-            let handle = tokio::spawn(workers::run(state.app.clone(), mailer, rx));
+            let handle = tokio::spawn(workers::run(app, mailer, rx));
             tracing::info!("kairos workers running; press Ctrl-C to stop");
             shutdown_signal().await;
             let _ = tx.send(true);

@@ -246,12 +246,11 @@ async fn with_payment_action(
     if response.status() != axum::http::StatusCode::OK {
         return Ok(response);
     }
-    let Some(action) = kairos_app::payments::intents::payment_action(
+    let Some((action, mixed)) = kairos_app::payments::mixed::start_payment(
         &state.app,
         tenant,
         booking,
-        payment_method.as_deref(),
-        manual_capture,
+        (payment_method.as_deref(), manual_capture),
         returns,
     )
     .await?
@@ -264,9 +263,7 @@ async fn with_payment_action(
         .map_err(|e| ApiError::internal(format!("confirm answer: {e}")))?;
     let mut json: Value = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::internal(format!("confirm answer: {e}")))?;
-    if let Some(mixed) =
-        kairos_app::payments::mixed::mixed_tender(&state.app, tenant, booking, &action).await?
-    {
+    if let Some(mixed) = mixed {
         json["mixedTender"] = serde_json::to_value(crate::payments::dto::MixedTender::from(mixed))
             .map_err(|e| ApiError::internal(format!("mixed tender: {e}")))?;
     }

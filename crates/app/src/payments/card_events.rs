@@ -197,8 +197,11 @@ pub async fn receive(
         Err(refused) => return refused,
     };
     let Some(event) = CardEvent::parse(body) else {
-        return bad_body("is not a JSON event with an id and a type");
+        return bad_body("is not a JSON event");
     };
+    if !event.is_event() {
+        return bad_body("has no event id and type");
+    }
     if event.id.starts_with("poll:") {
         // The poller's own records of what it settled; no provider sends these.
         return bad_body("has an event id no provider sends");

@@ -83,3 +83,29 @@ pub async fn mixed_tender(
         },
     }))
 }
+
+/// The online part of a confirmed booking's payment: what the customer does next and,
+/// when vouchers paid part of it, the mixed-tender result; `None` when the booking has
+/// no open online payment.
+pub async fn start_payment(
+    app: &App,
+    tenant: &TenantId,
+    booking: Uuid,
+    (payment_method, manual_capture): (Option<&str>, bool),
+    returns: &super::bank::ReturnUrls,
+) -> AppResult<Option<(PaymentAction, Option<MixedTender>)>> {
+    let Some(action) = super::intents::payment_action(
+        app,
+        tenant,
+        booking,
+        payment_method,
+        manual_capture,
+        returns,
+    )
+    .await?
+    else {
+        return Ok(None);
+    };
+    let mixed = mixed_tender(app, tenant, booking, &action).await?;
+    Ok(Some((action, mixed)))
+}

@@ -10,29 +10,43 @@ use serde_json::Value;
 /// An event as sent.
 #[derive(Debug, Deserialize)]
 pub struct CardEvent {
+    /// Empty when the body has none (not an event).
+    #[serde(default, deserialize_with = "lenient_text")]
     pub id: String,
-    #[serde(rename = "type")]
+    #[serde(rename = "type", default, deserialize_with = "lenient_text")]
     pub kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_data")]
     pub data: EventData,
 }
 
 #[derive(Debug, Default, Deserialize)]
 pub struct EventData {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient_object")]
     pub object: EventObject,
+}
+
+fn lenient_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(lenient(d)?.unwrap_or_default())
+}
+
+fn lenient_data<'de, D: Deserializer<'de>>(d: D) -> Result<EventData, D::Error> {
+    Ok(lenient(d)?.unwrap_or_default())
+}
+
+fn lenient_object<'de, D: Deserializer<'de>>(d: D) -> Result<EventObject, D::Error> {
+    Ok(lenient(d)?.unwrap_or_default())
 }
 
 /// The event's object: a PaymentIntent, a charge or a dispute (what `object` says),
 /// with the fields any of them may carry.
 #[derive(Debug, Default, Deserialize)]
 pub struct EventObject {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub object: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub id: Option<String>,
     /// A charge's or dispute's PaymentIntent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub payment_intent: Option<String>,
     #[serde(default, deserialize_with = "whole")]
     pub amount: Option<i64>,
@@ -40,28 +54,36 @@ pub struct EventObject {
     pub amount_received: Option<i64>,
     #[serde(default, deserialize_with = "whole")]
     pub amount_refunded: Option<i64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub currency: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub reason: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub last_payment_error: Option<PaymentError>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub metadata: Option<Metadata>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 pub struct PaymentError {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub code: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub message: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 pub struct Metadata {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub tenant_id: Option<String>,
+}
+
+/// The value when it has the expected shape, `None` otherwise (a field of another type is
+/// as good as missing).
+fn lenient<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
 }
 
 /// A whole number, or `None` for anything else (text, a fraction, null).
@@ -90,9 +112,15 @@ impl EventObject {
 }
 
 impl CardEvent {
-    /// Reads an event; `None` when the body is not one.
+    /// Reads a JSON object as an event (its id or type may be missing: see
+    /// [`CardEvent::is_event`]); `None` when the body is not one.
     pub fn parse(body: &[u8]) -> Option<CardEvent> {
         serde_json::from_slice(body).ok()
+    }
+
+    /// Whether it has the id and type every event has.
+    pub fn is_event(&self) -> bool {
+        !self.id.is_empty() && !self.kind.is_empty()
     }
 
     /// The PaymentIntent the event is about.
