@@ -149,10 +149,12 @@ impl AppError {
         }
     }
 
-    /// A short text for logs.
+    /// What the caller may be told: a refusal's text; for a failure of the store, the
+    /// generic text of an internal error (its cause goes to the log, never to a caller).
     pub fn message(&self) -> String {
         match self {
             AppError::Failure(f) => f.message.clone(),
+            AppError::Store(_) => "An internal error occurred; it has been logged".to_owned(),
             other => other.to_string(),
         }
     }

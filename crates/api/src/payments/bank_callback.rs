@@ -12,7 +12,7 @@
 //!   `signature` in the query string, over an empty body.
 //!
 //! A refund's callback is told from a payment's by its signed `checkout-stamp`, the
-//! refund's id (`receive_refund`). A payment's is found by `checkout-transaction-id` (its
+//! refund's id (`kairos_app::payments::bank_refunds`). A payment's is found by `checkout-transaction-id` (its
 //! tenant with it); a bad, missing or stale signature is 403 INVALID_SIGNATURE. Each
 //! (transaction, status) is processed once: its idempotency key; a repeat answers the
 //! first answer with `error: DUPLICATE_EVENT`. `ok` settles the payment like the card

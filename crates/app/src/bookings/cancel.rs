@@ -77,6 +77,7 @@ pub async fn cancel(
     how: Cancellation,
     actor: &Actor,
 ) -> AppResult<Cancelled> {
+    let deadline = matches!(how, Cancellation::PaymentDeadline { .. });
     let written = app
         .store
         .apply_booking_action(tenant, id, how.action(), actor, app.now(), None)
@@ -84,7 +85,10 @@ pub async fn cancel(
     let Written::Done(booking) = written else {
         return Err(crate::error::Failure::internal("a replay without an Idempotency-Key").into());
     };
-    cancel_at_provider(app, tenant, booking.id).await;
+    if !deadline {
+        // The deadline canceled its intent at the provider before deciding.
+        cancel_at_provider(app, tenant, booking.id).await;
+    }
     let refund = refund_cancelled(app, tenant, &booking, actor).await?;
     Ok(Cancelled { booking, refund })
 }

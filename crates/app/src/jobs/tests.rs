@@ -63,10 +63,14 @@ impl Job for Probe {
         match self.behaviour {
             Behaviour::Works => Ok(1),
             Behaviour::Hangs => {
-                // A provider call that never comes back.
+                // A provider that takes the request and never answers.
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-                let address = listener.local_addr()?;
-                let _never_answered = reqwest::get(format!("http://{address}/v1/refunds")).await;
+                let mut call = tokio::net::TcpStream::connect(listener.local_addr()?).await?;
+                call.write_all(b"POST /v1/refunds HTTP/1.1\r\nHost: provider\r\n\r\n")
+                    .await?;
+                let mut answer = Vec::new();
+                call.read_to_end(&mut answer).await?;
                 Ok(0)
             }
             Behaviour::Fails => Err("the provider refused".into()),
@@ -75,7 +79,7 @@ impl Job for Probe {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_job_delays_no_other_and_failures_and_panics_come_back_next_tick() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let app = app(&dir).await;

@@ -84,12 +84,15 @@ impl CallbackFields {
         }
     }
 
-    /// The fields of name-value pairs (a query string's).
+    /// The fields of name-value pairs (a query string's; a name given twice counts once,
+    /// its first value).
     pub fn from_pairs(pairs: &[(String, String)]) -> CallbackFields {
-        let object: serde_json::Map<String, Value> = pairs
-            .iter()
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect();
+        let mut object = serde_json::Map::new();
+        for (k, v) in pairs {
+            object
+                .entry(k.clone())
+                .or_insert_with(|| Value::String(v.clone()));
+        }
         serde_json::from_value(Value::Object(object)).unwrap_or_default()
     }
 }

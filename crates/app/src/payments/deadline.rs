@@ -227,6 +227,9 @@ async fn ask_cardpay(
         }
         IntentStatus::RequiresCapture => Ok(Asked::Waiting { authorized: true }),
         IntentStatus::Processing => Ok(Asked::Waiting { authorized: false }),
+        // Canceled before (by another instance, or a pass whose cancellation did not
+        // save): nobody can pay it.
+        IntentStatus::Canceled => Ok(Asked::Unpaid),
         _ => {
             let key = format!("kairos-deadline-{}", payment.id);
             // Not canceled: paid in the meantime? The next pass finds out.
@@ -241,8 +244,9 @@ async fn ask_cardpay(
 }
 
 /// Settles a payment its provider reports collected whose event was lost, as that event
-/// would have (money for a booking closed meanwhile refunded at once) (processed once under `event_id`; the amount and currency the provider
-/// reports are checked against the payment).
+/// would have: processed once under `event_id`, the amount and currency the provider
+/// reports checked against the payment, money for a booking closed meanwhile refunded at
+/// once.
 async fn settle_lost(
     app: &App,
     tenant: &TenantId,

@@ -3,7 +3,7 @@
 //! `payment`). The provider call runs outside any transaction; its idempotency key is
 //! the payment's id, so a retry after a crash finds the same intent.
 
-use super::accounts::{account_of_payment, cardpay_account, provider_error};
+use super::accounts::{Account, account_of_payment, cardpay_account, provider_error};
 use super::bank::{ReturnUrls, bank_action};
 use super::providers::{IntentStatus, NewIntent, PaymentIntent};
 use crate::App;
@@ -14,24 +14,25 @@ use kairos_store::OnlinePayment;
 use uuid::Uuid;
 
 /// Makes (once) or finds the PaymentIntent of an online payment, recording its id and
-/// account.
+/// account; the intent and the account it is at.
 pub async fn ensure_intent(
     app: &App,
     tenant: &TenantId,
     payment: &OnlinePayment,
     manual_capture: bool,
-) -> AppResult<PaymentIntent> {
+) -> AppResult<(PaymentIntent, Account)> {
     if let Some(id) = &payment.provider_payment_id {
         let account = account_of_payment(app, tenant, payment)
             .await?
             .ok_or_else(|| {
                 Failure::internal("the account of a card payment is no longer configured")
             })?;
-        return Ok(account
+        let intent = account
             .cardpay
             .retrieve_intent(id)
             .await
-            .map_err(|e| provider_error(Provider::Cardpay, e))?);
+            .map_err(|e| provider_error(Provider::Cardpay, e))?;
+        return Ok((intent, account));
     }
     let account = cardpay_account(app, tenant, payment.site_id).await?;
     let mut metadata = vec![
@@ -72,7 +73,7 @@ pub async fn ensure_intent(
             app.now(),
         )
         .await?;
-    Ok(intent)
+    Ok((intent, account))
 }
 
 /// What the customer does to pay online.
@@ -136,10 +137,7 @@ pub async fn action_for_payment(
     payment_method: Option<&str>,
     manual_capture: bool,
 ) -> AppResult<PaymentAction> {
-    let mut intent = ensure_intent(app, tenant, payment, manual_capture).await?;
-    let account = account_of_payment(app, tenant, payment)
-        .await?
-        .ok_or_else(|| Failure::internal("the account of a card payment is gone"))?;
+    let (mut intent, account) = ensure_intent(app, tenant, payment, manual_capture).await?;
     if let Some(pm) = payment_method
         && matches!(
             intent.status,

@@ -7,7 +7,7 @@
 pub mod accounts;
 pub mod bank;
 pub mod bank_events;
-mod bank_refunds;
+pub mod bank_refunds;
 pub mod capture;
 pub mod card_events;
 pub mod credentials;
