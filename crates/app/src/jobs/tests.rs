@@ -102,17 +102,17 @@ async fn a_hanging_job_delays_no_other_and_failures_and_panics_come_back_next_ti
     );
     assert_eq!(counts[0], 1, "the hanging job is still in its first pass");
     assert!(
-        counts[1] >= 10,
+        counts[1] >= 8,
         "the working job kept its pace: {}",
         counts[1]
     );
     assert!(
-        counts[2] >= 10,
+        counts[2] >= 3,
         "a failed pass is followed by the next: {}",
         counts[2]
     );
     assert!(
-        counts[3] >= 10,
+        counts[3] >= 3,
         "a panicking pass is followed by the next: {}",
         counts[3]
     );
