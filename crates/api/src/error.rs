@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use kairos_domain::FieldErrors;
 use kairos_store::StoreError;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 /// The spec's error codes: one definition, the application layer's.
@@ -124,20 +124,9 @@ impl ApiError {
         e
     }
 
-    /// 400 `VALIDATION_ERROR` naming every bad field.
+    /// 400 `VALIDATION_ERROR` naming every bad field (the application layer's rule).
     pub fn validation(errors: FieldErrors) -> Self {
-        let list = errors.into_vec();
-        let message = if list.is_empty() {
-            "Invalid input".to_owned()
-        } else {
-            let parts: Vec<String> = list
-                .iter()
-                .map(|e| format!("{} {}", e.field, e.message))
-                .collect();
-            format!("Invalid input: {}", parts.join("; "))
-        };
-        Self::new(StatusCode::BAD_REQUEST, code::VALIDATION_ERROR, message)
-            .with_details(json!({ "errors": list }))
+        kairos_app::AppError::from(kairos_app::Failure::validation(errors)).into()
     }
 
     /// 400 `VALIDATION_ERROR` for one field.

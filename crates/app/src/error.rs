@@ -80,21 +80,27 @@ impl Failure {
         self
     }
 
+    /// 400 `VALIDATION_ERROR` naming every bad field.
+    pub fn validation(errors: FieldErrors) -> Self {
+        let list = errors.into_vec();
+        let message = if list.is_empty() {
+            "Invalid input".to_owned()
+        } else {
+            let parts: Vec<String> = list
+                .iter()
+                .map(|e| format!("{} {}", e.field, e.message))
+                .collect();
+            format!("Invalid input: {}", parts.join("; "))
+        };
+        Self::new(StatusCode::BAD_REQUEST, code::VALIDATION_ERROR, message)
+            .with_details(json!({ "errors": list }))
+    }
+
     /// 400 `VALIDATION_ERROR` for one field.
     pub fn invalid_field(field: &str, message: impl Into<String>) -> Self {
         let mut errors = FieldErrors::new();
         errors.add(field, message);
-        let list = errors.into_vec();
-        let text: Vec<String> = list
-            .iter()
-            .map(|e| format!("{} {}", e.field, e.message))
-            .collect();
-        Self::new(
-            StatusCode::BAD_REQUEST,
-            code::VALIDATION_ERROR,
-            format!("Invalid input: {}", text.join("; ")),
-        )
-        .with_details(json!({ "errors": list }))
+        Self::validation(errors)
     }
 
     pub fn not_found(what: &str) -> Self {

@@ -11,7 +11,7 @@ use kairos_domain::new_id;
 use serde_json::json;
 use uuid::Uuid;
 
-fn done(processed: bool, message: String) -> EventOutcome {
+pub(super) fn done(processed: bool, message: String) -> EventOutcome {
     EventOutcome {
         processed,
         message,

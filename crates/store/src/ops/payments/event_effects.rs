@@ -5,7 +5,7 @@ use super::super::audit::Change;
 use super::super::bookings::{Settled, settle_online_payment};
 use super::super::dead_letters::open_payment_letter;
 use super::super::write::Write;
-use super::charges;
+use super::charges::{self, done};
 use crate::{
     Actor, BookingError, EventOutcome, OnlinePayment, PAID_AFTER_CLOSE, PaymentLetter,
     PaymentsError, ProviderEvent, StoreError,
@@ -14,15 +14,6 @@ use kairos_domain::payments::credentials::Provider;
 use kairos_domain::payments::reports::ProviderReport;
 use serde_json::json;
 use uuid::Uuid;
-
-fn done(processed: bool, message: String) -> EventOutcome {
-    EventOutcome {
-        processed,
-        message,
-        duplicate: false,
-        code: None,
-    }
-}
 
 /// Money reported that is not the payment's amount or currency (or lacks them): not
 /// applied, answered (the provider stops sending it) and put before staff: money may have
