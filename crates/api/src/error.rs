@@ -131,17 +131,11 @@ impl ApiError {
 
     /// 400 `VALIDATION_ERROR` for one field.
     pub fn invalid_field(field: &str, message: impl Into<String>) -> Self {
-        let mut errors = FieldErrors::new();
-        errors.add(field, message);
-        Self::validation(errors)
+        kairos_app::AppError::from(kairos_app::Failure::invalid_field(field, message)).into()
     }
 
     pub fn not_found(what: &str) -> Self {
-        Self::new(
-            StatusCode::NOT_FOUND,
-            code::NOT_FOUND,
-            format!("{what} not found"),
-        )
+        kairos_app::AppError::from(kairos_app::Failure::not_found(what)).into()
     }
 
     pub fn unauthorized(message: impl Into<String>) -> Self {

@@ -197,3 +197,18 @@ impl From<StoreError> for AppError {
 }
 
 pub type AppResult<T> = Result<T, AppError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_failure_tells_the_caller_nothing_of_its_cause() {
+        let e = AppError::from(StoreError::Corrupt("row 7 of secret_table".to_owned()));
+        assert!(!e.message().contains("secret_table"), "{}", e.message());
+        assert_eq!(e.code(), None);
+        let refused = AppError::from(Failure::invalid_field("amount", "must be positive"));
+        assert_eq!(refused.code(), Some(code::VALIDATION_ERROR));
+        assert_eq!(refused.message(), "Invalid input: amount must be positive");
+    }
+}

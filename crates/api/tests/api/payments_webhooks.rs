@@ -672,3 +672,26 @@ async fn a_booking_cancelled_by_a_status_change_cannot_be_paid_either() {
         .await;
     late.assert_status(400);
 }
+
+#[tokio::test]
+async fn a_booking_whose_intent_was_canceled_before_is_cancelled_at_the_deadline() {
+    let (app, t, fx, key) = setup().await;
+    let (hold, res) = confirm_by_card(&app, &t, &fx, 0, json!({})).await;
+    let intent = res.body["payment"]["paymentIntentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // An earlier pass (or another instance) canceled the intent and did not save the
+    // booking's cancellation: the provider now refuses to cancel it again.
+    app.state.app.sandbox.sandbox.cancel(&key, &intent).unwrap();
+    app.clock.advance(chrono::Duration::minutes(31));
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
+        .await
+        .unwrap();
+    assert_eq!((report.settled, report.canceled), (0, 1));
+    assert_eq!(
+        booking(&app, &t, hold.str("id")).await["status"],
+        "canceled"
+    );
+    app.assert_capacity_invariant(&t.id).await;
+}

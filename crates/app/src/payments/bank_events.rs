@@ -390,3 +390,51 @@ pub(super) async fn verify(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_query_field_given_twice_counts_its_first_value() {
+        let f = CallbackFields::from_pairs(&pairs(&[
+            ("checkout-status", "fail"),
+            ("checkout-status", "ok"),
+            ("checkout-amount", "4000"),
+        ]));
+        assert_eq!(f.status.as_deref(), Some("fail"));
+        assert_eq!(f.amount.as_deref(), Some("4000"));
+        assert_eq!(f.transaction_id, None);
+    }
+
+    #[test]
+    fn a_json_body_gives_text_and_numbers_and_drops_the_rest() {
+        let f = CallbackFields::from_json(
+            r#"{"checkout-transaction-id": "t-1", "checkout-amount": 4000,
+                "checkout-status": true, "checkout-stamp": null}"#,
+        );
+        assert_eq!(f.transaction_id.as_deref(), Some("t-1"));
+        assert_eq!(f.amount.as_deref(), Some("4000"));
+        assert_eq!(f.status, None);
+        assert_eq!(f.stamp, None);
+        for not_an_object in ["[1]", "\"ok\"", "not json", ""] {
+            assert_eq!(CallbackFields::from_json(not_an_object).status, None);
+        }
+    }
+
+    #[test]
+    fn statuses_the_bank_sends() {
+        assert_eq!(BankStatus::parse("ok"), Some(BankStatus::Ok));
+        assert_eq!(BankStatus::parse("fail"), Some(BankStatus::Fail));
+        for waiting in ["pending", "delayed", "new"] {
+            assert_eq!(BankStatus::parse(waiting), Some(BankStatus::Waiting));
+        }
+        assert_eq!(BankStatus::parse("OK"), None);
+    }
+}
