@@ -225,10 +225,10 @@ impl RateLimiter {
 
 /// Who is asking: the verified token subject, else the client address.
 fn client_key(state: &AppState, req: &Request) -> String {
-    if let Some(token) = bearer_token(req.headers()) {
-        if let Ok(claims) = state.tokens.verify(token, state.now()) {
-            return format!("sub:{}", claims.sub);
-        }
+    if let Some(token) = bearer_token(req.headers())
+        && let Ok(claims) = state.tokens.verify(token, state.now())
+    {
+        return format!("sub:{}", claims.sub);
     }
     match crate::extract::ClientAddress::of(state, req.headers(), req.extensions()).0 {
         Some(ip) => format!("ip:{ip}"),

@@ -124,10 +124,10 @@ impl AppState {
         id: &TenantId,
     ) -> Result<Option<Arc<Tenant>>, kairos_store::StoreError> {
         let ttl = self.config.tenant_cache_ttl;
-        if let Some((at, tenant)) = self.tenant_cache().get(id) {
-            if at.elapsed() < ttl {
-                return Ok(Some(tenant.clone()));
-            }
+        if let Some((at, tenant)) = self.tenant_cache().get(id)
+            && at.elapsed() < ttl
+        {
+            return Ok(Some(tenant.clone()));
         }
         let Some(tenant) = self.store.get_tenant(id).await? else {
             return Ok(None);

@@ -39,10 +39,9 @@ impl App {
             sandbox: Arc::new(SandboxProvider::new(clock.clone(), outbox)),
             clock,
             payments,
-            http: reqwest::Client::builder()
-                .user_agent(concat!("kairos/", env!("CARGO_PKG_VERSION")))
+            http: crate::http::client_builder()
                 .build()
-                .unwrap_or_default(),
+                .unwrap_or_else(|e| panic!("the HTTP client cannot be built: {e}")),
         }));
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(deliver_sandbox_events(Arc::downgrade(&app.0), events));

@@ -8,7 +8,9 @@ use kairos_app::payments::providers::{IntentStatus, NewIntent, ProviderError};
 fn client() -> Option<CardpayClient> {
     let base = std::env::var("TEST_CARDPAY_URL").ok()?;
     Some(CardpayClient::new(
-        reqwest::Client::new(),
+        kairos_app::http::client_builder()
+            .build()
+            .unwrap_or_else(|e| panic!("http client: {e}")),
         &base,
         "sk_test_kairos_client",
     ))
@@ -132,13 +134,21 @@ async fn declines_refusals_and_outages_are_told_apart() {
         "{err:?}"
     );
     let base = std::env::var("TEST_CARDPAY_URL").unwrap();
-    let bad_key = CardpayClient::new(reqwest::Client::new(), &base, "not_a_key");
+    let bad_key = CardpayClient::new(
+        kairos_app::http::client_builder().build().unwrap(),
+        &base,
+        "not_a_key",
+    );
     let err = bad_key.retrieve_intent("pi_x").await.unwrap_err();
     assert!(
         matches!(err, ProviderError::Refused { status: 401, .. }),
         "{err:?}"
     );
-    let down = CardpayClient::new(reqwest::Client::new(), "http://127.0.0.1:9", "sk_test_x");
+    let down = CardpayClient::new(
+        kairos_app::http::client_builder().build().unwrap(),
+        "http://127.0.0.1:9",
+        "sk_test_x",
+    );
     let err = down.retrieve_intent("pi_x").await.unwrap_err();
     assert!(matches!(err, ProviderError::Unavailable(_)), "{err:?}");
 }

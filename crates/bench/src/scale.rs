@@ -259,7 +259,7 @@ async fn book(
     slot: Uuid,
     i: usize,
 ) -> anyhow::Result<()> {
-    let hold = i % 3 == 0;
+    let hold = i.is_multiple_of(3);
     let new = NewBooking {
         site_id,
         product_id,
@@ -309,7 +309,7 @@ async fn book(
 /// Counts one booking made and prints progress every 10,000.
 fn progress(made: &AtomicU64, total: u64) {
     let done = made.fetch_add(1, Ordering::Relaxed) + 1;
-    if done % 10_000 == 0 || done == total {
+    if done.is_multiple_of(10_000) || done == total {
         println!("  {done} / {total} bookings");
     }
 }

@@ -170,13 +170,13 @@ impl ProductFields {
         if !(1..=MAX_VALIDITY_DAYS).contains(&self.validity_days) {
             e.add("validityDays", format!("must be 1 to {MAX_VALIDITY_DAYS}"));
         }
-        if let Some(url) = &self.image_url {
-            if !crate::validation::is_web_address(url) {
-                e.add(
-                    "imageUrl",
-                    "must be an http(s) address of at most 2000 characters",
-                );
-            }
+        if let Some(url) = &self.image_url
+            && !crate::validation::is_web_address(url)
+        {
+            e.add(
+                "imageUrl",
+                "must be an http(s) address of at most 2000 characters",
+            );
         }
         if self.display_order < 0 {
             e.add("displayOrder", "must not be negative");

@@ -177,10 +177,10 @@ impl Template {
         if self.by_month_day.is_some_and(|d| !(1..=31).contains(&d)) {
             errors.push(("byMonthDay", "must be 1 to 31".to_owned()));
         }
-        if let (Some(f), Some(t)) = (self.valid_from, self.valid_to) {
-            if f > t {
-                errors.push(("validFrom", "must not be after validTo".to_owned()));
-            }
+        if let (Some(f), Some(t)) = (self.valid_from, self.valid_to)
+            && f > t
+        {
+            errors.push(("validFrom", "must not be after validTo".to_owned()));
         }
         match self.kind {
             RecurrenceKind::None if self.valid_from.is_none() => {

@@ -129,6 +129,7 @@ enum AdminCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    kairos_app::http::install_crypto_provider();
     let mut config = match Config::load(cli.config.as_deref()) {
         Ok(c) => c,
         Err(e) => {

@@ -42,7 +42,9 @@ async fn card_account(app: &TestApp, t: &TenantFixture, base: Option<&str>) {
         .assert_status(200);
     let addr = app.serve().await;
     let hook = format!("kairos-{}", uuid::Uuid::new_v4().simple());
-    let registered = reqwest::Client::new()
+    let registered = kairos_app::http::client_builder()
+        .build()
+        .unwrap()
         .post(format!("{base}/_config/webhooks/{hook}"))
         .form(&[
             (
@@ -73,7 +75,7 @@ async fn customer_pays(app: &TestApp, base: Option<&str>, payment: &Value) {
             .assert_status(200);
         return;
     };
-    let http = reqwest::Client::new();
+    let http = kairos_app::http::client_builder().build().unwrap();
     for (path, form) in [
         (
             format!("{base}/v1/payment_intents/{intent}"),

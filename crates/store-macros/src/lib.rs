@@ -7,11 +7,20 @@
 //! `store_facade!` declares the `Store` methods that dispatch to the backend in use; the
 //! PostgreSQL one expands to nothing, so each `Store` method exists once. An area therefore
 //! declares its operations next to their SQL, with no central list to edit.
+//!
+//! `#[derive(FromRow)]`: reads a struct with named fields from a row by column name, for
+//! every backend (`sqlx::FromRow` for any `R: sqlx::Row`). A field marked `#[sqlx(flatten)]`
+//! is itself read from the same row. This is the one derive the store needs from sqlx's
+//! macros; taking it from sqlx would compile sqlx's drivers (and SQLite's C library) a
+//! second time for the compiler, which is most of a first build's time.
 
 use proc_macro::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
-use syn::{FnArg, ImplItem, ItemImpl, Pat, ReturnType, Visibility, parse_macro_input};
+use syn::{
+    Data, DeriveInput, Fields, FnArg, ImplItem, ItemImpl, Pat, ReturnType, Visibility,
+    parse_macro_input,
+};
 
 /// See the crate documentation.
 #[proc_macro_attribute]
@@ -92,4 +101,80 @@ fn facade_signatures(block: &ItemImpl) -> syn::Result<Vec<proc_macro2::TokenStre
         });
     }
     Ok(out)
+}
+
+/// See the crate documentation.
+#[proc_macro_derive(FromRow, attributes(sqlx))]
+pub fn derive_from_row(item: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(item as DeriveInput);
+    match from_row(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+fn from_row(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            input.generics.span(),
+            "FromRow is derived for structs without generics",
+        ));
+    }
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new(
+            input.span(),
+            "FromRow is derived for structs",
+        ));
+    };
+    let Fields::Named(fields) = &data.fields else {
+        return Err(syn::Error::new(
+            data.fields.span(),
+            "FromRow is derived for structs with named fields",
+        ));
+    };
+    let mut bounds = Vec::new();
+    let mut reads = Vec::new();
+    for field in &fields.named {
+        let Some(ident) = &field.ident else { continue };
+        let ty = &field.ty;
+        if is_flattened(field)? {
+            bounds.push(quote! { #ty: ::sqlx::FromRow<'r, R> });
+            reads.push(quote! { #ident: <#ty as ::sqlx::FromRow<'r, R>>::from_row(row)? });
+        } else {
+            let column = ident.to_string();
+            let column = column.strip_prefix("r#").unwrap_or(&column);
+            bounds.push(quote! {
+                #ty: ::sqlx::Decode<'r, R::Database> + ::sqlx::Type<R::Database>
+            });
+            reads.push(quote! { #ident: ::sqlx::Row::try_get(row, #column)? });
+        }
+    }
+    let name = &input.ident;
+    Ok(quote! {
+        impl<'r, R: ::sqlx::Row> ::sqlx::FromRow<'r, R> for #name
+        where
+            &'r str: ::sqlx::ColumnIndex<R>,
+            #(#bounds,)*
+        {
+            fn from_row(row: &'r R) -> ::sqlx::Result<Self> {
+                ::std::result::Result::Ok(Self { #(#reads,)* })
+            }
+        }
+    })
+}
+
+/// Whether a field carries `#[sqlx(flatten)]`; any other `#[sqlx(…)]` is refused.
+fn is_flattened(field: &syn::Field) -> syn::Result<bool> {
+    let mut flatten = false;
+    for attr in field.attrs.iter().filter(|a| a.path().is_ident("sqlx")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("flatten") {
+                flatten = true;
+                Ok(())
+            } else {
+                Err(meta.error("only #[sqlx(flatten)] is supported"))
+            }
+        })?;
+    }
+    Ok(flatten)
 }

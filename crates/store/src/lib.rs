@@ -12,6 +12,15 @@
     reason = "ops/ is deliberately compiled once per backend (docs/ARCHITECTURE.md)"
 )]
 
+/// A statement assembled by `format!` from the backend's own SQL fragments (its dialect's
+/// column lists and functions), never from input: every value a caller gives is bound.
+/// sqlx takes a `&'static str` as it is and asks every other text to be asserted safe.
+macro_rules! sql {
+    ($($format:tt)*) => {
+        ::sqlx::AssertSqlSafe(::std::format!($($format)*))
+    };
+}
+
 pub mod model;
 pub mod pricing;
 
@@ -108,8 +117,31 @@ impl ConnectOptions {
 pub mod postgres;
 pub mod sqlite;
 
-static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
-static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+/// `(version, description, sql)` of each file of `migrations/sqlite` (see `build.rs`).
+const SQLITE_MIGRATIONS: &[(i64, &str, &str)] =
+    include!(concat!(env!("OUT_DIR"), "/migrations_sqlite.rs"));
+/// `(version, description, sql)` of each file of `migrations/postgres`.
+const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] =
+    include!(concat!(env!("OUT_DIR"), "/migrations_postgres.rs"));
+
+/// The migrator of one backend's migrations. A migration's checksum is that of its file's
+/// text, as recorded by every earlier release.
+fn migrator(migrations: &[(i64, &'static str, &'static str)]) -> sqlx::migrate::Migrator {
+    sqlx::migrate::Migrator::with_migrations(
+        migrations
+            .iter()
+            .map(|&(version, description, sql)| {
+                sqlx::migrate::Migration::new(
+                    version,
+                    description.into(),
+                    sqlx::migrate::MigrationType::Simple,
+                    sqlx::SqlSafeStr::into_sql_str(sql),
+                    false,
+                )
+            })
+            .collect(),
+    )
+}
 
 /// The database in use; cheap to clone (pools are shared).
 #[derive(Debug, Clone)]
@@ -229,8 +261,8 @@ impl Store {
     /// Applies pending migrations of the backend in use.
     pub async fn migrate(&self) -> Result<(), ConnectError> {
         match self {
-            Store::Sqlite(r) => SQLITE_MIGRATOR.run(r.write_pool()).await?,
-            Store::Postgres(r) => POSTGRES_MIGRATOR.run(r.write_pool()).await?,
+            Store::Sqlite(r) => migrator(SQLITE_MIGRATIONS).run(r.write_pool()).await?,
+            Store::Postgres(r) => migrator(POSTGRES_MIGRATIONS).run(r.write_pool()).await?,
         }
         Ok(())
     }
@@ -240,8 +272,14 @@ impl Store {
     #[cfg(feature = "test-support")]
     pub async fn execute_raw(&self, sql: &str) -> Result<(), sqlx::Error> {
         match self {
-            Store::Sqlite(r) => sqlx::raw_sql(sql).execute(r.write_pool()).await.map(|_| ()),
-            Store::Postgres(r) => sqlx::raw_sql(sql).execute(r.write_pool()).await.map(|_| ()),
+            Store::Sqlite(r) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+                .execute(r.write_pool())
+                .await
+                .map(|_| ()),
+            Store::Postgres(r) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+                .execute(r.write_pool())
+                .await
+                .map(|_| ()),
         }
     }
 

@@ -46,7 +46,7 @@ impl TestDb {
         let mut conn = PgConnection::connect(admin_url)
             .await
             .unwrap_or_else(|e| panic!("cannot reach TEST_DATABASE_URL: {e}"));
-        sqlx::query(&format!("CREATE DATABASE {name}"))
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
             .execute(&mut conn)
             .await
             .unwrap_or_else(|e| panic!("create database: {e}"));
@@ -79,9 +79,11 @@ impl Drop for TestDb {
             };
             rt.block_on(async move {
                 if let Ok(mut conn) = PgConnection::connect(&admin).await {
-                    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                        .execute(&mut conn)
-                        .await;
+                    let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                    )))
+                    .execute(&mut conn)
+                    .await;
                     let _ = conn.close().await;
                 }
             });

@@ -82,10 +82,10 @@ pub async fn invalidate_on_write(
         .flatten();
     let state = req.extensions().get::<AppState>().cloned();
     let response = next.run(req).await;
-    if let (Some(tenant), Some(state)) = (tenant, state) {
-        if response.status().is_success() {
-            state.availability_cache.invalidate(&tenant);
-        }
+    if let (Some(tenant), Some(state)) = (tenant, state)
+        && response.status().is_success()
+    {
+        state.availability_cache.invalidate(&tenant);
     }
     response
 }

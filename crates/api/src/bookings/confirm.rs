@@ -146,15 +146,15 @@ pub async fn confirm(
                 None
             }
         };
-        if let Some(m) = method {
-            if let Some(permission) = m.staff_permission() {
-                match &access.caller {
-                    super::Caller::Admin(admin) => admin.require(permission)?,
-                    _ => {
-                        return Err(ApiError::forbidden(
-                            "Only staff may confirm with comp or invoice",
-                        ));
-                    }
+        if let Some(m) = method
+            && let Some(permission) = m.staff_permission()
+        {
+            match &access.caller {
+                super::Caller::Admin(admin) => admin.require(permission)?,
+                _ => {
+                    return Err(ApiError::forbidden(
+                        "Only staff may confirm with comp or invoice",
+                    ));
                 }
             }
         }

@@ -339,10 +339,10 @@ pub async fn update_me(
             errors.check(field, validate_name(v));
         }
     }
-    if let Some(Some(p)) = &body.phone {
-        if !p.trim().is_empty() {
-            errors.check("phone", validate_phone(p));
-        }
+    if let Some(Some(p)) = &body.phone
+        && !p.trim().is_empty()
+    {
+        errors.check("phone", validate_phone(p));
     }
     errors.finish().map_err(ApiError::validation)?;
     let text = |v: Option<Option<String>>| v.map(|inner| clean(inner.as_deref()));

@@ -15,10 +15,10 @@ pub struct ClientAddress(pub Option<String>);
 
 impl ClientAddress {
     pub fn of(state: &AppState, headers: &HeaderMap, extensions: &http::Extensions) -> Self {
-        if state.config.trust_forwarded_for {
-            if let Some(ip) = forwarded_for(headers) {
-                return Self(Some(ip));
-            }
+        if state.config.trust_forwarded_for
+            && let Some(ip) = forwarded_for(headers)
+        {
+            return Self(Some(ip));
         }
         Self(
             extensions

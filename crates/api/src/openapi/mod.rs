@@ -163,11 +163,11 @@ fn tenant_parameter(required: bool) -> utoipa::openapi::path::Parameter {
 
 fn rate_limit_header(description: &str) -> utoipa::openapi::header::Header {
     HeaderBuilder::new()
-        .schema(
+        .schema(Some(
             ObjectBuilder::new()
                 .schema_type(Type::Integer)
                 .minimum(Some(0)),
-        )
+        ))
         .description(Some(description))
         .build()
 }
@@ -232,15 +232,17 @@ pub fn finish(doc: &mut utoipa::openapi::OpenApi) {
     for (path, method, op) in operations_mut(doc) {
         // Tenant header: declared here, not per handler.
         let params = op.parameters.get_or_insert_with(Vec::new);
-        params.retain(|p| p.name != crate::extract::TENANT_HEADER);
+        params.retain(|p| !matches!(p, RefOr::T(p) if p.name == crate::extract::TENANT_HEADER));
         if tenant_scoped(path) {
-            params.insert(0, required_tenant.clone());
+            params.insert(0, RefOr::T(required_tenant.clone()));
         } else if path == "/api/auth/login" {
-            params.insert(0, optional_tenant.clone());
+            params.insert(0, RefOr::T(optional_tenant.clone()));
         }
         // A header, path or query value is text: never JSON null, whatever the Rust type.
         for param in params.iter_mut() {
-            if let Some(RefOr::T(schema)) = &mut param.schema {
+            if let RefOr::T(param) = param
+                && let Some(RefOr::T(schema)) = &mut param.schema
+            {
                 drop_null(schema);
             }
         }
@@ -297,7 +299,7 @@ pub fn finish(doc: &mut utoipa::openapi::OpenApi) {
                     response
                         .headers
                         .entry(name.to_owned())
-                        .or_insert_with(|| rate_limit_header(description));
+                        .or_insert_with(|| RefOr::T(rate_limit_header(description)));
                 }
             }
         }

@@ -388,10 +388,10 @@ pub(super) fn promotion_fields(
         Some(None) => None,
         Some(Some(raw)) => timestamp_param(&mut errors, "expires_at", raw),
     };
-    if let (Some(start), Some(end)) = (starts_at, expires_at) {
-        if start >= end {
-            errors.add("expires_at", "must be after starts_at");
-        }
+    if let (Some(start), Some(end)) = (starts_at, expires_at)
+        && start >= end
+    {
+        errors.add("expires_at", "must be after starts_at");
     }
     let limit =
         |errors: &mut FieldErrors, field: &str, given: Option<Option<i64>>, base| match given {

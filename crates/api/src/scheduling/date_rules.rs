@@ -136,20 +136,20 @@ fn date_rule_fields(input: DateRuleInput, kind: DateRuleKind) -> Result<NewDateR
         None => date_from,
         Some(d) => parse_date(&mut errors, "dateTo", d),
     };
-    if let (Some(f), Some(t)) = (date_from, date_to) {
-        if f > t {
-            errors.add("dateFrom", "must not be after dateTo");
-        }
+    if let (Some(f), Some(t)) = (date_from, date_to)
+        && f > t
+    {
+        errors.add("dateFrom", "must not be after dateTo");
     }
     let times = match (kind, input.start_time.as_deref(), input.end_time.as_deref()) {
         (DateRuleKind::Blackout, None, None) => None,
         (_, s, e) => {
             let start = parse_time(&mut errors, "startTime", s);
             let end = parse_time(&mut errors, "endTime", e);
-            if let (Some(s), Some(e)) = (start, end) {
-                if s >= e {
-                    errors.add("startTime", "must be before endTime");
-                }
+            if let (Some(s), Some(e)) = (start, end)
+                && s >= e
+            {
+                errors.add("startTime", "must be before endTime");
             }
             start.zip(end)
         }

@@ -58,10 +58,10 @@ async fn regenerate_scope(
         .date_to
         .as_deref()
         .and_then(|d| parse_date(&mut errors, "dateTo", d));
-    if let (Some(f), Some(t)) = (from, to) {
-        if f > t {
-            errors.add("dateFrom", "must not be after dateTo");
-        }
+    if let (Some(f), Some(t)) = (from, to)
+        && f > t
+    {
+        errors.add("dateFrom", "must not be after dateTo");
     }
     errors.finish().map_err(ApiError::validation)?;
     let Some((scope_type, scope_id)) = scope else {

@@ -74,7 +74,7 @@ async fn a_booking_paid_at_a_stripe_compatible_provider_is_paid_by_its_webhook()
     app.clock.set(chrono::Utc::now());
     let (t, catalog, slot) = venue(&app).await;
     let addr = app.serve().await;
-    let http = reqwest::Client::new();
+    let http = kairos_app::http::client_builder().build().unwrap();
     // The provider's webhook endpoint is this server.
     let hook = format!("kairos-{}", uuid::Uuid::new_v4().simple());
     let registered = http

@@ -91,25 +91,27 @@ pub fn eligibility(rules: &Rules, context: &Context) -> Result<(), Ineligible> {
     {
         return Err(Ineligible::UsageLimitReached);
     }
-    if let (Some(limit), Some(uses)) = (rules.per_customer_limit, context.customer_uses) {
-        if uses >= limit {
-            return Err(Ineligible::PerCustomerLimitReached);
-        }
+    if let (Some(limit), Some(uses)) = (rules.per_customer_limit, context.customer_uses)
+        && uses >= limit
+    {
+        return Err(Ineligible::PerCustomerLimitReached);
     }
-    if let Some(site) = context.site {
-        if !rules.sites.is_empty() && !rules.sites.contains(&site) {
-            return Err(Ineligible::NotApplicableSite);
-        }
+    if let Some(site) = context.site
+        && !rules.sites.is_empty()
+        && !rules.sites.contains(&site)
+    {
+        return Err(Ineligible::NotApplicableSite);
     }
-    if let Some(product) = context.product {
-        if !rules.products.is_empty() && !rules.products.contains(&product) {
-            return Err(Ineligible::NotApplicableProduct);
-        }
+    if let Some(product) = context.product
+        && !rules.products.is_empty()
+        && !rules.products.contains(&product)
+    {
+        return Err(Ineligible::NotApplicableProduct);
     }
-    if let (Some(min), Some(subtotal)) = (rules.min_spend, context.subtotal) {
-        if subtotal < min {
-            return Err(Ineligible::MinSpendNotMet);
-        }
+    if let (Some(min), Some(subtotal)) = (rules.min_spend, context.subtotal)
+        && subtotal < min
+    {
+        return Err(Ineligible::MinSpendNotMet);
     }
     Ok(())
 }

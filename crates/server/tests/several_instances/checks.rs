@@ -17,7 +17,7 @@ pub const KINDS: [&str; 3] = ["booking_confirmation", "payment_receipt", "cancel
 type Counts = BTreeMap<(Uuid, String), i64>;
 
 /// Runs `sql`, which selects a booking id, a key and a count.
-async fn counts(db: &PgPool, sql: &str) -> Counts {
+async fn counts(db: &PgPool, sql: &'static str) -> Counts {
     let rows: Vec<(Option<Uuid>, Option<String>, i64)> = sqlx::query_as(sql)
         .fetch_all(db)
         .await

@@ -120,7 +120,9 @@ pub struct Api {
 impl Api {
     pub fn new(addrs: &[String]) -> Api {
         Api {
-            http: reqwest::Client::new(),
+            http: kairos_app::http::client_builder()
+                .build()
+                .unwrap_or_else(|e| panic!("http client: {e}")),
             addrs: addrs.to_vec(),
             next: AtomicUsize::new(0),
             token: String::new(),

@@ -18,7 +18,7 @@ pub(crate) struct Change<'a> {
     pub changes: Value,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct AuditRow {
     id: Uuid,
     occurred_at: Timestamp,

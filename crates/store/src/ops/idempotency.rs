@@ -23,7 +23,7 @@ pub const RETENTION_HOURS: i64 = 24;
 /// After this long an `in_flight` claim is taken to be abandoned.
 pub const ABANDONED_AFTER_SECS: i64 = 60;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct KeyRow {
     request_hash: String,
     state: String,
@@ -81,7 +81,7 @@ async fn insert_or_read(
     if inserted.rows_affected() == 1 {
         return Ok(None);
     }
-    let row: KeyRow = sqlx::query_as(&format!(
+    let row: KeyRow = sqlx::query_as(sql!(
         "SELECT request_hash, state, response_status, response_body, created_at, expires_at
          FROM idempotency_keys WHERE tenant_id = $1 AND idem_key = $2{}",
         dialect::FOR_UPDATE

@@ -32,7 +32,7 @@ impl SmsProvider {
         if !matches!(url.scheme(), "http" | "https") {
             anyhow::bail!("sms_url (KAIROS_SMS_URL) must be an http or https URL");
         }
-        let client = reqwest::Client::builder()
+        let client = crate::http::client_builder()
             .timeout(TIMEOUT)
             .build()
             .map_err(|e| anyhow::anyhow!("building the SMS client: {e}"))?;

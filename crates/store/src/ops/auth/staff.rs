@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use kairos_store_macros::operations;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct UserRow {
     id: Uuid,
     tenant_id: String,
@@ -111,7 +111,7 @@ impl Repo {
     ) -> Result<AdminUser, StaffError> {
         let mut w = self.begin(tenant, now).await?;
         let id = new_id();
-        let row: UserRow = sqlx::query_as(&format!(
+        let row: UserRow = sqlx::query_as(sql!(
             "INSERT INTO admin_users (tenant_id, id, username, display_name, email, password_hash,
                                       created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
@@ -163,7 +163,7 @@ impl Repo {
         id: Uuid,
     ) -> StoreResult<Option<AdminUser>> {
         let mut conn = self.read.acquire().await?;
-        let row: Option<UserRow> = sqlx::query_as(&format!(
+        let row: Option<UserRow> = sqlx::query_as(sql!(
             "SELECT {USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -185,7 +185,7 @@ impl Repo {
         username: &str,
     ) -> StoreResult<Option<AdminUser>> {
         let mut conn = self.read.acquire().await?;
-        let row: Option<UserRow> = sqlx::query_as(&format!(
+        let row: Option<UserRow> = sqlx::query_as(sql!(
             "SELECT {USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND username = $2"
         ))
         .bind(tenant.as_str())
@@ -203,7 +203,7 @@ impl Repo {
 
     pub async fn list_admin_users(&self, tenant: &TenantId) -> StoreResult<Vec<AdminUser>> {
         let mut conn = self.read.acquire().await?;
-        let rows: Vec<UserRow> = sqlx::query_as(&format!(
+        let rows: Vec<UserRow> = sqlx::query_as(sql!(
             "SELECT {USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 ORDER BY username"
         ))
         .bind(tenant.as_str())
@@ -231,7 +231,7 @@ impl Repo {
         // Two owners demoting each other at once must not both succeed: staff changes of a
         // tenant run one at a time (PostgreSQL; SQLite's write lock does the same).
         dialect::lock_key(&mut w.tx, &format!("staff:{tenant}")).await?;
-        let before: UserRow = sqlx::query_as(&format!(
+        let before: UserRow = sqlx::query_as(sql!(
             "SELECT {USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -284,7 +284,7 @@ impl Repo {
             before.token_generation
         };
 
-        let row: UserRow = sqlx::query_as(&format!(
+        let row: UserRow = sqlx::query_as(sql!(
             "UPDATE admin_users
              SET display_name = $3, email = $4, is_active = $5, password_hash = $6, updated_at = $7,
                  token_generation = $8

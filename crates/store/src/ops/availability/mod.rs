@@ -7,7 +7,7 @@ use kairos_domain::TenantId;
 use kairos_store_macros::operations;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 pub(super) struct SlotRow {
     pub(super) id: Uuid,
     pub(super) product_id: Uuid,
@@ -49,7 +49,7 @@ impl Repo {
         party_size: i32,
         now: Timestamp,
     ) -> StoreResult<Vec<Slot>> {
-        let rows: Vec<SlotRow> = sqlx::query_as(&format!(
+        let rows: Vec<SlotRow> = sqlx::query_as(sql!(
             "SELECT {SLOT_COLUMNS} FROM slots
              WHERE tenant_id = $1 AND product_id = $2 AND starts_at >= $3 AND starts_at < $4
                AND is_orphaned = $5 AND capacity - booked >= $6
@@ -74,7 +74,7 @@ impl Repo {
         from: Timestamp,
         to: Timestamp,
     ) -> StoreResult<Vec<Slot>> {
-        let rows: Vec<SlotRow> = sqlx::query_as(&format!(
+        let rows: Vec<SlotRow> = sqlx::query_as(sql!(
             "SELECT {SLOT_COLUMNS} FROM slots
              WHERE tenant_id = $1 AND product_id = $2 AND starts_at >= $3 AND starts_at < $4
              ORDER BY starts_at"

@@ -22,7 +22,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 /// A collected card or bank payment of the booking being cancelled.
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct PaidPayment {
     id: Uuid,
     provider: String,
@@ -41,7 +41,7 @@ pub(super) async fn owe_refund(
     actor: &Actor,
 ) -> Result<Option<CancellationRefund>, BookingError> {
     // The booking is locked; its payments after it (the lock order of every path).
-    let paid: Vec<PaidPayment> = sqlx::query_as(&format!(
+    let paid: Vec<PaidPayment> = sqlx::query_as(sql!(
         "SELECT p.id, p.provider, p.amount, p.refunded_amount,
                 CAST((SELECT COALESCE(SUM(r.amount), 0) FROM refunds r
                       WHERE r.tenant_id = p.tenant_id AND r.payment_id = p.id

@@ -16,7 +16,7 @@ impl Repo {
         let system = TenantId::parse("system")
             .map_err(|e| StoreError::Corrupt(format!("tenant id: {e}")))?;
         let mut w = self.begin(&system, now).await?;
-        let due: Vec<(String, Uuid)> = sqlx::query_as(&format!(
+        let due: Vec<(String, Uuid)> = sqlx::query_as(sql!(
             "SELECT tenant_id, id FROM bookings
              WHERE status = 'hold' AND hold_expires_at <= $1
              ORDER BY hold_expires_at, id LIMIT $2{}",

@@ -314,7 +314,7 @@ async fn live_holds(w: &mut Write, whose: HoldsOf<'_>) -> Result<i64, BookingErr
             if let Some(id) = customer_id {
                 dialect::lock_key(&mut w.tx, &format!("holds:{tenant}:customer:{id}")).await?;
             }
-            sqlx::query_scalar(&format!(
+            sqlx::query_scalar(sql!(
                 "{LIVE}((customer_email = $3 AND $3 <> '') OR customer_id = $4)"
             ))
             .bind(&tenant)
@@ -326,7 +326,7 @@ async fn live_holds(w: &mut Write, whose: HoldsOf<'_>) -> Result<i64, BookingErr
         }
         HoldsOf::Address(address) => {
             dialect::lock_key(&mut w.tx, &format!("holds:{tenant}:address:{address}")).await?;
-            sqlx::query_scalar(&format!("{LIVE}client_address = $3"))
+            sqlx::query_scalar(sql!("{LIVE}client_address = $3"))
                 .bind(&tenant)
                 .bind(w.now)
                 .bind(address)

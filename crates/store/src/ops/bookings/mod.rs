@@ -48,7 +48,7 @@ const BOOKING_COLUMNS: &str = "b.id, b.reference, b.site_id, b.product_id, b.slo
      b.send_confirmation, b.created_by, b.created_at, b.updated_at, b.confirmed_at, \
      b.canceled_at";
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct BookingRow {
     id: Uuid,
     reference: String,
@@ -127,7 +127,7 @@ impl TryFrom<BookingRow> for Booking {
     }
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct ViewRow {
     #[sqlx(flatten)]
     booking: BookingRow,
@@ -147,7 +147,7 @@ impl TryFrom<ViewRow> for BookingView {
     }
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct SlotRow {
     id: Uuid,
     product_id: Uuid,
@@ -163,7 +163,7 @@ async fn load_for_update(
     tenant: &TenantId,
     id: Uuid,
 ) -> Result<Booking, BookingError> {
-    let row: Option<BookingRow> = sqlx::query_as(&format!(
+    let row: Option<BookingRow> = sqlx::query_as(sql!(
         "SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.tenant_id = $1 AND b.id = $2{}",
         dialect::FOR_UPDATE
     ))
@@ -192,7 +192,7 @@ async fn lock_slots(tx: &mut Tx, tenant: &TenantId, ids: &mut [Uuid]) -> StoreRe
     }
     ids.sort();
     for id in ids.iter() {
-        sqlx::query(&format!(
+        sqlx::query(sql!(
             "SELECT id FROM slots WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
         ))

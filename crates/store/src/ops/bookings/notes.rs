@@ -20,7 +20,7 @@ pub(super) async fn load_note(
     booking: Uuid,
     id: Uuid,
 ) -> Result<BookingNote, BookingError> {
-    let row: Option<NoteRow> = sqlx::query_as(&format!(
+    let row: Option<NoteRow> = sqlx::query_as(sql!(
         "SELECT {NOTE_COLUMNS} FROM booking_notes
          WHERE tenant_id = $1 AND booking_id = $2 AND id = $3{}",
         dialect::FOR_UPDATE
@@ -54,7 +54,7 @@ pub(super) fn note_changes(before: &BookingNote, after: &BookingNote) -> Value {
     Value::Object(changes)
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct NoteRow {
     id: Uuid,
     booking_id: Uuid,

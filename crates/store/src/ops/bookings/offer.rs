@@ -43,7 +43,7 @@ impl Offer {
     }
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct OfferRow {
     #[sqlx(flatten)]
     product: ProductRow,
@@ -91,8 +91,12 @@ pub(super) async fn load_offer(
     slot: Option<SlotChoice>,
 ) -> Result<Option<Offer>, StoreError> {
     let query = match slot {
-        None | Some(SlotChoice::Id(_)) => sqlx::query_as::<_, OfferRow>(&BY_SLOT_ID),
-        Some(SlotChoice::StartingAt(_)) => sqlx::query_as::<_, OfferRow>(&BY_SLOT_START),
+        None | Some(SlotChoice::Id(_)) => {
+            sqlx::query_as::<_, OfferRow>(sqlx::AssertSqlSafe(BY_SLOT_ID.as_str()))
+        }
+        Some(SlotChoice::StartingAt(_)) => {
+            sqlx::query_as::<_, OfferRow>(sqlx::AssertSqlSafe(BY_SLOT_START.as_str()))
+        }
     }
     .bind(tenant.as_str())
     .bind(product_id);
@@ -137,7 +141,7 @@ pub(super) async fn load_variant(
     product: Uuid,
     id: Uuid,
 ) -> Result<Option<Variant>, StoreError> {
-    let row: Option<VariantRow> = sqlx::query_as(&format!(
+    let row: Option<VariantRow> = sqlx::query_as(sql!(
         "SELECT {VARIANT_COLUMNS} FROM product_variants
          WHERE tenant_id = $1 AND product_id = $2 AND id = $3"
     ))
@@ -158,7 +162,7 @@ pub(super) async fn load_addons(
     tenant: &TenantId,
     product: Uuid,
 ) -> Result<Vec<Addon>, StoreError> {
-    let rows: Vec<AddonRow> = sqlx::query_as(&format!(
+    let rows: Vec<AddonRow> = sqlx::query_as(sql!(
         "SELECT {ADDON_COLUMNS} FROM product_addons WHERE tenant_id = $1 AND product_id = $2"
     ))
     .bind(tenant.as_str())

@@ -10,7 +10,7 @@ use kairos_store_macros::operations;
 use serde_json::json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct PaymentRow {
     id: Uuid,
     booking_id: Uuid,

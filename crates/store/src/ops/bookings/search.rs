@@ -16,7 +16,7 @@ pub(super) fn phone_key(phone: &str) -> String {
 }
 
 /// Appends a search filter's conditions to `q` (which ends in a WHERE clause on tenant).
-pub(super) fn push_filter(q: &mut QueryBuilder<'_, Db>, f: &BookingFilter) {
+pub(super) fn push_filter(q: &mut QueryBuilder<Db>, f: &BookingFilter) {
     let like = |s: &str| {
         let escaped = s
             .to_lowercase()
@@ -77,7 +77,7 @@ pub(super) const VIEW_FROM: &str = "FROM bookings b
 #[operations]
 impl Repo {
     pub async fn get_booking(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Booking>> {
-        let row: Option<BookingRow> = sqlx::query_as(&format!(
+        let row: Option<BookingRow> = sqlx::query_as(sql!(
             "SELECT {BOOKING_COLUMNS} FROM bookings b WHERE b.tenant_id = $1 AND b.id = $2"
         ))
         .bind(tenant.as_str())
@@ -153,7 +153,7 @@ impl Repo {
         tenant: &TenantId,
         id: Uuid,
     ) -> StoreResult<Option<BookingView>> {
-        let row: Option<ViewRow> = sqlx::query_as(&format!(
+        let row: Option<ViewRow> = sqlx::query_as(sql!(
             "SELECT {BOOKING_COLUMNS}, s.name AS site_name, p.name AS product_name {VIEW_FROM}
              WHERE b.tenant_id = $1 AND b.id = $2"
         ))

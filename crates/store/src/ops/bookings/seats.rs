@@ -31,7 +31,7 @@ async fn take_seats(
         SeatPolicy::SkipAvailability => "AND booked + $3 <= capacity",
         SeatPolicy::BypassCapacity => "",
     };
-    let row: Option<(i32, i32)> = sqlx::query_as(&format!(
+    let row: Option<(i32, i32)> = sqlx::query_as(sql!(
         "UPDATE slots SET booked = booked + $3, updated_at = $4
          WHERE tenant_id = $1 AND id = $2 {condition}
          RETURNING booked, capacity"
@@ -94,7 +94,7 @@ async fn reclaim_expired_holds(w: &mut Write, slot: Uuid) -> Result<usize, Store
     // SKIP LOCKED never waits, so lock order does not matter here, and sorting by id let
     // PostgreSQL's generic plan (kept for the connection's life) walk the primary key over
     // every booking of the tenant instead.
-    let expired: Vec<(Uuid, i32)> = sqlx::query_as(&format!(
+    let expired: Vec<(Uuid, i32)> = sqlx::query_as(sql!(
         "SELECT id, party_size FROM bookings
          WHERE tenant_id = $1 AND slot_id = $2 AND status = 'hold' AND hold_expires_at <= $3{}",
         dialect::FOR_UPDATE_SKIP_LOCKED

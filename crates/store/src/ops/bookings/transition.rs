@@ -116,7 +116,7 @@ pub(super) async fn apply_transition(
         _ => None,
     };
     if let Some(column) = stamp {
-        sqlx::query(&format!(
+        sqlx::query(sql!(
             "UPDATE bookings SET {column} = COALESCE({column}, $3) WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(w.tenant.as_str())

@@ -10,7 +10,7 @@ use kairos_store_macros::operations;
 use serde_json::json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 pub(crate) struct AddonRow {
     id: Uuid,
     product_id: Uuid,
@@ -69,7 +69,7 @@ impl Repo {
         let mut w = self.begin(tenant, now).await?;
         product_exists(&mut w.tx, tenant, product).await?;
         let id = new_id();
-        let row: AddonRow = sqlx::query_as(&format!(
+        let row: AddonRow = sqlx::query_as(sql!(
             "INSERT INTO product_addons (tenant_id, id, product_id, name, description, addon_type,
                  mode, price_type, amount, max_quantity, display_order, is_active, created_at,
                  updated_at)
@@ -105,7 +105,7 @@ impl Repo {
     }
 
     pub async fn list_addons(&self, tenant: &TenantId, product: Uuid) -> StoreResult<Vec<Addon>> {
-        let rows: Vec<AddonRow> = sqlx::query_as(&format!(
+        let rows: Vec<AddonRow> = sqlx::query_as(sql!(
             "SELECT {ADDON_COLUMNS} FROM product_addons WHERE tenant_id = $1 AND product_id = $2
              ORDER BY display_order, name, id"
         ))
@@ -128,7 +128,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Addon, CatalogError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: Addon = sqlx::query_as::<_, AddonRow>(&format!(
+        let before: Addon = sqlx::query_as::<_, AddonRow>(sql!(
             "SELECT {ADDON_COLUMNS} FROM product_addons
              WHERE tenant_id = $1 AND product_id = $2 AND id = $3"
         ))
@@ -139,7 +139,7 @@ impl Repo {
         .await?
         .ok_or(CatalogError::AddonNotFound)?
         .try_into()?;
-        let row: AddonRow = sqlx::query_as(&format!(
+        let row: AddonRow = sqlx::query_as(sql!(
             "UPDATE product_addons SET name = $4, description = $5, addon_type = $6, mode = $7,
                  price_type = $8, amount = $9, max_quantity = $10, display_order = $11,
                  is_active = $12, updated_at = $13

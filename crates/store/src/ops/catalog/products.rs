@@ -11,7 +11,7 @@ use serde_json::json;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 pub(crate) struct ProductRow {
     id: Uuid,
     site_id: Uuid,
@@ -94,7 +94,7 @@ impl Repo {
             return Err(CatalogError::SiteNotFound);
         }
         let id = new_id();
-        let row: ProductRow = sqlx::query_as(&format!(
+        let row: ProductRow = sqlx::query_as(sql!(
             "INSERT INTO products (tenant_id, id, site_id, name, description, duration_mins,
                  capacity, base_price, price_type, tax_rate_bp, prices_include_tax, slot_policy,
                  slot_interval_min, fixed_slot_times, setup_time, cleanup_time, label_codes,
@@ -138,7 +138,7 @@ impl Repo {
     }
 
     pub async fn list_products(&self, tenant: &TenantId) -> StoreResult<Vec<Product>> {
-        let rows: Vec<ProductRow> = sqlx::query_as(&format!(
+        let rows: Vec<ProductRow> = sqlx::query_as(sql!(
             "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 ORDER BY name, id"
         ))
         .bind(tenant.as_str())
@@ -150,7 +150,7 @@ impl Repo {
     }
 
     pub async fn get_product(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Product>> {
-        let row: Option<ProductRow> = sqlx::query_as(&format!(
+        let row: Option<ProductRow> = sqlx::query_as(sql!(
             "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -172,7 +172,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Product, CatalogError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: Product = sqlx::query_as::<_, ProductRow>(&format!(
+        let before: Product = sqlx::query_as::<_, ProductRow>(sql!(
             "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -190,7 +190,7 @@ impl Repo {
         if site.is_none() {
             return Err(CatalogError::SiteNotFound);
         }
-        let row: ProductRow = sqlx::query_as(&format!(
+        let row: ProductRow = sqlx::query_as(sql!(
             "UPDATE products SET site_id = $3, name = $4, description = $5, duration_mins = $6,
                  capacity = $7, base_price = $8, price_type = $9, tax_rate_bp = $10,
                  prices_include_tax = $11, slot_policy = $12, slot_interval_min = $13,

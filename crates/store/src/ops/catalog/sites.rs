@@ -9,7 +9,7 @@ use kairos_store_macros::operations;
 use serde_json::json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 pub(crate) struct SiteRow {
     id: Uuid,
     name: String,
@@ -66,7 +66,7 @@ impl Repo {
     ) -> StoreResult<Site> {
         let mut w = self.begin(tenant, now).await?;
         let id = new_id();
-        let row: SiteRow = sqlx::query_as(&format!(
+        let row: SiteRow = sqlx::query_as(sql!(
             "INSERT INTO sites (tenant_id, id, name, timezone, currency, locale, address,
                                 contact_email, contact_phone, hold_ttl_minutes,
                                 cancellation_policy, created_at, updated_at)
@@ -98,7 +98,7 @@ impl Repo {
     }
 
     pub async fn list_sites(&self, tenant: &TenantId) -> StoreResult<Vec<Site>> {
-        let rows: Vec<SiteRow> = sqlx::query_as(&format!(
+        let rows: Vec<SiteRow> = sqlx::query_as(sql!(
             "SELECT {SITE_COLUMNS} FROM sites WHERE tenant_id = $1 ORDER BY name, id"
         ))
         .bind(tenant.as_str())
@@ -110,7 +110,7 @@ impl Repo {
     }
 
     pub async fn get_site(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Site>> {
-        let row: Option<SiteRow> = sqlx::query_as(&format!(
+        let row: Option<SiteRow> = sqlx::query_as(sql!(
             "SELECT {SITE_COLUMNS} FROM sites WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -131,7 +131,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Site, CatalogError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: Site = sqlx::query_as::<_, SiteRow>(&format!(
+        let before: Site = sqlx::query_as::<_, SiteRow>(sql!(
             "SELECT {SITE_COLUMNS} FROM sites WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -140,7 +140,7 @@ impl Repo {
         .await?
         .ok_or(CatalogError::SiteNotFound)?
         .try_into()?;
-        let row: SiteRow = sqlx::query_as(&format!(
+        let row: SiteRow = sqlx::query_as(sql!(
             "UPDATE sites SET name = $3, timezone = $4, currency = $5, locale = $6, address = $7,
                  contact_email = $8, contact_phone = $9, hold_ttl_minutes = $10,
                  cancellation_policy = $11, is_active = $12, updated_at = $13

@@ -9,7 +9,7 @@ use kairos_store_macros::operations;
 use serde_json::json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 pub(crate) struct VariantRow {
     id: Uuid,
     product_id: Uuid,
@@ -64,7 +64,7 @@ impl Repo {
         let mut w = self.begin(tenant, now).await?;
         product_exists(&mut w.tx, tenant, product).await?;
         let id = new_id();
-        let row: VariantRow = sqlx::query_as(&format!(
+        let row: VariantRow = sqlx::query_as(sql!(
             "INSERT INTO product_variants (tenant_id, id, product_id, name, description, price_mode,
                  price_amount, capacity_share, display_order, is_active, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
@@ -101,7 +101,7 @@ impl Repo {
         tenant: &TenantId,
         product: Uuid,
     ) -> StoreResult<Vec<Variant>> {
-        let rows: Vec<VariantRow> = sqlx::query_as(&format!(
+        let rows: Vec<VariantRow> = sqlx::query_as(sql!(
             "SELECT {VARIANT_COLUMNS} FROM product_variants WHERE tenant_id = $1 AND product_id = $2
              ORDER BY display_order, name, id"
         ))
@@ -124,7 +124,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Variant, CatalogError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: Variant = sqlx::query_as::<_, VariantRow>(&format!(
+        let before: Variant = sqlx::query_as::<_, VariantRow>(sql!(
             "SELECT {VARIANT_COLUMNS} FROM product_variants
              WHERE tenant_id = $1 AND product_id = $2 AND id = $3"
         ))
@@ -135,7 +135,7 @@ impl Repo {
         .await?
         .ok_or(CatalogError::VariantNotFound)?
         .try_into()?;
-        let row: VariantRow = sqlx::query_as(&format!(
+        let row: VariantRow = sqlx::query_as(sql!(
             "UPDATE product_variants SET name = $4, description = $5, price_mode = $6,
                  price_amount = $7, capacity_share = $8, display_order = $9, is_active = $10,
                  updated_at = $11

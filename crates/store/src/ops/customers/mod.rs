@@ -8,7 +8,7 @@ use kairos_store_macros::operations;
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct CustomerRow {
     id: Uuid,
     email: String,
@@ -54,7 +54,7 @@ impl Repo {
         let mut w = self.begin(tenant, now).await?;
         let id = new_id();
         let accepted_at = |yes: bool| yes.then_some(now);
-        let row: CustomerRow = sqlx::query_as(&format!(
+        let row: CustomerRow = sqlx::query_as(sql!(
             "INSERT INTO customers (tenant_id, id, email, password_hash, first_name, last_name,
                  phone, marketing_opt_in, sms_opt_in, terms_accepted_at, privacy_accepted_at,
                  created_at, updated_at)
@@ -119,7 +119,7 @@ impl Repo {
     }
 
     pub async fn get_customer(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Customer>> {
-        let row: Option<CustomerRow> = sqlx::query_as(&format!(
+        let row: Option<CustomerRow> = sqlx::query_as(sql!(
             "SELECT {CUSTOMER_COLUMNS} FROM customers WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -135,7 +135,7 @@ impl Repo {
         tenant: &TenantId,
         email: &str,
     ) -> StoreResult<Option<Customer>> {
-        let row: Option<CustomerRow> = sqlx::query_as(&format!(
+        let row: Option<CustomerRow> = sqlx::query_as(sql!(
             "SELECT {CUSTOMER_COLUMNS} FROM customers WHERE tenant_id = $1 AND email = $2"
         ))
         .bind(tenant.as_str())
@@ -154,7 +154,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Customer, CustomerError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: Customer = sqlx::query_as::<_, CustomerRow>(&format!(
+        let before: Customer = sqlx::query_as::<_, CustomerRow>(sql!(
             "SELECT {CUSTOMER_COLUMNS} FROM customers WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -191,7 +191,7 @@ impl Repo {
             return Ok(before);
         }
 
-        let row: CustomerRow = sqlx::query_as(&format!(
+        let row: CustomerRow = sqlx::query_as(sql!(
             "UPDATE customers
              SET first_name = $3, last_name = $4, phone = $5, marketing_opt_in = $6,
                  sms_opt_in = $7, updated_at = $8

@@ -43,7 +43,7 @@ pub(crate) async fn open_payment_letter(
     Ok(())
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct Row {
     id: Uuid,
     category: String,
@@ -92,7 +92,7 @@ impl TryFrom<Row> for DeadLetter {
     }
 }
 
-fn push_filter(q: &mut QueryBuilder<'_, super::Db>, f: &DeadLetterFilter) {
+fn push_filter(q: &mut QueryBuilder<super::Db>, f: &DeadLetterFilter) {
     if let Some(c) = f.category {
         q.push(" AND category = ").push_bind(c.as_str());
     }
@@ -156,7 +156,7 @@ impl Repo {
         tenant: &TenantId,
         id: Uuid,
     ) -> StoreResult<Option<DeadLetter>> {
-        let row: Option<Row> = sqlx::query_as(&format!(
+        let row: Option<Row> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM dead_letters WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -179,7 +179,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<DeadLetter, MessagingError> {
         let mut w = self.begin(tenant, now).await?;
-        let row: Option<Row> = sqlx::query_as(&format!(
+        let row: Option<Row> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM dead_letters WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
         ))

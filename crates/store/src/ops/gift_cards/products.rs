@@ -17,7 +17,7 @@ use sqlx::QueryBuilder;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct ProductRow {
     id: Uuid,
     site_id: Option<Uuid>,
@@ -85,7 +85,7 @@ pub(super) async fn product_in(
     w: &mut Write,
     id: Uuid,
 ) -> Result<Option<GiftCardProduct>, StoreError> {
-    let row: Option<ProductRow> = sqlx::query_as(&format!(
+    let row: Option<ProductRow> = sqlx::query_as(sql!(
         "SELECT {COLUMNS} FROM gift_card_products WHERE tenant_id = $1 AND id = $2{}",
         dialect::FOR_UPDATE
     ))
@@ -224,7 +224,7 @@ impl Repo {
         tenant: &TenantId,
         id: Uuid,
     ) -> StoreResult<Option<GiftCardProduct>> {
-        let row: Option<ProductRow> = sqlx::query_as(&format!(
+        let row: Option<ProductRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM gift_card_products WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -240,7 +240,7 @@ impl Repo {
         tenant: &TenantId,
         filter: &GiftCardProductFilter,
     ) -> StoreResult<(Vec<GiftCardProduct>, i64)> {
-        let conditions = |q: &mut QueryBuilder<'_, super::super::Db>| {
+        let conditions = |q: &mut QueryBuilder<super::super::Db>| {
             q.push(" WHERE tenant_id = ")
                 .push_bind(tenant.as_str().to_owned());
             if let Some(active) = filter.is_active {

@@ -25,7 +25,7 @@ use serde_json::json;
 use sqlx::QueryBuilder;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct PurchaseRow {
     id: Uuid,
     product_id: Uuid,
@@ -111,7 +111,7 @@ pub(super) async fn purchase_in(
 ) -> Result<Option<GiftCardPurchase>, StoreError> {
     if lock {
         // Lock the purchase row alone (the joined rows stay free).
-        sqlx::query(&format!(
+        sqlx::query(sql!(
             "SELECT 1 FROM gift_card_purchases WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
         ))
@@ -120,7 +120,7 @@ pub(super) async fn purchase_in(
         .fetch_optional(&mut *w.tx)
         .await?;
     }
-    let row: Option<PurchaseRow> = sqlx::query_as(&format!(
+    let row: Option<PurchaseRow> = sqlx::query_as(sql!(
         "SELECT {COLUMNS} FROM {FROM} WHERE g.tenant_id = $1 AND g.id = $2"
     ))
     .bind(w.tenant.as_str())
@@ -216,7 +216,7 @@ impl Repo {
         tenant: &TenantId,
         id: Uuid,
     ) -> StoreResult<Option<GiftCardPurchase>> {
-        let row: Option<PurchaseRow> = sqlx::query_as(&format!(
+        let row: Option<PurchaseRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM {FROM} WHERE g.tenant_id = $1 AND g.id = $2"
         ))
         .bind(tenant.as_str())
@@ -232,7 +232,7 @@ impl Repo {
         tenant: &TenantId,
         purchase: Uuid,
     ) -> StoreResult<Option<OnlinePayment>> {
-        let row: Option<OnlineRow> = sqlx::query_as(&format!(
+        let row: Option<OnlineRow> = sqlx::query_as(sql!(
             "SELECT {PAYMENT_COLUMNS} FROM {PAYMENT_FROM}
              WHERE p.tenant_id = $1 AND p.gift_card_purchase_id = $2
              ORDER BY p.created_at DESC, p.id DESC LIMIT 1"
@@ -250,7 +250,7 @@ impl Repo {
         tenant: &TenantId,
         filter: &GiftCardPurchaseFilter,
     ) -> StoreResult<(Vec<GiftCardPurchase>, i64)> {
-        let conditions = |q: &mut QueryBuilder<'_, super::super::Db>| {
+        let conditions = |q: &mut QueryBuilder<super::super::Db>| {
             q.push(" WHERE g.tenant_id = ")
                 .push_bind(tenant.as_str().to_owned());
             if let Some(status) = filter.status {
@@ -311,7 +311,7 @@ impl Repo {
                AND p.status IN ('PENDING', 'AUTHORIZED', 'FAILED')
              ORDER BY p.created_at DESC, p.id DESC LIMIT 1"
         );
-        let found: Option<OnlineRow> = sqlx::query_as(&open)
+        let found: Option<OnlineRow> = sqlx::query_as(sqlx::AssertSqlSafe(open.as_str()))
             .bind(tenant.as_str())
             .bind(purchase)
             .fetch_optional(&mut *w.tx)
@@ -349,7 +349,7 @@ impl Repo {
         .bind(now)
         .execute(&mut *w.tx)
         .await?;
-        let row: OnlineRow = sqlx::query_as(&open)
+        let row: OnlineRow = sqlx::query_as(sqlx::AssertSqlSafe(open.as_str()))
             .bind(tenant.as_str())
             .bind(purchase)
             .fetch_one(&mut *w.tx)

@@ -32,7 +32,7 @@ const LAG: chrono::Duration = chrono::Duration::minutes(10);
 /// Candidates read per rule and pass; a rule with more continues in the next pass.
 const CANDIDATES: i64 = 500;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct ActiveRule {
     tenant_id: String,
     id: Uuid,
@@ -47,7 +47,7 @@ struct ActiveRule {
     scanned_until: Option<Timestamp>,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct Candidate {
     id: Uuid,
     anchor: Timestamp,

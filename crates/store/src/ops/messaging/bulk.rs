@@ -38,7 +38,7 @@ const BATCH: i64 = 100;
 /// Sends started or continued per pass.
 const SENDS_PER_PASS: i64 = 20;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct BulkRow {
     id: Uuid,
     channel: String,
@@ -109,7 +109,7 @@ impl TryFrom<BulkRow> for Bulk {
 }
 
 /// The send as it is being sent: what a batch needs.
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct SendingRow {
     status: String,
     channel: String,
@@ -124,7 +124,7 @@ struct SendingRow {
     prepared_at: Option<Timestamp>,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct Candidate {
     id: Uuid,
     starts_at: Timestamp,
@@ -263,7 +263,7 @@ impl Repo {
 
     /// A bulk send of the tenant with its progress.
     pub async fn get_bulk(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Bulk>> {
-        let row: Option<BulkRow> = sqlx::query_as(&format!(
+        let row: Option<BulkRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM message_bulks k WHERE k.tenant_id = $1 AND k.id = $2"
         ))
         .bind(tenant.as_str())
@@ -304,7 +304,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Bulk, MessagingError> {
         let mut w = self.begin(tenant, now).await?;
-        let status: Option<String> = sqlx::query_scalar(&format!(
+        let status: Option<String> = sqlx::query_scalar(sql!(
             "SELECT status FROM message_bulks WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
         ))
@@ -420,7 +420,7 @@ impl Repo {
         report: &mut BulkReport,
     ) -> Result<Batch, StoreError> {
         let mut w = self.begin(tenant, now).await?;
-        let row: Option<SendingRow> = sqlx::query_as(&format!(
+        let row: Option<SendingRow> = sqlx::query_as(sql!(
             "SELECT status, channel, subject, body, filter, send_at, cursor_booking, total,
                     skipped, skip_reasons, prepared_at
              FROM message_bulks WHERE tenant_id = $1 AND id = $2{}",

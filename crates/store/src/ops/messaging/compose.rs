@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 /// What a booking's messages say and whom they go to, read in the write's transaction.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone, kairos_store_macros::FromRow)]
 pub(crate) struct BookingFacts {
     pub id: Uuid,
     pub reference: String,
@@ -49,7 +49,7 @@ pub(crate) async fn booking_facts(
     w: &mut Write,
     booking: Uuid,
 ) -> Result<Option<BookingFacts>, StoreError> {
-    let locked: Option<i32> = sqlx::query_scalar(&format!(
+    let locked: Option<i32> = sqlx::query_scalar(sql!(
         "SELECT 1 FROM bookings WHERE tenant_id = $1 AND id = $2{}",
         super::super::dialect::FOR_UPDATE
     ))
@@ -111,7 +111,7 @@ pub(crate) fn booking_variables(b: &BookingFacts) -> Value {
     })
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct PreferenceRow {
     id: Uuid,
     sms_opt_in: bool,
@@ -135,7 +135,7 @@ async fn recipient_choices(
          email_reminders, email_follow_up, sms_reminders, sms_arrival_confirmation, language";
     let row: Option<PreferenceRow> = match customer_id {
         Some(id) => {
-            sqlx::query_as(&format!(
+            sqlx::query_as(sql!(
                 "SELECT {columns} FROM customers WHERE tenant_id = $1 AND id = $2"
             ))
             .bind(w.tenant.as_str())
@@ -144,7 +144,7 @@ async fn recipient_choices(
             .await?
         }
         None if !email.is_empty() => {
-            sqlx::query_as(&format!(
+            sqlx::query_as(sql!(
                 "SELECT {columns} FROM customers WHERE tenant_id = $1 AND email = $2"
             ))
             .bind(w.tenant.as_str())
@@ -172,7 +172,7 @@ async fn recipient_choices(
     })
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct TemplateRow {
     id: Uuid,
     site_id: Option<Uuid>,
@@ -225,7 +225,7 @@ impl Recipient {
     }
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct CustomerFacts {
     id: Uuid,
     email: String,

@@ -21,7 +21,7 @@ use uuid::Uuid;
 /// The outbox kind of a message.
 pub(crate) const MESSAGE_KIND: &str = "message";
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct MessageRow {
     id: Uuid,
     channel: String,
@@ -142,14 +142,14 @@ pub(crate) async fn enqueue(w: &mut Write, m: &NewMessage) -> Result<Uuid, Store
     Ok(id)
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct ClaimRow {
     tenant_id: String,
     id: Uuid,
     attempts: i32,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct ContentRow {
     channel: String,
     recipient: String,
@@ -190,7 +190,7 @@ impl Repo {
         // Select, then update row by row: PostgreSQL may run a `LIMIT … SKIP LOCKED`
         // subquery inside `UPDATE … WHERE … IN (…)` more than once and claim more rows
         // than the limit.
-        let due: Vec<(String, Uuid)> = sqlx::query_as(&format!(
+        let due: Vec<(String, Uuid)> = sqlx::query_as(sql!(
             "SELECT tenant_id, id FROM outbox
              WHERE kind = $3 AND status = 'pending' AND next_attempt_at <= $1
              ORDER BY next_attempt_at, id LIMIT $2{}",
@@ -421,7 +421,7 @@ impl Repo {
 
     /// A message of the tenant.
     pub async fn get_message(&self, tenant: &TenantId, id: Uuid) -> StoreResult<Option<Message>> {
-        let row: Option<MessageRow> = sqlx::query_as(&format!(
+        let row: Option<MessageRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM {FROM} WHERE m.tenant_id = $1 AND m.id = $2"
         ))
         .bind(tenant.as_str())

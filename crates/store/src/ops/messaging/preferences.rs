@@ -9,7 +9,7 @@ use kairos_store_macros::operations;
 use serde_json::json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct Row {
     id: Uuid,
     sms_opt_in: bool,
@@ -55,7 +55,7 @@ impl Repo {
         tenant: &TenantId,
         customer: Uuid,
     ) -> StoreResult<Option<CustomerPreferences>> {
-        let row: Option<Row> = sqlx::query_as(&format!(
+        let row: Option<Row> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM customers WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -75,7 +75,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<CustomerPreferences, MessagingError> {
         let mut w = self.begin(tenant, now).await?;
-        let row: Option<Row> = sqlx::query_as(&format!(
+        let row: Option<Row> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM customers WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
         ))

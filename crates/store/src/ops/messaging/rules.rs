@@ -18,7 +18,7 @@ use sqlx::QueryBuilder;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 pub(super) struct RuleRow {
     id: Uuid,
     name: String,
@@ -128,7 +128,7 @@ impl Repo {
     ) -> Result<AutomationRule, MessagingError> {
         let mut w = self.begin(tenant, now).await?;
         check_scope(&mut w, &new.site_ids, &new.product_ids).await?;
-        let row: RuleRow = sqlx::query_as(&format!(
+        let row: RuleRow = sqlx::query_as(sql!(
             "INSERT INTO automation_rules (tenant_id, id, name, description, trigger_event,
                  trigger_offset, trigger_offset_unit, template_key, template_id, product_ids,
                  site_ids, is_active, active_since, created_at, updated_at)
@@ -194,7 +194,7 @@ impl Repo {
         tenant: &TenantId,
         id: Uuid,
     ) -> StoreResult<Option<AutomationRule>> {
-        let row: Option<RuleRow> = sqlx::query_as(&format!(
+        let row: Option<RuleRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM automation_rules WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -215,7 +215,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<AutomationRule, MessagingError> {
         let mut w = self.begin(tenant, now).await?;
-        let row: Option<RuleRow> = sqlx::query_as(&format!(
+        let row: Option<RuleRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM automation_rules WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
         ))

@@ -15,7 +15,7 @@ use serde_json::json;
 use sqlx::QueryBuilder;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct TemplateRow {
     id: Uuid,
     site_id: Option<Uuid>,
@@ -89,7 +89,7 @@ impl Repo {
         {
             return Err(MessagingError::SiteNotFound);
         }
-        let row: TemplateRow = sqlx::query_as(&format!(
+        let row: TemplateRow = sqlx::query_as(sql!(
             "INSERT INTO message_templates (tenant_id, id, site_id, scope_key, template_key,
                  language_code, template_type, subject_template, body_template, created_at,
                  updated_at)
@@ -162,7 +162,7 @@ impl Repo {
         tenant: &TenantId,
         id: Uuid,
     ) -> StoreResult<Option<MessageTemplate>> {
-        let row: Option<TemplateRow> = sqlx::query_as(&format!(
+        let row: Option<TemplateRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM message_templates WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -182,7 +182,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<MessageTemplate, MessagingError> {
         let mut w = self.begin(tenant, now).await?;
-        let row: Option<TemplateRow> = sqlx::query_as(&format!(
+        let row: Option<TemplateRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM message_templates WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
         ))

@@ -29,7 +29,7 @@ pub(crate) async fn charge_refunded(
     payment: &OnlinePayment,
     refunded: i64,
 ) -> Result<EventOutcome, PaymentsError> {
-    let (amount, recorded): (i64, i64) = sqlx::query_as(&format!(
+    let (amount, recorded): (i64, i64) = sqlx::query_as(sql!(
         "SELECT amount, refunded_amount FROM payments WHERE tenant_id = $1 AND id = $2{}",
         dialect::FOR_UPDATE
     ))

@@ -14,7 +14,7 @@ use kairos_store_macros::operations;
 use serde_json::json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct CredentialsRow {
     provider: String,
     site_id: Option<Uuid>,
@@ -77,7 +77,7 @@ impl Repo {
             }
         }
         let scope = scope_key(input.site_id);
-        let existing: Option<CredentialsRow> = sqlx::query_as(&format!(
+        let existing: Option<CredentialsRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM payment_credentials
              WHERE tenant_id = $1 AND provider = $2 AND scope_key = $3{}",
             dialect::FOR_UPDATE
@@ -175,7 +175,7 @@ impl Repo {
         &self,
         tenant: &TenantId,
     ) -> StoreResult<Vec<StoredCredentials>> {
-        let rows: Vec<CredentialsRow> = sqlx::query_as(&format!(
+        let rows: Vec<CredentialsRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM payment_credentials WHERE tenant_id = $1
              ORDER BY provider, scope_key"
         ))
@@ -193,7 +193,7 @@ impl Repo {
         provider: Provider,
         site: Option<Uuid>,
     ) -> StoreResult<(Option<StoredCredentials>, Option<StoredCredentials>)> {
-        let rows: Vec<CredentialsRow> = sqlx::query_as(&format!(
+        let rows: Vec<CredentialsRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM payment_credentials
              WHERE tenant_id = $1 AND provider = $2 AND enabled AND scope_key IN ('', $3)"
         ))

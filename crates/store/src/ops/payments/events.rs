@@ -46,7 +46,7 @@ impl Repo {
         .execute(&mut *w.tx)
         .await?;
         if claimed.rows_affected() == 0 {
-            let (status, result): (String, Json<serde_json::Value>) = sqlx::query_as(&format!(
+            let (status, result): (String, Json<serde_json::Value>) = sqlx::query_as(sql!(
                 "SELECT status, result FROM payment_events
                  WHERE provider = $3 AND tenant_id = $2 AND event_id = $1{}",
                 dialect::FOR_UPDATE
@@ -169,7 +169,7 @@ async fn act_on_provider_event(
             format!("{} ignored: no payment", event.event_type),
         ));
     };
-    let row: Option<OnlineRow> = sqlx::query_as(&format!(
+    let row: Option<OnlineRow> = sqlx::query_as(sql!(
         "SELECT {COLUMNS} FROM {FROM}
          WHERE p.tenant_id = $1 AND p.provider = $3 AND p.provider_payment_id = $2"
     ))

@@ -10,7 +10,7 @@ use kairos_domain::payments::credentials::{CredentialSource, Provider};
 use kairos_store_macros::operations;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 pub(crate) struct OnlineRow {
     tenant_id: String,
     id: Uuid,
@@ -71,7 +71,7 @@ impl Repo {
         tenant: &TenantId,
         booking: Uuid,
     ) -> StoreResult<Option<OnlinePayment>> {
-        let row: Option<OnlineRow> = sqlx::query_as(&format!(
+        let row: Option<OnlineRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM {FROM}
              WHERE p.tenant_id = $1 AND p.booking_id = $2 AND p.provider IS NOT NULL
                AND p.status IN ('PENDING', 'AUTHORIZED', 'FAILED')
@@ -91,7 +91,7 @@ impl Repo {
         tenant: &TenantId,
         booking: Uuid,
     ) -> StoreResult<Vec<OnlinePayment>> {
-        let rows: Vec<OnlineRow> = sqlx::query_as(&format!(
+        let rows: Vec<OnlineRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM {FROM}
              WHERE p.tenant_id = $1 AND p.booking_id = $2 AND p.provider = 'cardpay'
                AND p.status = 'CANCELED' AND p.provider_payment_id IS NOT NULL"
@@ -109,7 +109,7 @@ impl Repo {
         tenant: &TenantId,
         id: Uuid,
     ) -> StoreResult<Option<OnlinePayment>> {
-        let row: Option<OnlineRow> = sqlx::query_as(&format!(
+        let row: Option<OnlineRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM {FROM}
              WHERE p.tenant_id = $1 AND p.id = $2 AND p.provider IS NOT NULL"
         ))
@@ -181,7 +181,7 @@ impl Repo {
         before: Timestamp,
         limit: i64,
     ) -> StoreResult<Vec<(TenantId, OnlinePayment)>> {
-        let rows: Vec<OnlineRow> = sqlx::query_as(&format!(
+        let rows: Vec<OnlineRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM {FROM}
              WHERE p.provider IN ('cardpay', 'bankpay') AND p.status IN ('PENDING', 'FAILED')
                AND p.created_at < $1
@@ -208,7 +208,7 @@ impl Repo {
         provider: Provider,
         provider_payment_id: &str,
     ) -> StoreResult<Option<(TenantId, OnlinePayment)>> {
-        let row: Option<OnlineRow> = sqlx::query_as(&format!(
+        let row: Option<OnlineRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM {FROM} WHERE p.provider = $1 AND p.provider_payment_id = $2"
         ))
         .bind(provider.as_str())

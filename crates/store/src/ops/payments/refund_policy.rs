@@ -9,7 +9,7 @@ use kairos_domain::payments::refund_policy::{FeeRule, FeeType};
 use kairos_store_macros::operations;
 use serde_json::json;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct PolicyRow {
     fee_type: String,
     flat_fee: Option<i64>,

@@ -23,7 +23,7 @@ use uuid::Uuid;
 /// calls time out after 20 s): a resume waits until then.
 pub(super) const ATTEMPT_LEASE_SECS: i64 = 60;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct LockedPayment {
     id: Uuid,
     booking_id: Option<Uuid>,
@@ -53,7 +53,7 @@ async fn withdraw_gift_card(
     if amount.is_some_and(|a| a != left) {
         return Err(PaymentsError::GiftCardWhole);
     }
-    let voucher: Option<(Uuid, i64, i64, i32)> = sqlx::query_as(&format!(
+    let voucher: Option<(Uuid, i64, i64, i32)> = sqlx::query_as(sql!(
         "SELECT v.id, v.original_value, v.current_balance, v.usage_count
          FROM gift_card_purchases g
          JOIN vouchers v ON v.tenant_id = g.tenant_id AND v.id = g.voucher_id
@@ -117,7 +117,7 @@ async fn start_refund(
     now: Timestamp,
 ) -> Result<RefundStarted, PaymentsError> {
     let mut w = repo.begin(tenant, now).await?;
-    let p: LockedPayment = sqlx::query_as(&format!(
+    let p: LockedPayment = sqlx::query_as(sql!(
         "SELECT id, booking_id, gift_card_purchase_id, amount, currency, provider, provider_payment_id, status,
                 credential_source, credential_site_id, refunded_amount, refund_target, created_at
          FROM payments WHERE tenant_id = $1 AND id = $2{}",
@@ -388,7 +388,7 @@ impl Repo {
                 .await?;
         let payment = payment.ok_or(PaymentsError::PaymentNotFound)?;
         let (p_status, collected, refunded, target): (String, i64, i64, Option<i64>) =
-            sqlx::query_as(&format!(
+            sqlx::query_as(sql!(
                 "SELECT status, amount, refunded_amount, refund_target FROM payments
                  WHERE tenant_id = $1 AND id = $2{}",
                 dialect::FOR_UPDATE
@@ -397,7 +397,7 @@ impl Repo {
             .bind(payment)
             .fetch_one(&mut *w.tx)
             .await?;
-        let (booking, amount, status): (Option<Uuid>, i64, String) = sqlx::query_as(&format!(
+        let (booking, amount, status): (Option<Uuid>, i64, String) = sqlx::query_as(sql!(
             "SELECT booking_id, amount, status FROM refunds WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
         ))

@@ -16,7 +16,7 @@ use uuid::Uuid;
 const STALLED_AFTER_HOURS: i64 = 24;
 
 /// A refund Processing too long, with what its dead letter says.
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct Stalled {
     tenant_id: String,
     id: Uuid,

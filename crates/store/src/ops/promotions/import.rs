@@ -176,7 +176,7 @@ async fn insert(
     rows: &[NewPromotion],
     chunk: &[(usize, Uuid)],
 ) -> Result<HashSet<Uuid>, sqlx::Error> {
-    let mut q: QueryBuilder<'_, Db> = QueryBuilder::new(
+    let mut q: QueryBuilder<Db> = QueryBuilder::new(
         "INSERT INTO promotions (tenant_id, id, code, code_key, name, description,
              promotion_type, discount_value, buy_quantity, bundle_size, min_spend,
              max_discount, starts_at, expires_at, is_stackable, usage_limit,

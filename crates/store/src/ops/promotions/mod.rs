@@ -20,7 +20,7 @@ mod import;
 
 pub(crate) use import::audit_import;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 pub(crate) struct PromotionRow {
     id: Uuid,
     code: String,
@@ -161,7 +161,7 @@ async fn check_scope(
         ),
     ] {
         for id in ids {
-            let found: Option<i32> = sqlx::query_scalar(&format!(
+            let found: Option<i32> = sqlx::query_scalar(sql!(
                 "SELECT 1 FROM {table} WHERE tenant_id = $1 AND id = $2"
             ))
             .bind(tenant.as_str())
@@ -189,7 +189,7 @@ fn code_taken(e: sqlx::Error, code: &str) -> PromotionError {
 }
 
 /// Appends the list filter's conditions to `q` (which ends in a WHERE clause on tenant).
-fn push_filter(q: &mut QueryBuilder<'_, Db>, f: &PromotionFilter, now: Timestamp) {
+fn push_filter(q: &mut QueryBuilder<Db>, f: &PromotionFilter, now: Timestamp) {
     q.push(" AND deleted_at IS NULL");
     match f.status {
         PromotionStatus::Active => {
@@ -271,7 +271,7 @@ impl Repo {
         check_scope(&mut w.tx, tenant, &new).await?;
         let id = new_id();
         let c = columns_of(&new.discount);
-        let row: PromotionRow = sqlx::query_as(&format!(
+        let row: PromotionRow = sqlx::query_as(sql!(
             "INSERT INTO promotions (tenant_id, id, code, code_key, name, description,
                  promotion_type, discount_value, buy_quantity, bundle_size, min_spend,
                  max_discount, starts_at, expires_at, is_stackable, usage_limit,
@@ -356,7 +356,7 @@ impl Repo {
         tenant: &TenantId,
         id: Uuid,
     ) -> Result<Promotion, PromotionError> {
-        let row: PromotionRow = sqlx::query_as(&format!(
+        let row: PromotionRow = sqlx::query_as(sql!(
             "SELECT {PROMOTION_COLUMNS} FROM promotions
              WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL"
         ))
@@ -408,7 +408,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Promotion, PromotionError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: Promotion = sqlx::query_as::<_, PromotionRow>(&format!(
+        let before: Promotion = sqlx::query_as::<_, PromotionRow>(sql!(
             "SELECT {PROMOTION_COLUMNS} FROM promotions
              WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL"
         ))
@@ -426,7 +426,7 @@ impl Repo {
         }
         check_scope(&mut w.tx, tenant, &new).await?;
         let c = columns_of(&new.discount);
-        let row: PromotionRow = sqlx::query_as(&format!(
+        let row: PromotionRow = sqlx::query_as(sql!(
             "UPDATE promotions SET code = $3, code_key = $4, name = $5, description = $6,
                  promotion_type = $7, discount_value = $8, buy_quantity = $9, bundle_size = $10,
                  min_spend = $11, max_discount = $12, starts_at = $13, expires_at = $14,
@@ -517,7 +517,7 @@ impl Repo {
         tenant: &TenantId,
         now: Timestamp,
     ) -> StoreResult<Vec<Promotion>> {
-        let rows: Vec<PromotionRow> = sqlx::query_as(&format!(
+        let rows: Vec<PromotionRow> = sqlx::query_as(sql!(
             "SELECT {PROMOTION_COLUMNS} FROM promotions
              WHERE tenant_id = $1 AND deleted_at IS NULL AND is_active AND is_public
                AND (expires_at IS NULL OR expires_at > $2)
@@ -536,7 +536,7 @@ impl Repo {
         tenant: &TenantId,
         code: &str,
     ) -> StoreResult<Option<Promotion>> {
-        let row: Option<PromotionRow> = sqlx::query_as(&format!(
+        let row: Option<PromotionRow> = sqlx::query_as(sql!(
             "SELECT {PROMOTION_COLUMNS} FROM promotions
              WHERE tenant_id = $1 AND code_key = $2 AND deleted_at IS NULL"
         ))

@@ -31,7 +31,7 @@ impl Repo {
             DateRuleKind::Override => ("", ""),
             DateRuleKind::Blackout => (", kind", ", $12"),
         };
-        let row: DateRuleRow = sqlx::query_as(&format!(
+        let row: DateRuleRow = sqlx::query_as(sql!(
             "INSERT INTO {} (tenant_id, id, scope_type, scope_id, date_from, date_to, start_time,
                  end_time, recurrence, reason, created_at, updated_at{columns})
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11{values})
@@ -94,7 +94,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Changed<DateRuleRecord>, ScheduleError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: DateRuleRecord = sqlx::query_as::<_, DateRuleRow>(&format!(
+        let before: DateRuleRecord = sqlx::query_as::<_, DateRuleRow>(sql!(
             "SELECT {} FROM {} WHERE tenant_id = $1 AND id = $2",
             date_rule_columns(kind),
             table(kind)
@@ -110,7 +110,7 @@ impl Repo {
             DateRuleKind::Override => "",
             DateRuleKind::Blackout => ", kind = $12",
         };
-        let row: DateRuleRow = sqlx::query_as(&format!(
+        let row: DateRuleRow = sqlx::query_as(sql!(
             "UPDATE {} SET scope_type = $3, scope_id = $4, date_from = $5, date_to = $6,
                  start_time = $7, end_time = $8, recurrence = $9, reason = $10, updated_at = $11{kind_column}
              WHERE tenant_id = $1 AND id = $2
@@ -189,7 +189,7 @@ impl Repo {
         kind: DateRuleKind,
         id: Uuid,
     ) -> StoreResult<Option<DateRuleRecord>> {
-        let row: Option<DateRuleRow> = sqlx::query_as(&format!(
+        let row: Option<DateRuleRow> = sqlx::query_as(sql!(
             "SELECT {} FROM {} WHERE tenant_id = $1 AND id = $2",
             date_rule_columns(kind),
             table(kind)
@@ -214,7 +214,7 @@ impl Repo {
         );
         let rows: Vec<DateRuleRow> = match scope {
             Some((scope_type, scope_id)) => {
-                sqlx::query_as(&format!(
+                sqlx::query_as(sql!(
                     "{base} AND scope_type = $2 AND scope_id = $3 ORDER BY date_from, id"
                 ))
                 .bind(tenant.as_str())
@@ -224,7 +224,7 @@ impl Repo {
                 .await?
             }
             None => {
-                sqlx::query_as(&format!("{base} ORDER BY date_from, id"))
+                sqlx::query_as(sql!("{base} ORDER BY date_from, id"))
                     .bind(tenant.as_str())
                     .fetch_all(&self.read)
                     .await?
@@ -242,7 +242,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Changed<DateRuleRecord>, ScheduleError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: DateRuleRecord = sqlx::query_as::<_, DateRuleRow>(&format!(
+        let before: DateRuleRecord = sqlx::query_as::<_, DateRuleRow>(sql!(
             "DELETE FROM {} WHERE tenant_id = $1 AND id = $2 RETURNING {}",
             table(kind),
             date_rule_columns(kind)

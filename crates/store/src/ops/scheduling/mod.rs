@@ -25,7 +25,7 @@ use regeneration::{WHOLE_HORIZON, lock_scopes, regenerate_scope, rule_span, scop
 use sqlx::types::Json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct TemplateRow {
     id: Uuid,
     scope_type: String,
@@ -78,7 +78,7 @@ const TEMPLATE_COLUMNS: &str = "id, scope_type, scope_id, day_of_week, start_tim
      recurrence_kind, by_day, by_month, by_month_day, exdates, valid_from, valid_to, \
      created_at, updated_at";
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct DateRuleRow {
     id: Uuid,
     scope_type: String,

@@ -33,7 +33,7 @@ pub(super) async fn load_templates(
     scope_type: ScopeType,
     scope_id: Uuid,
 ) -> StoreResult<Vec<TemplateRecord>> {
-    let rows: Vec<TemplateRow> = sqlx::query_as(&format!(
+    let rows: Vec<TemplateRow> = sqlx::query_as(sql!(
         "SELECT {TEMPLATE_COLUMNS} FROM schedule_templates
          WHERE tenant_id = $1 AND scope_type = $2 AND scope_id = $3 ORDER BY created_at, id"
     ))
@@ -52,7 +52,7 @@ pub(super) async fn load_date_rules(
     scope_type: ScopeType,
     scope_id: Uuid,
 ) -> StoreResult<Vec<DateRuleRecord>> {
-    let rows: Vec<DateRuleRow> = sqlx::query_as(&format!(
+    let rows: Vec<DateRuleRow> = sqlx::query_as(sql!(
         "SELECT {} FROM {} WHERE tenant_id = $1 AND scope_type = $2 AND scope_id = $3
          ORDER BY date_from, id",
         date_rule_columns(kind),
@@ -127,7 +127,7 @@ pub(super) async fn regenerate_product(
     dry_run: bool,
 ) -> Result<RegenReport, ScheduleError> {
     dialect::lock_key(tx, &format!("slots:{tenant}:{product_id}")).await?;
-    let product: Product = sqlx::query_as::<_, ProductRow>(&format!(
+    let product: Product = sqlx::query_as::<_, ProductRow>(sql!(
         "SELECT {PRODUCT_COLUMNS} FROM products WHERE tenant_id = $1 AND id = $2"
     ))
     .bind(tenant.as_str())
@@ -173,7 +173,7 @@ pub(super) async fn regenerate_product(
     };
     let wanted: HashMap<Timestamp, SlotTime> = desired.iter().map(|s| (s.starts_at, *s)).collect();
 
-    let existing: Vec<SlotRow> = sqlx::query_as(&format!(
+    let existing: Vec<SlotRow> = sqlx::query_as(sql!(
         "SELECT {SLOT_COLUMNS} FROM slots
          WHERE tenant_id = $1 AND product_id = $2 AND starts_at >= $3 AND starts_at < $4"
     ))

@@ -24,7 +24,7 @@ impl Repo {
         let mut w = self.begin(tenant, now).await?;
         scope_exists(&mut w.tx, tenant, new.scope_type, new.scope_id).await?;
         let id = new_id();
-        let row: TemplateRow = sqlx::query_as(&format!(
+        let row: TemplateRow = sqlx::query_as(sql!(
             "INSERT INTO schedule_templates (tenant_id, id, scope_type, scope_id, day_of_week,
                  start_time, end_time, recurrence_kind, by_day, by_month, by_month_day, exdates,
                  valid_from, valid_to, created_at, updated_at)
@@ -79,7 +79,7 @@ impl Repo {
         tenant: &TenantId,
         id: Uuid,
     ) -> StoreResult<Option<TemplateRecord>> {
-        let row: Option<TemplateRow> = sqlx::query_as(&format!(
+        let row: Option<TemplateRow> = sqlx::query_as(sql!(
             "SELECT {TEMPLATE_COLUMNS} FROM schedule_templates WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -96,7 +96,7 @@ impl Repo {
         scope: Option<(ScopeType, Uuid)>,
     ) -> StoreResult<Vec<TemplateRecord>> {
         let rows: Vec<TemplateRow> = match scope {
-            Some((scope_type, scope_id)) => sqlx::query_as(&format!(
+            Some((scope_type, scope_id)) => sqlx::query_as(sql!(
                 "SELECT {TEMPLATE_COLUMNS} FROM schedule_templates
                  WHERE tenant_id = $1 AND scope_type = $2 AND scope_id = $3 ORDER BY created_at, id"
             ))
@@ -105,7 +105,7 @@ impl Repo {
             .bind(scope_id)
             .fetch_all(&self.read)
             .await?,
-            None => sqlx::query_as(&format!(
+            None => sqlx::query_as(sql!(
                 "SELECT {TEMPLATE_COLUMNS} FROM schedule_templates WHERE tenant_id = $1 ORDER BY created_at, id"
             ))
             .bind(tenant.as_str())
@@ -124,7 +124,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Changed<TemplateRecord>, ScheduleError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: TemplateRecord = sqlx::query_as::<_, TemplateRow>(&format!(
+        let before: TemplateRecord = sqlx::query_as::<_, TemplateRow>(sql!(
             "SELECT {TEMPLATE_COLUMNS} FROM schedule_templates WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -134,7 +134,7 @@ impl Repo {
         .ok_or(ScheduleError::TemplateNotFound)?
         .try_into()?;
         scope_exists(&mut w.tx, tenant, new.scope_type, new.scope_id).await?;
-        let row: TemplateRow = sqlx::query_as(&format!(
+        let row: TemplateRow = sqlx::query_as(sql!(
             "UPDATE schedule_templates SET scope_type = $3, scope_id = $4, day_of_week = $5,
                  start_time = $6, end_time = $7, recurrence_kind = $8, by_day = $9, by_month = $10,
                  by_month_day = $11, exdates = $12, valid_from = $13, valid_to = $14, updated_at = $15
@@ -216,7 +216,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Changed<TemplateRecord>, ScheduleError> {
         let mut w = self.begin(tenant, now).await?;
-        let before: TemplateRecord = sqlx::query_as::<_, TemplateRow>(&format!(
+        let before: TemplateRecord = sqlx::query_as::<_, TemplateRow>(sql!(
             "DELETE FROM schedule_templates WHERE tenant_id = $1 AND id = $2 RETURNING {TEMPLATE_COLUMNS}"
         ))
         .bind(tenant.as_str())

@@ -48,7 +48,7 @@ impl Repo {
             tx.rollback().await?;
             return Ok(false);
         };
-        sqlx::query(&format!(
+        sqlx::query(sql!(
             "INSERT INTO bookings ({BOOKING_COLUMNS})
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'hold', $10, '{{}}', 0, 'EUR', '', '',
                  'public', $11, $11)"
@@ -85,7 +85,7 @@ impl Repo {
         if !dialect::MODIFYING_CTE {
             return Ok(None);
         }
-        let done = sqlx::query(&format!(
+        let done = sqlx::query(sql!(
             "WITH s AS (
                  UPDATE slots SET booked = booked + $3
                  WHERE tenant_id = $1 AND id = $2 AND booked + $3 <= capacity
@@ -126,7 +126,7 @@ impl Repo {
         let mut tx = self.begin_write().await?;
         let ids: Vec<Uuid> = codes.iter().map(|_| new_id()).collect();
         for (chunk, chunk_ids) in codes.chunks(VOUCHER_BATCH).zip(ids.chunks(VOUCHER_BATCH)) {
-            let mut q: sqlx::QueryBuilder<'_, super::super::Db> = sqlx::QueryBuilder::new(
+            let mut q: sqlx::QueryBuilder<super::super::Db> = sqlx::QueryBuilder::new(
                 "INSERT INTO vouchers (tenant_id, id, code, code_key, voucher_type,
                      original_value, current_balance, is_active, issued_at, updated_at) ",
             );
@@ -143,7 +143,7 @@ impl Repo {
                     .push_bind(now);
             });
             q.build().execute(&mut *tx).await?;
-            let mut q: sqlx::QueryBuilder<'_, super::super::Db> = sqlx::QueryBuilder::new(
+            let mut q: sqlx::QueryBuilder<super::super::Db> = sqlx::QueryBuilder::new(
                 "INSERT INTO voucher_transactions (tenant_id, id, voucher_id, kind, amount,
                      balance_after, created_at) ",
             );

@@ -7,7 +7,7 @@ use kairos_domain::TenantId;
 use kairos_store_macros::operations;
 use serde_json::json;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct TenantRow {
     id: String,
     name: String,

@@ -178,7 +178,7 @@ async fn insert(
     chunk: &[Ready],
     issued_by: Option<&str>,
 ) -> Result<(), sqlx::Error> {
-    let mut q: QueryBuilder<'_, Db> = QueryBuilder::new(
+    let mut q: QueryBuilder<Db> = QueryBuilder::new(
         "INSERT INTO vouchers (tenant_id, id, code, code_key, voucher_type, original_value,
              current_balance, usage_limit, usage_count, expires_at, customer_email, is_active,
              issued_by, issued_at, updated_at) ",
@@ -218,7 +218,7 @@ async fn insert(
         }
     }
     for part in entries.chunks(BATCH) {
-        let mut q: QueryBuilder<'_, Db> = QueryBuilder::new(
+        let mut q: QueryBuilder<Db> = QueryBuilder::new(
             "INSERT INTO voucher_transactions (tenant_id, id, voucher_id, booking_id, kind,
                  amount, balance_after, created_at) ",
         );

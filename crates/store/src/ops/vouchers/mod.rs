@@ -21,7 +21,7 @@ mod import;
 /// Attempts at a generated code before giving up (a collision is about one in 10^12).
 const CODE_ATTEMPTS: usize = 5;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 pub(crate) struct VoucherRow {
     id: Uuid,
     code: String,
@@ -70,7 +70,7 @@ impl TryFrom<VoucherRow> for Voucher {
     }
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct TransactionRow {
     id: Uuid,
     booking_id: Option<Uuid>,
@@ -102,7 +102,7 @@ fn violates_code(e: &sqlx::Error) -> bool {
     dialect::violates_unique(e, "vouchers_code", "vouchers.tenant_id, vouchers.code_key")
 }
 
-fn push_filter(q: &mut QueryBuilder<'_, Db>, f: &VoucherFilter) {
+fn push_filter(q: &mut QueryBuilder<Db>, f: &VoucherFilter) {
     if let Some(kind) = f.voucher_type {
         q.push(" AND voucher_type = ").push_bind(kind.as_str());
     }
@@ -163,7 +163,7 @@ pub(crate) async fn insert_voucher(
             .map(str::trim)
             .map_or_else(|| generate_code(new.voucher_type), str::to_owned);
         // A taken code inserts nothing (and does not abort the transaction): try another.
-        let inserted = sqlx::query_as::<_, VoucherRow>(&format!(
+        let inserted = sqlx::query_as::<_, VoucherRow>(sql!(
             "INSERT INTO vouchers (tenant_id, id, code, code_key, voucher_type,
                      original_value, current_balance, usage_limit, expires_at, customer_email,
                      is_active, issued_by, issued_at, updated_at)
@@ -281,7 +281,7 @@ impl Repo {
     }
 
     pub async fn voucher(&self, tenant: &TenantId, id: Uuid) -> Result<Voucher, VoucherError> {
-        let row: VoucherRow = sqlx::query_as(&format!(
+        let row: VoucherRow = sqlx::query_as(sql!(
             "SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant.as_str())
@@ -298,7 +298,7 @@ impl Repo {
         tenant: &TenantId,
         code: &str,
     ) -> Result<Voucher, VoucherError> {
-        let row: VoucherRow = sqlx::query_as(&format!(
+        let row: VoucherRow = sqlx::query_as(sql!(
             "SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE tenant_id = $1 AND code_key = $2"
         ))
         .bind(tenant.as_str())
@@ -336,7 +336,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Voucher, VoucherError> {
         let mut w = self.begin(tenant, now).await?;
-        let row: VoucherRow = sqlx::query_as(&format!(
+        let row: VoucherRow = sqlx::query_as(sql!(
             "UPDATE vouchers SET is_active = FALSE, updated_at = $3
              WHERE tenant_id = $1 AND id = $2
              RETURNING {VOUCHER_COLUMNS}"

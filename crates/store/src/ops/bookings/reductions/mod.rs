@@ -32,7 +32,7 @@ use kairos_domain::{TenantId, new_id};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct UseRow {
     id: Uuid,
     promotion_id: Uuid,

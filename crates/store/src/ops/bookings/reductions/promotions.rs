@@ -18,7 +18,7 @@ use uuid::Uuid;
 
 /// The promotion a typed code names, locked for the rest of the transaction (PostgreSQL).
 async fn promotion_for_update(w: &mut Write, code: &str) -> StoreResult<Option<Promotion>> {
-    let row: Option<PromotionRow> = sqlx::query_as(&format!(
+    let row: Option<PromotionRow> = sqlx::query_as(sql!(
         "SELECT {PROMOTION_COLUMNS} FROM promotions
          WHERE tenant_id = $1 AND code_key = $2 AND deleted_at IS NULL{}",
         super::super::dialect::FOR_UPDATE

@@ -33,7 +33,7 @@ impl Repo {
     }
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(kairos_store_macros::FromRow)]
 struct VoucherState {
     id: Uuid,
     code: String,
@@ -53,7 +53,7 @@ async fn apply_voucher(
     actor: &Actor,
 ) -> Result<VoucherApplied, BookingError> {
     let mut b = live_hold(w, booking, actor).await?;
-    let voucher: VoucherState = sqlx::query_as(&format!(
+    let voucher: VoucherState = sqlx::query_as(sql!(
         "SELECT id, code, voucher_type, current_balance, usage_limit, usage_count, expires_at,
                 is_active
          FROM vouchers WHERE tenant_id = $1 AND code_key = $2{}",
