@@ -16,3 +16,21 @@ pub fn install_crypto_provider() {
         let _ = rustls::crypto::ring::default_provider().install_default();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_client_runs_its_tls_on_ring() {
+        let client = super::client_builder().build();
+        assert!(client.is_ok(), "{:?}", client.err());
+        let installed = rustls::crypto::CryptoProvider::get_default();
+        let ring = rustls::crypto::ring::default_provider();
+        let suites = |p: &rustls::crypto::CryptoProvider| {
+            p.cipher_suites
+                .iter()
+                .map(|s| format!("{:?}", s.suite()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(installed.map(|p| suites(p)), Some(suites(&ring)));
+    }
+}

@@ -8,6 +8,7 @@ mod text_enum;
 
 pub mod auth;
 pub mod bookings;
+pub mod cancellations;
 pub mod catalog;
 pub mod clock;
 pub mod customers;

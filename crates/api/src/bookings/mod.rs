@@ -7,6 +7,7 @@
 //! `BOOKING_NOT_FOUND`, so ids cannot be probed.
 
 mod access;
+mod admin_cancel;
 mod admin_create;
 mod admin_customer;
 mod admin_detail;
@@ -83,6 +84,8 @@ pub fn router() -> OpenApiRouter<AppState> {
                 .routes(routes!(admin_search::search, admin_create::create))
                 .routes(routes!(admin_detail::detail))
                 .routes(routes!(admin_status::set_status))
+                .routes(routes!(admin_cancel::admin_cancel))
+                .routes(routes!(admin_cancel::preview_cancel))
                 .routes(routes!(admin_customer::update_customer))
                 .routes(routes!(notes::list_notes, notes::add_note))
                 .routes(routes!(notes::update_note, notes::delete_note))

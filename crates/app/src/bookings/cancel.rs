@@ -36,6 +36,14 @@ pub enum Cancellation {
     },
     /// The online payment did not come in time.
     PaymentDeadline { reason: String },
+    /// `POST /admin/bookings/{id}/cancel`: staff cancel for one of the reasons of
+    /// `kairos_domain::cancellations`, refunding by `refund`; the customer is told when
+    /// `notify`.
+    Staff {
+        reason: Option<String>,
+        refund: kairos_domain::cancellations::RefundBasis,
+        notify: bool,
+    },
 }
 
 impl Cancellation {
@@ -57,6 +65,15 @@ impl Cancellation {
                 admin_notes,
             },
             Cancellation::PaymentDeadline { reason } => BookingAction::CancelUnpaid { reason },
+            Cancellation::Staff {
+                reason,
+                refund,
+                notify,
+            } => BookingAction::StaffCancel {
+                reason,
+                refund,
+                notify,
+            },
         }
     }
 }
@@ -91,6 +108,23 @@ pub async fn cancel(
     }
     let refund = refund_cancelled(app, tenant, &booking, actor).await?;
     Ok(Cancelled { booking, refund })
+}
+
+/// What cancelling the booking `id` as `how` says would refund, without cancelling it:
+/// the cancellation is decided in a transaction that is then rolled back, so the preview
+/// and the cancellation are worked out by the same code. `cancellation` of the answer is
+/// None when nothing was paid by card, bank or vouchers.
+pub async fn preview(
+    app: &App,
+    tenant: &TenantId,
+    id: Uuid,
+    how: Cancellation,
+    actor: &Actor,
+) -> AppResult<Booking> {
+    Ok(app
+        .store
+        .preview_booking_action(tenant, id, how.action(), actor, app.now())
+        .await?)
 }
 
 /// Refunds what a just-cancelled booking owes (see the module): None when nothing was

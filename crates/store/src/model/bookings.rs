@@ -173,6 +173,13 @@ pub enum BookingAction {
         reason: Option<String>,
         customer_window: bool,
     },
+    /// Staff cancel (spec Part B 4.8): the refund by `refund` (see
+    /// `kairos_domain::cancellations`); the customer is told when `notify`.
+    StaffCancel {
+        reason: Option<String>,
+        refund: kairos_domain::cancellations::RefundBasis,
+        notify: bool,
+    },
     /// Move to another slot of the same product (capacity moves atomically), within the
     /// site's policy window when `customer_window`.
     Reschedule {

@@ -11,10 +11,11 @@ use super::{Repo, Write, load_for_update};
 use crate::pricing::price_booking;
 use crate::{
     Actor, Booking, BookingAction, BookingError, BookingRefusal, Idempotency, PriceBreakdown,
-    Reductions, Timestamp, Written,
+    Reductions, StoreError, Timestamp, Written,
 };
 use kairos_domain::TenantId;
 use kairos_domain::bookings::{BookingStatus, Trigger, transition, trigger_for_target};
+use kairos_domain::cancellations::RefundBasis;
 use kairos_domain::payments::{PaymentMethod, PaymentStatus};
 use kairos_store_macros::operations;
 use sqlx::types::Json;
@@ -52,6 +53,25 @@ impl Repo {
         w.finish(result.map(|()| b), idem.map(|i| i.render))
             .await
             .map(Written::Done)
+    }
+
+    /// What `action` would make of the booking, without changing anything: the action
+    /// runs as `apply_booking_action` runs it, in a transaction that is rolled back.
+    pub async fn preview_booking_action(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+        action: BookingAction,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<Booking, BookingError> {
+        let mut w = self.begin(tenant, now).await?;
+        let mut b = load_for_update(&mut w.tx, tenant, id).await?;
+        let overdue =
+            b.status == BookingStatus::Hold && b.hold_expires_at.is_some_and(|t| t <= now);
+        act_on_current(&mut w, &mut b, overdue, action, actor).await?;
+        w.tx.rollback().await.map_err(StoreError::from)?;
+        Ok(b)
     }
 }
 
@@ -206,8 +226,22 @@ async fn act(
             if customer_window {
                 check_window(w, b).await?;
             }
-            cancel(w, b, reason.as_deref(), actor).await?;
-            b.cancellation = super::cancellation::owe_refund(w, b, !customer_window, actor).await?;
+            cancel(w, b, reason.as_deref(), actor, true).await?;
+            let basis = if customer_window {
+                RefundBasis::TenantRule
+            } else {
+                RefundBasis::InFull
+            };
+            b.cancellation = super::cancellation::owe_refund(w, b, basis, actor).await?;
+        }
+        BookingAction::StaffCancel {
+            reason,
+            refund,
+            notify,
+        } => {
+            transition(b.status, Trigger::Cancel).map_err(BookingRefusal::InvalidTransition)?;
+            cancel(w, b, reason.as_deref(), actor, notify).await?;
+            b.cancellation = super::cancellation::owe_refund(w, b, refund, actor).await?;
         }
         BookingAction::CancelUnpaid { reason } => {
             // Decided on the locked booking: paid in the meantime (online or at the desk),
@@ -219,7 +253,7 @@ async fn act(
                 }
                 .into());
             }
-            cancel(w, b, Some(&reason), actor).await?;
+            cancel(w, b, Some(&reason), actor, true).await?;
             // The provider's part never came: what vouchers paid goes back to them.
             super::reductions::restore_vouchers(w, b.id, None).await?;
             sqlx::query(
@@ -306,7 +340,8 @@ async fn act(
                 Trigger::Cancel => {
                     cancel_uncollected_payments(w, b).await?;
                     // Staff cancelled: everything paid is owed back, as by the cancel action.
-                    b.cancellation = super::cancellation::owe_refund(w, b, true, actor).await?;
+                    b.cancellation =
+                        super::cancellation::owe_refund(w, b, RefundBasis::InFull, actor).await?;
                 }
                 _ => {}
             }
@@ -333,8 +368,9 @@ async fn cancel(
     b: &mut Booking,
     reason: Option<&str>,
     actor: &Actor,
+    tell_customer: bool,
 ) -> Result<(), BookingError> {
-    let notify = !matches!(b.status, BookingStatus::Hold | BookingStatus::Expired);
+    let notify = tell_customer && !matches!(b.status, BookingStatus::Hold | BookingStatus::Expired);
     apply_transition(w, b, Trigger::Cancel, actor, reason).await?;
     cancel_uncollected_payments(w, b).await?;
     if notify && let Some(facts) = booking_facts(w, b.id).await? {

@@ -1,7 +1,9 @@
 //! What a cancellation owes back (spec Part B 4.6, 4.8), decided in the cancellation's
 //! own transaction, on the locked booking: what was paid by card, bank and vouchers and
-//! not refunded yet, minus the fee (the tenant's flat or percentage fee, by default the
-//! site policy's schedule by notice) when the customer cancels, everything when staff do.
+//! not refunded yet, minus the fee of the cancellation's [`RefundBasis`]: the tenant's flat
+//! or percentage fee, by default the site policy's schedule by notice, when the customer
+//! cancels; everything when staff do, unless their cancellation names a policy or a
+//! no-show (`kairos_domain::cancellations`).
 //! Each card or bank payment's part becomes its refund target (`payments.refund_target`):
 //! the refund asked right after the commit returns it, and when it cannot (another refund
 //! of the payment under way, a provider that did not answer) the owed-refunds job does,
@@ -16,8 +18,10 @@ use super::offer::site_policy;
 use crate::{
     Actor, Booking, BookingError, CancellationRefund, OwedRefund, RestoredVoucher, stored,
 };
+use kairos_domain::auth::ActorKind;
+use kairos_domain::cancellations::RefundBasis;
 use kairos_domain::payments::credentials::Provider;
-use kairos_domain::payments::refund_policy::{FeeRule, split_refund};
+use kairos_domain::payments::refund_policy::split_refund;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -37,7 +41,7 @@ struct PaidPayment {
 pub(super) async fn owe_refund(
     w: &mut Write,
     b: &Booking,
-    by_staff: bool,
+    basis: RefundBasis,
     actor: &Actor,
 ) -> Result<Option<CancellationRefund>, BookingError> {
     // The booking is locked; its payments after it (the lock order of every path).
@@ -82,19 +86,17 @@ pub(super) async fn owe_refund(
     let rule = read_refund_policy(&mut *w.tx, &w.tenant).await?.rule;
     let left: Vec<i64> = payments.iter().map(|p| p.2).collect();
     let paid = left.iter().sum::<i64>() + vouchers_paid;
-    let fee = if by_staff {
-        0
-    } else {
-        rule.fee(policy, paid, b.starts_at - w.now)
-    };
-    let reason = if by_staff {
-        "cancelled by staff: refunded in full".to_owned()
-    } else {
-        match rule {
-            FeeRule::TimeBased => format!("cancelled by the customer: {policy} policy, fee {fee}"),
-            FeeRule::Flat(_) => format!("cancelled by the customer: flat fee {fee}"),
-            FeeRule::Percentage(p) => format!("cancelled by the customer: {p} % fee, {fee}"),
-        }
+    let fee = basis.fee(rule, policy, paid, b.starts_at - w.now);
+    let reason = match basis {
+        RefundBasis::InFull => "cancelled by staff: refunded in full".to_owned(),
+        RefundBasis::TenantRule if actor.kind != ActorKind::Admin => format!(
+            "cancelled by the customer: {}, fee {fee}",
+            basis.describe(rule, policy)
+        ),
+        _ => format!(
+            "cancelled by staff: {}, fee {fee}",
+            basis.describe(rule, policy)
+        ),
     };
     let (parts, voucher_part) = split_refund(paid - fee, &left, vouchers_paid);
     let mut owed = Vec::new();
