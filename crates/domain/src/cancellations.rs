@@ -10,7 +10,7 @@
 //! | `admin_initiated`, `capacity_issue`, `equipment_failure`, `weather`, `duplicate` | none | in full: the venue's decision |
 //! | those five | standard, flexible or strict | that policy's schedule by notice |
 //! | `customer_no_show` | any | nothing: every policy's "no-show: none" |
-//! | `reduced_party_size` | any | the seats given up, by the same rules as `customer_request` |
+//! | `reduced_party_size` | any | not taken: the API refuses a partial cancellation |
 //!
 //! `overridePolicy` (permission `admin:cancellations:override`, with a documented reason)
 //! refunds in full whatever the reason and policy.

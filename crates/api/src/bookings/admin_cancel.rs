@@ -107,7 +107,8 @@ pub struct CancelPreview {
     /// vouchers.
     pub refund_to_payments: i64,
     pub refund_to_vouchers: i64,
-    /// How the fee is worked out, in words (for example "the standard policy").
+    /// How the fee is worked out, in words, as the refunds record it (for example
+    /// "cancelled by staff: the standard policy, fee 2000").
     pub rule: String,
     /// Minutes from now to the booking's start (negative once it has started).
     pub minutes_before_start: i64,

@@ -31,25 +31,9 @@ async fn paid_booking() -> (TestApp, TenantFixture, String, String, DateTime<Utc
         .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
         .map(|d| d.with_timezone(&Utc))
         .unwrap_or_else(|| panic!("no start time: {}", later.text));
-    let hold = app.hold(&t.id, &fx, &slot, 2).await;
+    let hold = super::payments_cancellation::card_paid(&app, &t, &fx, &slot).await;
     let id = hold.str("id").to_owned();
-    app.post(&format!("/api/v1/bookings/{id}/confirm"))
-        .tenant(&t.id)
-        .header("x-booking-token", hold.str("bookingToken"))
-        .json(
-            json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay",
-            "paymentMethodId": "pm_card_visa"}),
-        )
-        .send()
-        .await
-        .assert_status(200);
-    for _ in 0..100 {
-        if booking(&app, &t, &id).await["status"] == "paid" {
-            return (app, t, id, slot, starts);
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("never paid");
+    (app, t, id, slot, starts)
 }
 
 async fn booking(app: &TestApp, t: &TenantFixture, id: &str) -> Value {
