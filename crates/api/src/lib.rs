@@ -17,6 +17,7 @@ pub mod gift_cards;
 pub mod idempotency;
 pub mod import;
 pub mod messaging;
+pub mod no_shows;
 pub mod openapi;
 pub mod operations;
 pub mod payments;

@@ -8,7 +8,7 @@ use crate::error::{ApiError, code};
 use crate::state::AppState;
 use crate::{
     auth, availability, bookings, catalog, customers, dead_letters, gift_cards, messaging,
-    operations, payments, promotions, scheduling, vouchers,
+    no_shows, operations, payments, promotions, scheduling, vouchers,
 };
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
@@ -42,6 +42,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(dead_letters::router())
         .merge(payments::router())
         .merge(gift_cards::router())
+        .merge(no_shows::router())
         .merge(operations::router())
 }
 

@@ -8,7 +8,7 @@
 
 use http::StatusCode;
 use kairos_domain::FieldErrors;
-use kairos_store::{BookingError, PaymentsError, StoreError, VoucherError};
+use kairos_store::{BookingError, FeeError, PaymentsError, StoreError, VoucherError};
 use serde_json::{Value, json};
 
 /// The spec's error codes (spec Part A 7, Part B 7), one definition for every layer.
@@ -48,6 +48,11 @@ pub mod code {
     pub const INVALID_SIGNATURE: &str = "INVALID_SIGNATURE";
     pub const DUPLICATE_EVENT: &str = "DUPLICATE_EVENT";
     pub const REFUND_FAILED: &str = "REFUND_FAILED";
+    // Codes the spec leaves to the design (docs/ARCHITECTURE.md, "Daily operations").
+    pub const CUSTOMER_BLOCKED: &str = "CUSTOMER_BLOCKED";
+    pub const FEE_NOT_OPEN: &str = "FEE_NOT_OPEN";
+    pub const NO_SHOW_NOT_FOUND: &str = "NO_SHOW_NOT_FOUND";
+    pub const NO_SHOW_RESOLVED: &str = "NO_SHOW_RESOLVED";
 }
 
 /// A refusal the application layer decides: status class, spec code, message.
@@ -141,6 +146,8 @@ pub enum AppError {
     #[error("{0}")]
     Voucher(VoucherError),
     #[error("{0}")]
+    Fee(FeeError),
+    #[error("{0}")]
     Store(StoreError),
     #[error("{} {}: {}", .0.status.as_u16(), .0.code, .0.message)]
     Failure(Failure),
@@ -187,6 +194,12 @@ impl From<PaymentsError> for AppError {
 impl From<VoucherError> for AppError {
     fn from(e: VoucherError) -> Self {
         AppError::Voucher(e)
+    }
+}
+
+impl From<FeeError> for AppError {
+    fn from(e: FeeError) -> Self {
+        AppError::Fee(e)
     }
 }
 

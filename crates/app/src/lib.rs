@@ -8,6 +8,7 @@
 pub mod bookings;
 pub mod context;
 pub mod error;
+pub mod fees;
 pub mod http;
 pub mod jobs;
 pub mod messaging;

@@ -35,6 +35,7 @@ async fn an_intent_for_the_browser_carries_its_client_secret_and_metadata() {
                 manual_capture: false,
                 payment_method: None,
                 metadata: &metadata,
+                ..Default::default()
             },
             &key(),
         )
@@ -61,6 +62,7 @@ async fn a_charge_succeeds_and_is_refunded_in_part() {
                 manual_capture: false,
                 payment_method: Some("pm_card_visa"),
                 metadata: &[],
+                ..Default::default()
             },
             &key(),
         )
@@ -92,6 +94,7 @@ async fn an_authorization_is_captured_later() {
                 manual_capture: true,
                 payment_method: Some("pm_card_visa"),
                 metadata: &[],
+                ..Default::default()
             },
             &key(),
         )
@@ -119,6 +122,7 @@ async fn declines_refusals_and_outages_are_told_apart() {
                 manual_capture: false,
                 payment_method: Some("pm_card_chargeCustomerFail"),
                 metadata: &[],
+                ..Default::default()
             },
             &key(),
         )

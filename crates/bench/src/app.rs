@@ -70,6 +70,7 @@ pub async fn seed_site(store: &Store, id: &str) -> anyhow::Result<(TenantId, Sit
                 contact_phone: None,
                 hold_ttl_minutes: None,
                 cancellation_policy: kairos_domain::catalog::CancellationPolicy::Standard,
+                no_show_detection_minutes: None,
             },
             &actor(),
             now,

@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod clock;
 pub mod customers;
 pub mod dead_letters;
+pub mod fees;
 pub mod gift_cards;
 pub mod ids;
 pub mod messaging;

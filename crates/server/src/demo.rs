@@ -160,6 +160,7 @@ async fn create(
                 contact_phone: Some("+358401234567".into()),
                 hold_ttl_minutes: Some(15),
                 cancellation_policy: kairos_domain::catalog::CancellationPolicy::Standard,
+                no_show_detection_minutes: None,
             },
             &actor,
             now,

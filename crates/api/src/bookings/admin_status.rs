@@ -143,6 +143,10 @@ pub async fn set_status(
                 )
                 .await?,
         )?;
+        if b.status == BookingStatus::Arrived {
+            // A no-show corrected: its charged fee goes back.
+            kairos_app::fees::refund_corrected(&state.app, auth.tenant.id(), b.id).await?;
+        }
         (b, None)
     };
     Ok(axum::Json(StatusResponse {

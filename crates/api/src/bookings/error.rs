@@ -44,6 +44,11 @@ impl From<BookingRefusal> for ApiError {
                 format!("A {status} booking cannot be rescheduled"),
             )
             .with_details(json!({"currentStatus": status.as_str()})),
+            BookingRefusal::CustomerBlocked => ApiError::new(
+                StatusCode::FORBIDDEN,
+                code::CUSTOMER_BLOCKED,
+                "This customer cannot make new bookings online; please contact the venue",
+            ),
             BookingRefusal::HoldExpired => ApiError::conflict(
                 code::HOLD_EXPIRED,
                 "The hold expired and its seats were released; make a new hold",

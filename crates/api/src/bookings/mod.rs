@@ -45,6 +45,11 @@ pub fn short_text(s: &str, max: usize) -> bool {
     s.chars().count() <= max && !s.chars().any(char::is_control)
 }
 
+/// Trimmed text, None when empty.
+pub fn clean(s: Option<&str>) -> Option<String> {
+    draft::clean(s)
+}
+
 /// A free text: at most `max` characters; line breaks and tabs, but no other control
 /// characters (reasons, notes).
 pub fn free_text(s: &str, max: usize) -> bool {

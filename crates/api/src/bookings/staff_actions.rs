@@ -43,6 +43,10 @@ async fn staff_action(
             )
             .await?,
     )?;
+    if b.status == kairos_domain::bookings::BookingStatus::Arrived {
+        // A no-show corrected: its charged fee goes back.
+        kairos_app::fees::refund_corrected(&state.app, auth.tenant.id(), b.id).await?;
+    }
     Ok(axum::Json(BookingResponse::of(&b, None)))
 }
 
@@ -137,7 +141,9 @@ pub struct NoShowRequest {
     pub reason: Option<String>,
 }
 
-/// Mark a booking no-show (staff). The seats stay taken: the slot has started.
+/// Mark a booking no-show (staff). The seats stay taken: the slot has started. Writes the
+/// no-show tracking record (with the tenant's no-show fee when its policy is enabled), as
+/// `POST /api/v1/admin/bookings/{bookingId}/no-show` does with its details.
 #[utoipa::path(patch, path = "/api/v1/bookings/{id}/mark-no-show", tag = "bookings",
     security(("bearer" = [])),
     params(("id" = uuid::Uuid, Path, description = "Booking id")),
@@ -157,5 +163,9 @@ pub async fn mark_no_show(
 ) -> ApiResult<axum::Json<BookingResponse>> {
     let req: NoShowRequest = super::optional_body(&body)?;
     let reason = reason_of(req.reason.as_deref())?;
-    staff_action(&state, &auth, &id, BookingAction::MarkNoShow { reason }).await
+    let mark = kairos_store::NoShowMark {
+        reason,
+        ..Default::default()
+    };
+    staff_action(&state, &auth, &id, BookingAction::MarkNoShow(mark)).await
 }

@@ -37,6 +37,9 @@ pub struct SiteDto {
     pub hold_ttl_minutes: Option<i32>,
     #[schema(value_type = CancellationPolicySchema)]
     pub cancellation_policy: String,
+    /// Minutes after a booking's start with no arrival recorded before it is marked a
+    /// no-show automatically; null: off (the default).
+    pub no_show_detection_minutes: Option<i32>,
     pub is_active: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -55,6 +58,7 @@ impl From<Site> for SiteDto {
             contact_phone: s.contact_phone,
             hold_ttl_minutes: s.hold_ttl_minutes,
             cancellation_policy: s.cancellation_policy.as_str().to_owned(),
+            no_show_detection_minutes: s.no_show_detection_minutes,
             is_active: s.is_active,
             created_at: s.created_at,
             updated_at: s.updated_at,
@@ -91,6 +95,11 @@ pub struct SiteInput {
     pub hold_ttl_minutes: Option<Option<i32>>,
     #[schema(value_type = Option<CancellationPolicySchema>)]
     pub cancellation_policy: Option<String>,
+    /// Minutes after a booking's start with no arrival recorded before the booking is
+    /// marked a no-show (1 to 1440); null switches detection off (the default).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<i32>, minimum = 1, maximum = 1440)]
+    pub no_show_detection_minutes: Option<Option<i32>>,
     pub is_active: Option<bool>,
 }
 
@@ -175,6 +184,18 @@ fn site_fields(
             v
         }
     };
+    let no_show_detection_minutes = match input.no_show_detection_minutes {
+        None => base.no_show_detection_minutes,
+        Some(v) => {
+            if v.is_some_and(|m| !(1..=1440).contains(&m)) {
+                errors.add(
+                    "noShowDetectionMinutes",
+                    "must be 1 to 1440 minutes, or null (off)",
+                );
+            }
+            v
+        }
+    };
     let cancellation_policy = choose(
         &mut errors,
         "cancellationPolicy",
@@ -196,6 +217,7 @@ fn site_fields(
             contact_phone,
             hold_ttl_minutes,
             cancellation_policy,
+            no_show_detection_minutes,
         },
         input.is_active,
     ))
@@ -212,6 +234,7 @@ fn site_base(s: &Site) -> NewSite {
         contact_phone: s.contact_phone.clone(),
         hold_ttl_minutes: s.hold_ttl_minutes,
         cancellation_policy: s.cancellation_policy,
+        no_show_detection_minutes: s.no_show_detection_minutes,
     }
 }
 
@@ -235,6 +258,7 @@ pub async fn create_site(
         contact_phone: None,
         hold_ttl_minutes: None,
         cancellation_policy: CancellationPolicy::Standard,
+        no_show_detection_minutes: None,
     };
     let (new, _) = site_fields(input, base, true).map_err(ApiError::validation)?;
     let site = state

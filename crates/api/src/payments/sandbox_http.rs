@@ -115,6 +115,7 @@ async fn create(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
             .map(String::as_str)
             .filter(|_| confirm),
         metadata: &metadata,
+        ..Default::default()
     };
     let idem = headers
         .get("idempotency-key")

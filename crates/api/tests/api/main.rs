@@ -35,6 +35,8 @@ mod messaging_rules;
 mod messaging_send;
 mod messaging_templates;
 mod messaging_templates_rendering;
+mod no_shows;
+mod no_shows_detection;
 mod operations;
 mod payments_actions;
 mod payments_bankpay;

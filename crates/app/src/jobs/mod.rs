@@ -14,6 +14,7 @@
 mod automation;
 mod bulk_sends;
 mod deliver_messages;
+mod detect_no_shows;
 mod expire_holds;
 mod generate_slots;
 mod owed_refunds;
@@ -21,6 +22,7 @@ mod payment_deadlines;
 mod purge_idempotency_keys;
 
 pub use deliver_messages::DeliverMessages;
+pub use detect_no_shows::detect_no_shows;
 pub use expire_holds::expire_holds;
 pub use generate_slots::generate_slots;
 
@@ -60,6 +62,7 @@ pub fn all(mailer: Arc<Mailer>) -> Vec<Arc<dyn Job>> {
         Arc::new(owed_refunds::OwedRefunds),
         Arc::new(purge_idempotency_keys::PurgeIdempotencyKeys),
         Arc::new(generate_slots::GenerateSlots),
+        Arc::new(detect_no_shows::DetectNoShows),
     ]
 }
 

@@ -49,6 +49,25 @@ pub async fn ensure_intent(
     if let Some(b) = payment.booking_id {
         metadata.push(("booking_id", b.to_string()));
     }
+    // A booking's card is kept at the provider, with a customer of its own, so that a fee
+    // (a no-show, damage) can be charged to it later without the customer present.
+    let customer = match payment.booking_id {
+        Some(b) => match app.store.get_booking(tenant, b).await? {
+            Some(booking) => Some(
+                account
+                    .cardpay
+                    .create_customer(
+                        &booking.customer.email,
+                        &booking.customer.name,
+                        &format!("kairos-customer-{}", payment.id),
+                    )
+                    .await
+                    .map_err(|e| provider_error(Provider::Cardpay, e))?,
+            ),
+            None => None,
+        },
+        None => None,
+    };
     let intent = account
         .cardpay
         .create_intent(
@@ -58,6 +77,9 @@ pub async fn ensure_intent(
                 manual_capture,
                 payment_method: None,
                 metadata: &metadata,
+                save_card: customer.is_some(),
+                customer: customer.as_deref(),
+                off_session: false,
             },
             &format!("kairos-payment-{}", payment.id),
         )

@@ -39,6 +39,9 @@ const GIFT_CARD_VARIABLES: &[&str] = &[
 /// Extra variable of the messages staff send by hand: their own words.
 const STAFF_VARIABLES: &[&str] = &["message"];
 
+/// Extra variables of the fee notice (the amount in major units, as `totalAmount`).
+const FEE_VARIABLES: &[&str] = &["feeAmount", "feeType", "feeReason"];
+
 /// Extra variables of the waitlist offer.
 const WAITLIST_VARIABLES: &[&str] = &["offerExpiresAt", "offerUrl"];
 
@@ -122,6 +125,13 @@ pub const KINDS: &[TemplateKind] = &[
         description: "Sent when a booking is cancelled.",
         category: Category::Transactional,
         extra_variables: &[],
+    },
+    TemplateKind {
+        key: "fee_notice",
+        name: "Fee notice",
+        description: "Sent when staff apply a fee to a booking (a no-show, damage) and ask to tell the customer.",
+        category: Category::Transactional,
+        extra_variables: FEE_VARIABLES,
     },
     TemplateKind {
         key: "welcome",
@@ -252,6 +262,11 @@ pub fn defaults() -> Vec<DefaultTemplate> {
             "cancellation",
             "Booking {{bookingReference}} is cancelled",
             "<p>Hello {{customerName}},</p>\n<p>Your booking {{bookingReference}} for {{productName}} on {{formatDate bookingDateTime \"MMMM d, yyyy\"}} at {{formatDate bookingDateTime \"HH:mm\"}} is cancelled.</p>\n<p>{{businessName}}</p>",
+        ),
+        email(
+            "fee_notice",
+            "A fee on your booking {{bookingReference}}",
+            "<p>Hello {{customerName}},</p>\n<p>A fee of {{formatCurrency feeAmount currency}} ({{feeType}}) was applied to your booking {{bookingReference}} for {{productName}} on {{formatDate bookingDateTime \"MMMM d, yyyy\"}}.</p>\n{{#if feeReason}}<p>{{feeReason}}</p>\n{{/if}}<p>Questions? Reply to this message or contact {{supportEmail}}.</p>\n<p>{{businessName}}</p>",
         ),
         email(
             "welcome",

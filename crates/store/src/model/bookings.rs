@@ -198,9 +198,8 @@ pub enum BookingAction {
         amount: Option<i64>,
         method: String,
     },
-    MarkNoShow {
-        reason: Option<String>,
-    },
+    /// Mark a no-show, with the details of its tracking record (spec Part B 2.8).
+    MarkNoShow(crate::NoShowMark),
     /// An administrator sets the status; the status machine picks the trigger.
     SetStatus {
         status: kairos_domain::bookings::BookingStatus,
@@ -212,6 +211,9 @@ pub enum BookingAction {
 /// Business rules a booking operation can refuse on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BookingRefusal {
+    /// The customer is blocked from new holds (a no-show with `blockFutureBookings`).
+    #[error("the customer may not make new bookings until the venue lifts its block")]
+    CustomerBlocked,
     #[error("{0}")]
     InvalidTransition(kairos_domain::bookings::InvalidTransition),
     #[error("the status machine has no transition from {from} to {to}")]

@@ -19,6 +19,9 @@ pub struct NewSite {
     pub contact_phone: Option<String>,
     pub hold_ttl_minutes: Option<i32>,
     pub cancellation_policy: CancellationPolicy,
+    /// Minutes after a booking's start without an arrival before the detection job marks
+    /// it a no-show; None: off.
+    pub no_show_detection_minutes: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -33,6 +36,9 @@ pub struct Site {
     pub contact_phone: Option<String>,
     pub hold_ttl_minutes: Option<i32>,
     pub cancellation_policy: CancellationPolicy,
+    /// Minutes after a booking's start without an arrival before the detection job marks
+    /// it a no-show; None: off.
+    pub no_show_detection_minutes: Option<i32>,
     pub is_active: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,

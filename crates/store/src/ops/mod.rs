@@ -20,6 +20,7 @@ mod customers;
 mod dead_letters;
 mod gift_cards;
 mod messaging;
+mod operations;
 mod payments;
 mod promotions;
 mod scheduling;

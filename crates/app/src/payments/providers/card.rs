@@ -84,6 +84,10 @@ pub struct PaymentIntent {
     /// The last failure: code and message.
     pub last_error: Option<(String, String)>,
     pub metadata: serde_json::Map<String, Value>,
+    /// The payment method it was (or is to be) paid with.
+    pub payment_method: Option<String>,
+    /// The provider's customer it belongs to, whose saved cards may be charged later.
+    pub customer: Option<String>,
 }
 
 /// A refund as the provider reports it.
@@ -98,7 +102,7 @@ pub struct Refund {
 }
 
 /// A PaymentIntent to create.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct NewIntent<'a> {
     /// Minor units.
     pub amount: i64,
@@ -106,10 +110,18 @@ pub struct NewIntent<'a> {
     pub currency: &'a str,
     /// Authorize only; capture later (`POST /payments/capture`).
     pub manual_capture: bool,
-    /// A payment method to confirm with at once (staff or tests); None: the customer's
-    /// browser confirms with the client secret.
+    /// A payment method to confirm with at once (staff, an off-session charge, tests);
+    /// None: the customer's browser confirms with the client secret.
     pub payment_method: Option<&'a str>,
     pub metadata: &'a [(&'a str, String)],
+    /// The provider's customer the payment belongs to.
+    pub customer: Option<&'a str>,
+    /// Keep the card for later charges without the customer present (Stripe's
+    /// `setup_future_usage=off_session`): a booking's payment, for its fees.
+    pub save_card: bool,
+    /// Charge a saved card without the customer present (a fee): confirmed at once with
+    /// `payment_method`; a card that needs the customer to authenticate is declined.
+    pub off_session: bool,
 }
 
 /// A card provider account, as the use cases call it. Each write carries an idempotency
@@ -147,6 +159,24 @@ pub trait CardProvider: Send + Sync + std::fmt::Debug {
 
     /// Refunds `amount` (minor units) of a PaymentIntent.
     async fn refund(&self, intent: &str, amount: i64, key: &str) -> Result<Refund, ProviderError>;
+
+    /// Creates a customer at the provider (whose cards can be saved for later charges);
+    /// its id.
+    async fn create_customer(
+        &self,
+        email: &str,
+        name: &str,
+        key: &str,
+    ) -> Result<String, ProviderError>;
+
+    /// Makes sure `payment_method` is saved to `customer` (attached, when the provider did
+    /// not attach it when it was paid with); the saved payment method's id.
+    async fn save_payment_method(
+        &self,
+        payment_method: &str,
+        customer: &str,
+        key: &str,
+    ) -> Result<String, ProviderError>;
 
     /// Where a test card confirms `intent`, for accounts that offer it (the sandbox's).
     fn test_confirm_url(&self, _intent: &str) -> Option<String> {

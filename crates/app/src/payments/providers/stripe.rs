@@ -30,15 +30,31 @@ struct IntentWire {
     last_payment_error: Option<Value>,
     #[serde(default)]
     metadata: Option<Value>,
+    #[serde(default)]
+    payment_method: Option<Value>,
+    #[serde(default)]
+    customer: Option<Value>,
+}
+
+/// An id given as a string, or as the expanded object's `id`.
+fn id_of(v: Option<Value>) -> Option<String> {
+    match v {
+        Some(Value::String(id)) => Some(id),
+        Some(Value::Object(o)) => o.get("id").and_then(Value::as_str).map(str::to_owned),
+        _ => None,
+    }
+}
+
+#[derive(Deserialize)]
+struct IdWire {
+    id: String,
+    #[serde(default)]
+    customer: Option<Value>,
 }
 
 impl From<IntentWire> for PaymentIntent {
     fn from(w: IntentWire) -> Self {
-        let latest_charge = match w.latest_charge {
-            Some(Value::String(id)) => Some(id),
-            Some(Value::Object(o)) => o.get("id").and_then(Value::as_str).map(str::to_owned),
-            _ => None,
-        };
+        let latest_charge = id_of(w.latest_charge);
         let last_error = w.last_payment_error.and_then(|e| {
             let code = e.get("code").and_then(Value::as_str).unwrap_or("failed");
             let message = e.get("message").and_then(Value::as_str).unwrap_or("");
@@ -56,6 +72,8 @@ impl From<IntentWire> for PaymentIntent {
                 Some(Value::Object(m)) => m,
                 _ => serde_json::Map::new(),
             },
+            payment_method: id_of(w.payment_method),
+            customer: id_of(w.customer),
         }
     }
 }
@@ -108,11 +126,70 @@ impl CardpayClient {
             form.push(("payment_method".into(), pm.to_owned()));
             form.push(("confirm".into(), "true".into()));
         }
+        if let Some(customer) = intent.customer {
+            form.push(("customer".into(), customer.to_owned()));
+        }
+        if intent.save_card {
+            // The card's option rather than the top-level `setup_future_usage`: the same
+            // effect at Stripe, and accepted by Stripe-compatible servers that know only it.
+            form.push((
+                "payment_method_options[card][setup_future_usage]".into(),
+                "off_session".into(),
+            ));
+        }
+        if intent.off_session {
+            form.push(("off_session".into(), "true".into()));
+            form.push(("payment_method_types[]".into(), "card".into()));
+        }
         for (k, v) in intent.metadata {
             form.push((format!("metadata[{k}]"), v.clone()));
         }
         let wire: IntentWire = self.post("/v1/payment_intents", &form, key).await?;
         Ok(wire.into())
+    }
+
+    /// Creates a customer; its id.
+    pub async fn create_customer(
+        &self,
+        email: &str,
+        name: &str,
+        key: &str,
+    ) -> Result<String, ProviderError> {
+        let form = vec![
+            ("email".to_owned(), email.to_owned()),
+            ("name".to_owned(), name.to_owned()),
+        ];
+        let wire: IdWire = self.post("/v1/customers", &form, key).await?;
+        Ok(wire.id)
+    }
+
+    /// Attaches `payment_method` to `customer` unless it already is (Stripe attaches a
+    /// card paid with `setup_future_usage` itself; compatible servers may not).
+    pub async fn save_payment_method(
+        &self,
+        payment_method: &str,
+        customer: &str,
+        key: &str,
+    ) -> Result<String, ProviderError> {
+        let pm: IdWire = self
+            .send(
+                self.http
+                    .get(format!("{}/v1/payment_methods/{payment_method}", self.base))
+                    .bearer_auth(&self.secret_key),
+            )
+            .await?;
+        if id_of(pm.customer).as_deref() == Some(customer) {
+            return Ok(pm.id);
+        }
+        let form = vec![("customer".to_owned(), customer.to_owned())];
+        let attached: IdWire = self
+            .post(
+                &format!("/v1/payment_methods/{payment_method}/attach"),
+                &form,
+                key,
+            )
+            .await?;
+        Ok(attached.id)
     }
 
     pub async fn retrieve_intent(&self, id: &str) -> Result<PaymentIntent, ProviderError> {
@@ -283,5 +360,23 @@ impl CardProvider for CardpayClient {
 
     async fn refund(&self, intent: &str, amount: i64, key: &str) -> Result<Refund, ProviderError> {
         CardpayClient::refund(self, intent, amount, &[], key).await
+    }
+
+    async fn create_customer(
+        &self,
+        email: &str,
+        name: &str,
+        key: &str,
+    ) -> Result<String, ProviderError> {
+        CardpayClient::create_customer(self, email, name, key).await
+    }
+
+    async fn save_payment_method(
+        &self,
+        payment_method: &str,
+        customer: &str,
+        key: &str,
+    ) -> Result<String, ProviderError> {
+        CardpayClient::save_payment_method(self, payment_method, customer, key).await
     }
 }

@@ -2,6 +2,7 @@
 //! the status machine in one transaction.
 
 use super::super::messaging::{Compose, booking_facts, queue_booking_message};
+use super::super::operations::{correct_no_show, track_no_show};
 use super::offer::{load_addons, load_offer, load_variant, site_policy};
 use super::payments::record_payment;
 use super::reductions::{load_reductions, return_excess};
@@ -16,6 +17,7 @@ use crate::{
 use kairos_domain::TenantId;
 use kairos_domain::bookings::{BookingStatus, Trigger, transition, trigger_for_target};
 use kairos_domain::cancellations::RefundBasis;
+use kairos_domain::fees::Resolution;
 use kairos_domain::payments::{PaymentMethod, PaymentStatus};
 use kairos_store_macros::operations;
 use sqlx::types::Json;
@@ -148,6 +150,8 @@ async fn act(
     actor: &Actor,
 ) -> Result<(), BookingError> {
     let now = w.now;
+    let before = b.status;
+    let mut no_show = None;
     match action {
         BookingAction::Confirm {
             pricing_hash,
@@ -273,8 +277,9 @@ async fn act(
         BookingAction::MarkArrived => {
             apply_transition(w, b, Trigger::MarkArrived, actor, None).await?;
         }
-        BookingAction::MarkNoShow { reason } => {
-            apply_transition(w, b, Trigger::MarkNoShow, actor, reason.as_deref()).await?;
+        BookingAction::MarkNoShow(mark) => {
+            apply_transition(w, b, Trigger::MarkNoShow, actor, mark.reason.as_deref()).await?;
+            no_show = Some(mark);
         }
         BookingAction::MarkPaid { amount, method } => {
             let balance = (b.price.total - b.paid_amount).max(0);
@@ -357,6 +362,14 @@ async fn act(
                 b.admin_notes = Some(notes);
             }
         }
+    }
+    // Every way into no_show writes its tracking record; every way out of it to arrived
+    // corrects it.
+    if before != BookingStatus::NoShow && b.status == BookingStatus::NoShow {
+        let mark = no_show.unwrap_or_default();
+        track_no_show(w, b, &mark, actor).await?;
+    } else if before == BookingStatus::NoShow && b.status == BookingStatus::Arrived {
+        correct_no_show(w, b, Resolution::ArrivedLate, None, actor).await?;
     }
     Ok(())
 }

@@ -151,6 +151,10 @@ async fn create(
         }
         None => None,
     };
+    // A customer blocked after a no-show books through staff only.
+    if new.source != BookingSource::Admin {
+        super::super::operations::refuse_blocked(w, &new.customer.email, customer_id).await?;
+    }
     if let Some(caps) = &new.hold_caps {
         check_hold_caps(w, caps, &new.customer.email, customer_id).await?;
     }

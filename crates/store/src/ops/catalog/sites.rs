@@ -21,6 +21,7 @@ pub(crate) struct SiteRow {
     contact_phone: Option<String>,
     hold_ttl_minutes: Option<i32>,
     cancellation_policy: String,
+    no_show_detection_minutes: Option<i32>,
     is_active: bool,
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -45,6 +46,7 @@ impl TryFrom<SiteRow> for Site {
                 &r.cancellation_policy,
                 CancellationPolicy::parse,
             )?,
+            no_show_detection_minutes: r.no_show_detection_minutes,
             is_active: r.is_active,
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -53,7 +55,8 @@ impl TryFrom<SiteRow> for Site {
 }
 
 pub(crate) const SITE_COLUMNS: &str = "id, name, timezone, currency, locale, address, contact_email, \
-     contact_phone, hold_ttl_minutes, cancellation_policy, is_active, created_at, updated_at";
+     contact_phone, hold_ttl_minutes, cancellation_policy, no_show_detection_minutes, is_active, \
+     created_at, updated_at";
 
 #[operations]
 impl Repo {
@@ -69,8 +72,9 @@ impl Repo {
         let row: SiteRow = sqlx::query_as(sql!(
             "INSERT INTO sites (tenant_id, id, name, timezone, currency, locale, address,
                                 contact_email, contact_phone, hold_ttl_minutes,
-                                cancellation_policy, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+                                cancellation_policy, created_at, updated_at,
+                                no_show_detection_minutes)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)
              RETURNING {SITE_COLUMNS}"
         ))
         .bind(tenant.as_str())
@@ -85,6 +89,7 @@ impl Repo {
         .bind(new.hold_ttl_minutes)
         .bind(new.cancellation_policy.as_str())
         .bind(now)
+        .bind(new.no_show_detection_minutes)
         .fetch_one(&mut *w.tx)
         .await?;
         w.audit(actor, Change {
@@ -143,7 +148,8 @@ impl Repo {
         let row: SiteRow = sqlx::query_as(sql!(
             "UPDATE sites SET name = $3, timezone = $4, currency = $5, locale = $6, address = $7,
                  contact_email = $8, contact_phone = $9, hold_ttl_minutes = $10,
-                 cancellation_policy = $11, is_active = $12, updated_at = $13
+                 cancellation_policy = $11, is_active = $12, updated_at = $13,
+                 no_show_detection_minutes = $14
              WHERE tenant_id = $1 AND id = $2
              RETURNING {SITE_COLUMNS}"
         ))
@@ -160,6 +166,7 @@ impl Repo {
         .bind(new.cancellation_policy.as_str())
         .bind(is_active)
         .bind(now)
+        .bind(new.no_show_detection_minutes)
         .fetch_one(&mut *w.tx)
         .await?;
         let after = Site::try_from(row)?;

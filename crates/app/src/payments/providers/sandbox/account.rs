@@ -132,6 +132,26 @@ impl CardProvider for SandboxAccount {
         Ok(r)
     }
 
+    async fn create_customer(
+        &self,
+        _email: &str,
+        _name: &str,
+        _key: &str,
+    ) -> Result<String, ProviderError> {
+        self.provider.sandbox.create_customer(&self.key)
+    }
+
+    async fn save_payment_method(
+        &self,
+        payment_method: &str,
+        customer: &str,
+        _key: &str,
+    ) -> Result<String, ProviderError> {
+        self.provider
+            .sandbox
+            .save_payment_method(&self.key, payment_method, customer)
+    }
+
     fn test_confirm_url(&self, intent: &str) -> Option<String> {
         Some(format!(
             "/sandbox/cardpay/v1/payment_intents/{intent}/confirm"

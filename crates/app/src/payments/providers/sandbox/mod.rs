@@ -9,7 +9,12 @@
 //! `pm_card_visa` (and any other `pm_…`) succeeds; `pm_card_chargeDeclined`,
 //! `pm_card_visa_chargeDeclined` and `pm_card_chargeCustomerFail` are declined
 //! (`card_declined`), `pm_card_chargeDeclinedInsufficientFunds` too (`insufficient_funds`);
-//! `pm_card_threeDSecure…` leaves the intent `requires_action` (the browser's step).
+//! `pm_card_threeDSecure…` leaves the intent `requires_action` (the browser's step);
+//! `pm_card_authenticationRequired` pays with the customer present but is declined
+//! off-session (`authentication_required`), as a card whose bank asks for
+//! authentication on every payment is. Customers and saved cards: a card paid with by an
+//! intent of a customer that asked to keep it (`setup_future_usage`) is saved to that
+//! customer, and only a saved card is charged off-session.
 //!
 //! Kept in memory: a restart forgets the sandbox's objects (payments pending there then
 //! fail at their deadline). It is for trying the flow, never for money.
@@ -53,6 +58,8 @@ struct Intent {
     last_error: Option<(String, String)>,
     refunded: i64,
     created: i64,
+    customer: Option<String>,
+    save_card: bool,
 }
 
 impl Intent {
@@ -66,6 +73,8 @@ impl Intent {
             latest_charge: self.latest_charge.clone(),
             last_error: self.last_error.clone(),
             metadata: self.metadata.clone(),
+            payment_method: self.payment_method.clone(),
+            customer: self.customer.clone(),
         }
     }
 
@@ -82,6 +91,7 @@ impl Intent {
             "client_secret": self.client_secret,
             "metadata": self.metadata,
             "payment_method": self.payment_method,
+            "customer": self.customer,
             "latest_charge": self.latest_charge,
             "last_payment_error": self.last_error.as_ref().map(|(code, message)| json!({
                 "type": "card_error", "code": code, "message": message,
@@ -118,6 +128,10 @@ struct Account {
     keys: HashMap<String, String>,
     /// Refund id → (its intent, the refund).
     refunds: HashMap<String, (String, Refund)>,
+    /// Customer ids.
+    customers: std::collections::HashSet<String>,
+    /// Saved payment method → its customer.
+    saved: HashMap<String, String>,
 }
 
 /// Who calls: the account's secret key, or a customer with the intent's client secret.
@@ -271,6 +285,22 @@ impl Sandbox {
         if let Some(pi) = existing {
             return (Ok(pi), Vec::new());
         }
+        if new.off_session {
+            let saved = self.with(key, |a| match (new.payment_method, new.customer) {
+                (Some(pm), Some(c)) => a.saved.get(pm).is_some_and(|owner| owner == c),
+                _ => false,
+            });
+            if !saved {
+                return (
+                    Err(refused(
+                        400,
+                        "payment_method_not_available",
+                        "An off-session payment needs a customer and a payment method saved to it",
+                    )),
+                    Vec::new(),
+                );
+            }
+        }
         let id = random_id("pi");
         let intent = Intent {
             client_secret: format!("{id}_secret_{}", random_id("s")),
@@ -289,12 +319,17 @@ impl Sandbox {
             last_error: None,
             refunded: 0,
             created: now,
+            customer: new.customer.map(str::to_owned),
+            save_card: new.save_card,
         };
         self.with(key, |a| {
             a.keys.insert(idempotency_key.to_owned(), id.clone());
             a.intents.insert(id.clone(), intent);
         });
         match new.payment_method {
+            Some(pm) if new.off_session && pm == "pm_card_authenticationRequired" => {
+                self.decline_off_session(key, &id, pm, now)
+            }
             Some(pm) => self.confirm(Caller::SecretKey(key), &id, Some(pm), now),
             None => (self.retrieve(Caller::SecretKey(key), &id), Vec::new()),
         }
@@ -362,6 +397,11 @@ impl Sandbox {
                 Ok(()) => {
                     intent.latest_charge = Some(charge_id);
                     intent.last_error = None;
+                    if intent.save_card
+                        && let Some(customer) = &intent.customer
+                    {
+                        a.saved.insert(pm.clone(), customer.clone());
+                    }
                     let mut events = Vec::new();
                     if intent.manual_capture {
                         intent.status = IntentStatus::RequiresCapture;
@@ -521,6 +561,7 @@ fn event(key: &str, kind: &str, object: Value, now: i64) -> SandboxEvent {
 }
 
 mod account;
+mod customers;
 
 pub use account::{SandboxAccount, SandboxProvider};
 

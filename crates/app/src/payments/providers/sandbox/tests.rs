@@ -9,6 +9,7 @@ fn new(amount: i64) -> NewIntent<'static> {
         manual_capture: false,
         payment_method: None,
         metadata: &[],
+        ..Default::default()
     }
 }
 
