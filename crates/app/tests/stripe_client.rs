@@ -156,3 +156,73 @@ async fn declines_refusals_and_outages_are_told_apart() {
     let err = down.retrieve_intent("pi_x").await.unwrap_err();
     assert!(matches!(err, ProviderError::Unavailable(_)), "{err:?}");
 }
+
+#[tokio::test]
+async fn a_card_saved_to_a_customer_is_charged_off_session_and_a_failing_one_declined() {
+    let Some(c) = client() else { return };
+    let customer = c
+        .create_customer("ada@example.com", "Ada Lovelace", &key())
+        .await
+        .unwrap();
+    assert!(customer.starts_with("cus_"), "{customer}");
+    // At checkout: the intent belongs to the customer and asks to keep the card.
+    let paid = c
+        .create_intent(
+            &NewIntent {
+                amount: 4000,
+                currency: "EUR",
+                payment_method: Some("pm_card_visa"),
+                customer: Some(&customer),
+                save_card: true,
+                ..Default::default()
+            },
+            &key(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(paid.status, IntentStatus::Succeeded);
+    assert_eq!(paid.customer.as_deref(), Some(customer.as_str()));
+    let pm = paid.payment_method.clone().unwrap();
+    // Saved (attached when the server did not attach it itself), then charged without
+    // the customer present.
+    let saved = c.save_payment_method(&pm, &customer, &key()).await.unwrap();
+    assert!(saved.starts_with("pm_"), "{saved}");
+    let fee = c
+        .create_intent(
+            &NewIntent {
+                amount: 1500,
+                currency: "EUR",
+                payment_method: Some(&saved),
+                customer: Some(&customer),
+                off_session: true,
+                ..Default::default()
+            },
+            &key(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(fee.status, IntentStatus::Succeeded);
+    assert_eq!(fee.amount, 1500);
+    // A card that attaches but fails every charge: declined (402).
+    let failing = c
+        .save_payment_method("pm_card_chargeCustomerFail", &customer, &key())
+        .await
+        .unwrap();
+    let declined = c
+        .create_intent(
+            &NewIntent {
+                amount: 1500,
+                currency: "EUR",
+                payment_method: Some(&failing),
+                customer: Some(&customer),
+                off_session: true,
+                ..Default::default()
+            },
+            &key(),
+        )
+        .await;
+    match declined {
+        Err(ProviderError::Declined { code, .. }) => assert_eq!(code, "card_declined"),
+        other => panic!("expected a decline, got {other:?}"),
+    }
+}

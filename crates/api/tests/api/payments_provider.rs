@@ -64,12 +64,17 @@ async fn an_unreachable_provider_is_provider_error_and_the_payment_can_be_resume
     again.assert_error(502, "PROVIDER_ERROR");
 }
 
-#[tokio::test]
-async fn a_booking_paid_at_a_stripe_compatible_provider_is_paid_by_its_webhook() {
-    let Ok(base) = std::env::var("TEST_CARDPAY_URL") else {
-        return;
-    };
-    let app = TestApp::builder().cardpay_api_base(&base).spawn().await;
+/// Against the provider at `base`: a tenant, its booking for 2 confirmed by card, the
+/// customer's card confirmed at the provider as Stripe.js would, and the provider's signed
+/// webhook making it paid. (app, tenant, hold answer, the booking's PaymentIntent).
+async fn paid_at_provider(
+    base: &str,
+) -> (TestApp, TenantFixture, kairos_testkit::TestResponse, String) {
+    let app = TestApp::builder()
+        .cardpay_api_base(base)
+        .limits(kairos_api::rate_limit::Limits::UNLIMITED)
+        .spawn()
+        .await;
     // The provider signs with its own clock: ours must be the real time.
     app.clock.set(chrono::Utc::now());
     let (t, catalog, slot) = venue(&app).await;
@@ -111,7 +116,6 @@ async fn a_booking_paid_at_a_stripe_compatible_provider_is_paid_by_its_webhook()
     assert!(res.body["payment"]["sandboxConfirmUrl"].is_null());
 
     // The customer's card, as Stripe.js would confirm it.
-    let auth = "Bearer sk_test_kairos_e2e";
     for (path, form) in [
         (
             format!("{base}/v1/payment_intents/{intent}"),
@@ -124,7 +128,7 @@ async fn a_booking_paid_at_a_stripe_compatible_provider_is_paid_by_its_webhook()
     ] {
         let r = http
             .post(path)
-            .header("authorization", auth)
+            .header("authorization", AUTH)
             .form(&form)
             .send()
             .await
@@ -137,19 +141,94 @@ async fn a_booking_paid_at_a_stripe_compatible_provider_is_paid_by_its_webhook()
     }
 
     // The provider's signed event arrives over HTTP: the booking is paid.
-    let token = app.admin_token("acme", "owner", "owner-password-1").await;
     for _ in 0..150 {
         let b = app
             .get(&format!("/api/v1/admin/bookings/{}", hold.str("id")))
             .tenant(&t.id)
-            .token(&token)
+            .token(&t.owner_token)
             .send()
             .await;
         if b.body["status"] == "paid" {
             assert_eq!(b.body["payments"][0]["status"], "COMPLETED");
-            return;
+            return (app, t, hold, intent);
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("the provider's webhook never made the booking paid");
+}
+
+const AUTH: &str = "Bearer sk_test_kairos_e2e";
+
+/// GET of a provider object.
+async fn provider_object(base: &str, path: &str) -> serde_json::Value {
+    let http = kairos_app::http::client_builder().build().unwrap();
+    http.get(format!("{base}{path}"))
+        .header("authorization", AUTH)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_booking_paid_at_a_stripe_compatible_provider_is_paid_by_its_webhook() {
+    let Ok(base) = std::env::var("TEST_CARDPAY_URL") else {
+        return;
+    };
+    let (_, _, _, intent) = paid_at_provider(&base).await;
+    // The booking's card is kept for later: the intent belongs to a customer of its own.
+    let pi = provider_object(&base, &format!("/v1/payment_intents/{intent}")).await;
+    assert!(
+        pi["customer"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("cus_")),
+        "{pi}"
+    );
+}
+
+#[tokio::test]
+async fn a_no_show_fee_is_charged_off_session_at_a_stripe_compatible_provider() {
+    let Ok(base) = std::env::var("TEST_CARDPAY_URL") else {
+        return;
+    };
+    let (app, t, hold, intent) = paid_at_provider(&base).await;
+    app.put("/api/v1/admin/no-show/policy")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"enabled": true, "feeType": "flat", "flatFee": 1500}))
+        .send()
+        .await
+        .assert_status(200);
+    let id = hold.str("id");
+    app.post(&format!("/api/v1/admin/bookings/{id}/no-show"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({}))
+        .send()
+        .await
+        .assert_status(200);
+    let res = app
+        .post(&format!("/api/v1/admin/no-show/booking/{id}/process-fee"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"charge_immediately": true}))
+        .send()
+        .await;
+    res.assert_status(200);
+    assert_eq!(res.body["data"]["chargedFee"], 1500, "{}", res.text);
+    let charge = res.body["data"]["chargeResponse"]["chargeId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // At the provider: a second PaymentIntent of the same customer, paid off-session.
+    let fee = provider_object(&base, &format!("/v1/payment_intents/{charge}")).await;
+    let paid = provider_object(&base, &format!("/v1/payment_intents/{intent}")).await;
+    assert_eq!(fee["status"], "succeeded", "{fee}");
+    assert_eq!(fee["amount"], 1500);
+    assert_eq!(fee["currency"], "eur");
+    assert_eq!(fee["customer"], paid["customer"]);
+    assert_eq!(fee["metadata"]["type"], "fee");
+    assert_ne!(charge, intent);
 }
