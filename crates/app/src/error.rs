@@ -51,6 +51,7 @@ pub mod code {
     // Codes the spec leaves to the design (docs/ARCHITECTURE.md, "Daily operations").
     pub const CUSTOMER_BLOCKED: &str = "CUSTOMER_BLOCKED";
     pub const FEE_NOT_OPEN: &str = "FEE_NOT_OPEN";
+    pub const FEE_CHARGE_IN_PROGRESS: &str = "FEE_CHARGE_IN_PROGRESS";
     pub const NO_SHOW_NOT_FOUND: &str = "NO_SHOW_NOT_FOUND";
     pub const NO_SHOW_RESOLVED: &str = "NO_SHOW_RESOLVED";
 }

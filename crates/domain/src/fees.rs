@@ -137,9 +137,9 @@ impl NoShowFee {
     }
 
     /// The fee of a no-show on a booking whose total is `total` minor units: a flat fee at
-    /// most the total, a percentage rounded down.
+    /// most the total, a percentage rounded down; never more than [`MAX_FEE`].
     pub fn amount(self, total: i64) -> i64 {
-        let total = total.max(0);
+        let total = total.clamp(0, MAX_FEE);
         match self {
             NoShowFee::Flat(a) => a.clamp(0, total),
             NoShowFee::Percentage(p) => total * p.clamp(0, 100) / 100,
@@ -185,6 +185,7 @@ mod tests {
         assert_eq!(NoShowFee::Percentage(50).amount(4001), 2000);
         assert_eq!(NoShowFee::Percentage(33).amount(100), 33);
         assert_eq!(NoShowFee::Percentage(150).amount(100), 100);
+        assert_eq!(NoShowFee::Percentage(100).amount(MAX_FEE * 3), MAX_FEE);
     }
 
     #[test]

@@ -143,9 +143,17 @@ pub async fn set_status(
                 )
                 .await?,
         )?;
-        if b.status == BookingStatus::Arrived {
+        match b.status {
             // A no-show corrected: its charged fee goes back.
-            kairos_app::fees::refund_corrected(&state.app, auth.tenant.id(), b.id).await?;
+            BookingStatus::Arrived => {
+                kairos_app::fees::refund_corrected(&state.app, auth.tenant.id(), b.id).await?;
+            }
+            // Its fee charged at once when the tenant's policy says so.
+            BookingStatus::NoShow => {
+                kairos_app::fees::after_no_show(&state.app, auth.tenant.id(), b.id, &auth.actor())
+                    .await?;
+            }
+            _ => {}
         }
         (b, None)
     };

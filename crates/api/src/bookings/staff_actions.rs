@@ -7,6 +7,7 @@ use crate::extract::{AdminAuth, Staff, can};
 use crate::idempotency::done;
 use crate::state::AppState;
 use axum::extract::{Path, State};
+use kairos_domain::bookings::BookingStatus;
 use kairos_domain::ids::parse_id;
 use kairos_domain::money::from_major;
 use kairos_store::{Booking, BookingAction};
@@ -43,9 +44,18 @@ async fn staff_action(
             )
             .await?,
     )?;
-    if b.status == kairos_domain::bookings::BookingStatus::Arrived {
+    match b.status {
         // A no-show corrected: its charged fee goes back.
-        kairos_app::fees::refund_corrected(&state.app, auth.tenant.id(), b.id).await?;
+        BookingStatus::Arrived => {
+            kairos_app::fees::refund_corrected(&state.app, auth.tenant.id(), b.id).await?;
+        }
+        // Its fee charged at once when the tenant's policy says so (a failure waits for
+        // staff on the no-show list).
+        BookingStatus::NoShow => {
+            kairos_app::fees::after_no_show(&state.app, auth.tenant.id(), b.id, &auth.actor())
+                .await?;
+        }
+        _ => {}
     }
     Ok(axum::Json(BookingResponse::of(&b, None)))
 }

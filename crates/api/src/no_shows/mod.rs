@@ -68,6 +68,14 @@ impl From<FeeError> for ApiError {
                 "override_fee_amount",
                 "the fee comes to nothing (the no-show fee policy is disabled or gives 0): give the amount in minor units, or waive",
             ),
+            FeeError::ChargeInProgress => {
+                let mut e = ApiError::conflict(
+                    code::FEE_CHARGE_IN_PROGRESS,
+                    "A charge of this fee is under way at the provider; try again in a minute",
+                );
+                e.retry_after = Some(60);
+                e
+            }
             FeeError::Idempotency(e) => e.into(),
             FeeError::Store(e) => e.into(),
         }

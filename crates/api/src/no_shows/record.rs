@@ -12,7 +12,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
-use kairos_domain::fees::{FeeStatus, Resolution};
+use kairos_domain::fees::Resolution;
 use kairos_domain::ids::parse_id;
 use kairos_domain::money::format_in_locale;
 use kairos_domain::tenancy::Currency;
@@ -200,25 +200,7 @@ async fn mark(
             )
             .await?,
     )?;
-    let mut warnings = Vec::new();
-    let policy = state.store.no_show_policy(tenant).await?.policy;
-    let record = state.store.no_show_record(tenant, b.id).await?;
-    if let Some(fee) = record.as_ref().and_then(|r| r.fee.as_ref()) {
-        if fee.status == FeeStatus::Owed {
-            warnings.push(
-                "no card is on file for this booking: the fee is owed, collect it at the desk"
-                    .to_owned(),
-            );
-        } else if policy.auto_charge
-            && let Err(e) =
-                kairos_app::fees::charge_fee(&state.app, tenant, fee.id, &auth.actor()).await
-        {
-            warnings.push(format!(
-                "the fee was not charged ({}); it stays pending for staff to charge again or waive",
-                e.message()
-            ));
-        }
-    }
+    let warnings = kairos_app::fees::after_no_show(&state.app, tenant, b.id, &auth.actor()).await?;
     let record = state
         .store
         .no_show_record(tenant, b.id)
@@ -387,6 +369,16 @@ pub async fn pending_no_shows(
         .store
         .pending_no_shows(tenant, site, i64::from(limit), i64::from(offset))
         .await?;
+    let (currency, pending_fee_amount) = match page.pending_fees.as_slice() {
+        [] => (currency, 0),
+        [(c, amount)] => (c.clone(), *amount),
+        _ => {
+            return Err(ApiError::invalid_field(
+                "siteId",
+                "is required: the open fees are in several currencies (one list per site)",
+            ));
+        }
+    };
     let currency = Currency::parse(&currency).map_err(ApiError::internal)?;
     let items: Vec<PendingItem> = page
         .items
@@ -415,18 +407,14 @@ pub async fn pending_no_shows(
         success: true,
         metadata: PendingMetadata {
             total_items: page.total,
-            pending_fee_amount: page.pending_fee_amount,
-            pending_fee_amount_formatted: format_in_locale(
-                page.pending_fee_amount,
-                currency,
-                &locale,
-            ),
+            pending_fee_amount,
+            pending_fee_amount_formatted: format_in_locale(pending_fee_amount, currency, &locale),
             items_returned: returned,
         },
         data: PendingData {
             items,
             total: page.total,
-            pending_fee_amount: page.pending_fee_amount,
+            pending_fee_amount,
         },
     }))
 }

@@ -2,7 +2,9 @@
 //! PROVIDER_ERROR, and, end to end against localstripe (a Stripe-compatible server nobody
 //! here wrote; `TEST_CARDPAY_URL`, set by `scripts/localstripe.sh` and CI), a booking is
 //! confirmed by card, the customer pays, the provider's signed webhook arrives over HTTP
-//! and the booking is `paid`.
+//! and the booking is `paid`. A no-show fee is then charged off-session to the card kept
+//! at the provider.
+#![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
 
 use kairos_testkit::{TenantFixture, TestApp, slot_ids};
 use serde_json::json;

@@ -6,7 +6,6 @@
 
 use super::{Job, JobError};
 use crate::App;
-use kairos_domain::fees::FeeStatus;
 use kairos_store::{Actor, BookingAction, BookingError, NoShowMark};
 use std::time::Duration;
 
@@ -33,7 +32,7 @@ impl Job for DetectNoShows {
 /// One pass: how many bookings it marked no-show.
 pub async fn detect_no_shows(app: &App) -> crate::AppResult<u64> {
     let actor = Actor::system("no-show detection");
-    let mut marked = 0;
+    let (mut marked, mut failed) = (0, 0);
     for (tenant, booking) in app.store.no_show_candidates(app.now(), BATCH).await? {
         let mark = NoShowMark {
             reason: Some("no arrival recorded within the site's detection window".to_owned()),
@@ -55,23 +54,28 @@ pub async fn detect_no_shows(app: &App) -> crate::AppResult<u64> {
             Ok(_) => marked += 1,
             // Arrived, cancelled or marked by another instance meanwhile.
             Err(BookingError::Refused(_) | BookingError::BookingNotFound) => continue,
-            Err(e) => return Err(e.into()),
+            // One booking that cannot be marked holds up none of the others.
+            Err(e) => {
+                failed += 1;
+                tracing::warn!(booking = %booking, error = %e, "booking not marked no-show; tried again next pass");
+                continue;
+            }
         }
-        let policy = app.store.no_show_policy(&tenant).await?.policy;
-        if !policy.auto_charge {
-            continue;
+        match crate::fees::after_no_show(app, &tenant, booking, &actor).await {
+            // Left for staff on the no-show list.
+            Ok(warnings) => {
+                for w in warnings {
+                    tracing::info!(booking = %booking, "{w}");
+                }
+            }
+            Err(e) => tracing::warn!(booking = %booking, error = %e, "no-show fee not settled"),
         }
-        if let Some(fee) = app
-            .store
-            .no_show_record(&tenant, booking)
-            .await?
-            .and_then(|r| r.fee)
-            .filter(|f| f.status == FeeStatus::Pending)
-            && let Err(e) = crate::fees::charge_fee(app, &tenant, fee.id, &actor).await
-        {
-            // Left pending, before staff on the no-show list.
-            tracing::info!(booking = %booking, error = %e, "automatic no-show fee not charged");
-        }
+    }
+    if marked == 0 && failed > 0 {
+        return Err(crate::error::Failure::internal(format!(
+            "{failed} bookings could not be marked no-show"
+        ))
+        .into());
     }
     Ok(marked)
 }

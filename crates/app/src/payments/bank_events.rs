@@ -265,6 +265,7 @@ pub async fn receive(app: &App, cb: &BankCallback) -> BankReceipt {
         event_id: key.clone(),
         event_type: event_type.to_owned(),
         payment_intent: Some(transaction.to_owned()),
+        payment_id: None,
         report,
     };
     match settle(app, &tenant, &event).await {

@@ -211,6 +211,7 @@ pub async fn receive(
         event_id: event.id.clone(),
         event_type: event.kind.clone(),
         payment_intent: event.payment_intent().map(str::to_owned),
+        payment_id: event.metadata_payment(),
         report: event.report(),
     };
     settle(app, &tenant, &parsed).await

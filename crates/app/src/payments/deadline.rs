@@ -261,6 +261,7 @@ async fn settle_lost(
         event_id,
         event_type: "payment_intent.succeeded".to_owned(),
         payment_intent: Some(provider_payment_id.to_owned()),
+        payment_id: None,
         report: ProviderReport::Succeeded {
             amount: Some(amount),
             currency: Some(currency),

@@ -51,6 +51,8 @@ pub struct PaymentFacts<'a> {
     /// What the payment pays: a booking, a gift card purchase, or neither.
     pub booking: Option<Uuid>,
     pub gift_card_purchase: Option<Uuid>,
+    /// The fee it charges (an off-session charge of a fee on a booking).
+    pub fee: Option<Uuid>,
 }
 
 /// What a report does to its payment.
@@ -60,6 +62,14 @@ pub enum Effect {
     SettleBooking(Uuid),
     /// Collected for the gift card purchase: issue its voucher.
     PayGiftCard(Uuid),
+    /// Collected for a fee: the fee is charged (or, no longer wanted, refunded).
+    SettleFee(Uuid),
+    /// A fee's charge failed: the attempt is FAILED and the fee stays pending.
+    FailFee {
+        fee: Uuid,
+        code: String,
+        message: String,
+    },
     /// Collected, but the payment pays for nothing Kairos sells: nothing to do.
     NothingToPay,
     /// The amount or currency reported is not the payment's (or is missing): not
@@ -107,16 +117,23 @@ pub fn effect_of(report: &ProviderReport, payment: &PaymentFacts<'_>) -> Effect 
                 Effect::SettleBooking(booking)
             } else if let Some(purchase) = payment.gift_card_purchase {
                 Effect::PayGiftCard(purchase)
+            } else if let Some(fee) = payment.fee {
+                Effect::SettleFee(fee)
             } else {
                 Effect::NothingToPay
             }
         }
-        ProviderReport::Failed { code, message } => match payment.status {
-            PaymentStatus::Pending | PaymentStatus::Authorized => Effect::Fail {
+        ProviderReport::Failed { code, message } => match (payment.status, payment.fee) {
+            (PaymentStatus::Pending, Some(fee)) => Effect::FailFee {
+                fee,
                 code: code.clone(),
                 message: message.clone(),
             },
-            other => Effect::Unchanged(other),
+            (PaymentStatus::Pending | PaymentStatus::Authorized, _) => Effect::Fail {
+                code: code.clone(),
+                message: message.clone(),
+            },
+            (other, _) => Effect::Unchanged(other),
         },
         ProviderReport::Refunded {
             total_refunded: Some(total),
@@ -143,6 +160,7 @@ mod tests {
             currency: "EUR",
             booking: Some(Uuid::nil()),
             gift_card_purchase: None,
+            fee: None,
         }
     }
 
@@ -174,6 +192,44 @@ mod tests {
         assert_eq!(
             effect_of(&succeeded(Some(5000), Some("EUR")), &neither),
             Effect::NothingToPay
+        );
+    }
+
+    #[test]
+    fn a_fees_charge_settles_the_fee_and_its_failure_fails_only_an_open_attempt() {
+        let fee = Uuid::from_u128(9);
+        let p = PaymentFacts {
+            booking: None,
+            fee: Some(fee),
+            ..card(PaymentStatus::Pending)
+        };
+        assert_eq!(
+            effect_of(&succeeded(Some(5000), Some("EUR")), &p),
+            Effect::SettleFee(fee)
+        );
+        assert_eq!(
+            effect_of(&succeeded(Some(4000), Some("EUR")), &p),
+            Effect::AmountMismatch
+        );
+        let failed = ProviderReport::Failed {
+            code: "card_declined".to_owned(),
+            message: "declined".to_owned(),
+        };
+        assert_eq!(
+            effect_of(&failed, &p),
+            Effect::FailFee {
+                fee,
+                code: "card_declined".to_owned(),
+                message: "declined".to_owned(),
+            }
+        );
+        let done = PaymentFacts {
+            status: PaymentStatus::Completed,
+            ..p
+        };
+        assert_eq!(
+            effect_of(&failed, &done),
+            Effect::Unchanged(PaymentStatus::Completed)
         );
     }
 

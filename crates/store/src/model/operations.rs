@@ -110,13 +110,13 @@ pub struct PendingNoShow {
     pub booking_time: Timestamp,
 }
 
-/// A page of open no-shows, with the total count and the sum of their open fees (minor
-/// units, in `currency`: the tenant's when no item says otherwise).
+/// A page of open no-shows, with the total count and the sum of their open fees per
+/// currency (minor units).
 #[derive(Debug, Clone)]
 pub struct PendingNoShows {
     pub items: Vec<PendingNoShow>,
     pub total: i64,
-    pub pending_fee_amount: i64,
+    pub pending_fees: Vec<(String, i64)>,
 }
 
 /// A tenant's no-show fee policy; `updated_at` None: never set (disabled).
@@ -149,6 +149,9 @@ pub struct CustomerBlock {
 pub struct FeeCharge {
     pub fee: BookingFee,
     pub payment_id: Uuid,
+    /// What this attempt charges (minor units): fixed when it began, so a retry asks the
+    /// provider the same question.
+    pub amount: i64,
     /// The booking's card payment whose saved card pays the fee; None: no card on file.
     pub card_payment: Option<crate::OnlinePayment>,
 }
@@ -158,6 +161,8 @@ pub struct FeeCharge {
 pub enum FeeChargeOutcome {
     /// Taken: the PaymentIntent's id.
     Charged { intent: String },
+    /// The provider is still processing it: its event finishes it.
+    Processing { intent: String },
     /// Declined (or refused): the fee stays pending with this code and message.
     Declined { code: String, message: String },
     /// No card on file any more: the fee is owed.
@@ -177,6 +182,8 @@ pub enum FeeError {
     NoRecord,
     #[error("the fee comes to nothing: give an amount")]
     Nothing,
+    #[error("a charge of the fee is under way")]
+    ChargeInProgress,
     #[error("the no-show is already resolved ({0})")]
     Resolved(Resolution),
     #[error(transparent)]

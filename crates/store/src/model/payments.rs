@@ -99,6 +99,8 @@ pub struct OnlinePayment {
     /// bankpay: the provider's page where the customer pays.
     pub redirect_url: Option<String>,
     pub created_at: Timestamp,
+    /// The fee this payment charges (an off-session charge; then `booking_id` is None).
+    pub fee_id: Option<Uuid>,
 }
 
 /// A provider's report about a payment, verified: the card webhook's events, the bank
@@ -113,6 +115,9 @@ pub struct ProviderEvent {
     /// The provider's id of the payment the event is about (cardpay: the PaymentIntent;
     /// bankpay: the transaction).
     pub payment_intent: Option<String>,
+    /// The Kairos payment the provider's object names in its metadata (cardpay): finds a
+    /// fee's charge whose answer was lost before its intent was recorded.
+    pub payment_id: Option<Uuid>,
     /// What the provider reports.
     pub report: kairos_domain::payments::reports::ProviderReport,
 }

@@ -303,7 +303,14 @@ impl CardpayClient {
         };
         let message = field("message").unwrap_or_else(|| format!("HTTP {status}"));
         let code = field("code").unwrap_or_else(|| "error".to_owned());
+        let kind = field("type").unwrap_or_default();
         Err(match status.as_u16() {
+            // The same idempotency key in use by a request still running, or a key's
+            // request that cannot be compared: the outcome is not known yet.
+            409 => ProviderError::Unavailable(format!("cardpay busy with this request: {message}")),
+            400 if kind == "idempotency_error" => {
+                ProviderError::Unavailable(format!("cardpay idempotency: {message}"))
+            }
             402 => ProviderError::Declined {
                 code,
                 decline_code: field("decline_code"),

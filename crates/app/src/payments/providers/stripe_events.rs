@@ -76,6 +76,9 @@ pub struct PaymentError {
 pub struct Metadata {
     #[serde(default, deserialize_with = "lenient")]
     pub tenant_id: Option<String>,
+    /// The Kairos payment the intent was made for.
+    #[serde(default, deserialize_with = "lenient")]
+    pub payment_id: Option<String>,
 }
 
 /// The value when it has the expected shape, `None` otherwise (a field of another type is
@@ -129,6 +132,22 @@ impl CardEvent {
         match o.kind() {
             ObjectKind::PaymentIntent => o.id.as_deref(),
             _ => o.payment_intent.as_deref(),
+        }
+    }
+
+    /// The Kairos payment a PaymentIntent's metadata names (written on every intent).
+    pub fn metadata_payment(&self) -> Option<uuid::Uuid> {
+        match self.data.object.kind() {
+            ObjectKind::PaymentIntent => self
+                .data
+                .object
+                .metadata
+                .as_ref()?
+                .payment_id
+                .as_deref()?
+                .parse()
+                .ok(),
+            _ => None,
         }
     }
 

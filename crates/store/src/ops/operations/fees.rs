@@ -13,8 +13,8 @@ use super::super::payments::online::{COLUMNS, FROM, OnlineRow};
 use super::super::write::Write;
 use super::super::{Repo, dialect};
 use crate::{
-    Actor, BookingFee, FeeCharge, FeeChargeOutcome, FeeError, NewFee, OnlinePayment, StoreError,
-    StoreResult, Timestamp, actor_label, stored,
+    Actor, BookingFee, FeeError, NewFee, OnlinePayment, StoreError, StoreResult, Timestamp,
+    actor_label, stored,
 };
 use kairos_domain::fees::{FeeKind, FeeStatus, Resolution};
 use kairos_domain::money::to_major;
@@ -161,8 +161,40 @@ pub(super) async fn insert_fee(
     Ok(fee)
 }
 
-/// The fee, locked for the rest of the transaction (PostgreSQL).
+/// Locks the booking and its no-show record (PostgreSQL), the order every path that
+/// touches a fee takes (booking, no-show record, fee, payment), so none waits on another
+/// in a circle.
+pub(super) async fn lock_booking(w: &mut Write, booking: Uuid) -> Result<(), FeeError> {
+    let found: Option<Uuid> = sqlx::query_scalar(sql!(
+        "SELECT id FROM bookings WHERE tenant_id = $1 AND id = $2{}",
+        dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(booking)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    found.ok_or(FeeError::BookingNotFound)?;
+    sqlx::query(sql!(
+        "SELECT id FROM no_shows WHERE tenant_id = $1 AND booking_id = $2{}",
+        dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(booking)
+    .execute(&mut *w.tx)
+    .await?;
+    Ok(())
+}
+
+/// The fee, locked for the rest of the transaction after its booking and no-show record
+/// ([`lock_booking`]).
 pub(super) async fn lock_fee(w: &mut Write, id: Uuid) -> Result<BookingFee, FeeError> {
+    let booking: Option<Uuid> =
+        sqlx::query_scalar("SELECT booking_id FROM booking_fees WHERE tenant_id = $1 AND id = $2")
+            .bind(w.tenant.as_str())
+            .bind(id)
+            .fetch_optional(&mut *w.tx)
+            .await?;
+    lock_booking(w, booking.ok_or(FeeError::NotFound)?).await?;
     let row: Option<FeeRow> = sqlx::query_as(sql!(
         "SELECT {FEE_COLUMNS} FROM booking_fees f WHERE f.tenant_id = $1 AND f.id = $2{}",
         dialect::FOR_UPDATE
@@ -172,6 +204,26 @@ pub(super) async fn lock_fee(w: &mut Write, id: Uuid) -> Result<BookingFee, FeeE
     .fetch_optional(&mut *w.tx)
     .await?;
     Ok(row.ok_or(FeeError::NotFound)?.try_into()?)
+}
+
+/// The status of a fee's charge attempt under way, if any: its payment, status, amount and
+/// when it began, locked.
+pub(super) async fn attempt_of(
+    w: &mut Write,
+    fee: &BookingFee,
+) -> StoreResult<Option<(Uuid, String, i64, Timestamp)>> {
+    let Some(id) = fee.payment_id else {
+        return Ok(None);
+    };
+    let row: Option<(String, i64, Timestamp)> = sqlx::query_as(sql!(
+        "SELECT status, amount, created_at FROM payments WHERE tenant_id = $1 AND id = $2{}",
+        dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(id)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    Ok(row.map(|(status, amount, at)| (id, status, amount, at)))
 }
 
 /// Sets a fee's status (and who processed it, when).
@@ -210,7 +262,7 @@ pub(super) async fn set_fee_status(
 }
 
 /// Settles the no-show whose fee this is, if any, with `resolution`.
-async fn resolve_no_show_of(
+pub(super) async fn resolve_no_show_of(
     w: &mut Write,
     fee: &BookingFee,
     resolution: Resolution,
@@ -229,55 +281,6 @@ async fn resolve_no_show_of(
     .execute(&mut *w.tx)
     .await?;
     Ok(())
-}
-
-/// What a charge asks the provider: a charge under way (its payment still PENDING) is
-/// asked again with the same payment, else a new payment is made for this attempt.
-async fn charge_payment(
-    w: &mut Write,
-    fee: &BookingFee,
-    card: &OnlinePayment,
-    actor: &Actor,
-) -> StoreResult<Uuid> {
-    if let Some(id) = fee.payment_id {
-        let status: Option<String> =
-            sqlx::query_scalar("SELECT status FROM payments WHERE tenant_id = $1 AND id = $2")
-                .bind(w.tenant.as_str())
-                .bind(id)
-                .fetch_optional(&mut *w.tx)
-                .await?;
-        if status.as_deref() == Some("PENDING") {
-            return Ok(id);
-        }
-    }
-    let id = new_id();
-    sqlx::query(
-        "INSERT INTO payments (tenant_id, id, booking_id, fee_id, amount, currency, method,
-             status, recorded_by, created_at, updated_at, provider, credential_source,
-             credential_site_id)
-         VALUES ($1, $2, NULL, $3, $4, $5, 'cardpay', 'PENDING', $6, $7, $7, 'cardpay', $8, $9)",
-    )
-    .bind(w.tenant.as_str())
-    .bind(id)
-    .bind(fee.id)
-    .bind(fee.amount)
-    .bind(&fee.currency)
-    .bind(actor.id.as_deref())
-    .bind(w.now)
-    .bind(card.credential_source.map(|s| s.as_str()))
-    .bind(card.credential_site_id)
-    .execute(&mut *w.tx)
-    .await?;
-    sqlx::query(
-        "UPDATE booking_fees SET payment_id = $3, charge_attempts = charge_attempts + 1
-         WHERE tenant_id = $1 AND id = $2",
-    )
-    .bind(w.tenant.as_str())
-    .bind(fee.id)
-    .bind(id)
-    .execute(&mut *w.tx)
-    .await?;
-    Ok(id)
 }
 
 #[operations]
@@ -355,48 +358,6 @@ impl Repo {
         Ok(fee)
     }
 
-    /// Changes an open fee's amount (staff's override), decided on the locked fee.
-    pub async fn set_fee_amount(
-        &self,
-        tenant: &TenantId,
-        id: Uuid,
-        amount: i64,
-        notes: Option<&str>,
-        actor: &Actor,
-        now: Timestamp,
-    ) -> Result<BookingFee, FeeError> {
-        let mut w = self.begin(tenant, now).await?;
-        let mut fee = lock_fee(&mut w, id).await?;
-        if !fee.status.is_open() {
-            return Err(FeeError::NotOpen(fee.status, "changed"));
-        }
-        sqlx::query(
-            "UPDATE booking_fees SET amount = $3, notes = COALESCE($4, notes)
-             WHERE tenant_id = $1 AND id = $2",
-        )
-        .bind(tenant.as_str())
-        .bind(id)
-        .bind(amount)
-        .bind(notes)
-        .execute(&mut *w.tx)
-        .await?;
-        w.audit(
-            actor,
-            Change {
-                action: "fee.amount_changed",
-                entity_type: "booking",
-                entity_id: fee.booking_id.to_string(),
-                changes: json!({"feeId": id, "amount": {"from": fee.amount, "to": amount}}),
-            },
-        );
-        fee.amount = amount;
-        if notes.is_some() {
-            fee.notes = notes.map(str::to_owned);
-        }
-        w.commit(None).await?;
-        Ok(fee)
-    }
-
     /// Waives an open fee with a reason; its no-show, if any, is resolved `fee_waived`.
     pub async fn waive_fee(
         &self,
@@ -420,133 +381,6 @@ impl Repo {
             .await?;
         fee.notes = Some(reason.to_owned());
         resolve_no_show_of(&mut w, &fee, Resolution::FeeWaived, Some(reason)).await?;
-        w.commit(None).await?;
-        Ok(fee)
-    }
-
-    /// Begins charging an open fee off-session: the payment that carries this attempt,
-    /// and the booking's card payment whose card pays it (None: no card on file, and the
-    /// fee is now `owed`).
-    pub async fn begin_fee_charge(
-        &self,
-        tenant: &TenantId,
-        id: Uuid,
-        actor: &Actor,
-        now: Timestamp,
-    ) -> Result<FeeCharge, FeeError> {
-        let mut w = self.begin(tenant, now).await?;
-        let mut fee = lock_fee(&mut w, id).await?;
-        if !fee.status.is_open() {
-            return Err(FeeError::NotOpen(fee.status, "charged"));
-        }
-        let Some(card) = card_on_file(&mut w, fee.booking_id).await? else {
-            if fee.status != FeeStatus::Owed {
-                set_fee_status(&mut w, &mut fee, FeeStatus::Owed, actor).await?;
-            }
-            w.commit(None).await?;
-            return Ok(FeeCharge {
-                fee,
-                payment_id: Uuid::nil(),
-                card_payment: None,
-            });
-        };
-        let payment_id = charge_payment(&mut w, &fee, &card, actor).await?;
-        fee.payment_id = Some(payment_id);
-        w.commit(None).await?;
-        Ok(FeeCharge {
-            fee,
-            payment_id,
-            card_payment: Some(card),
-        })
-    }
-
-    /// Records how a fee charge ended, on the locked fee: charged (its no-show resolved
-    /// `fee_charged`), declined (the fee stays pending with the decline), or no card on
-    /// file (owed).
-    pub async fn finish_fee_charge(
-        &self,
-        tenant: &TenantId,
-        charge: &FeeCharge,
-        outcome: &FeeChargeOutcome,
-        actor: &Actor,
-        now: Timestamp,
-    ) -> Result<BookingFee, FeeError> {
-        let mut w = self.begin(tenant, now).await?;
-        let mut fee = lock_fee(&mut w, charge.fee.id).await?;
-        let (payment_status, intent, error) = match outcome {
-            FeeChargeOutcome::Charged { intent } => ("COMPLETED", Some(intent.as_str()), None),
-            FeeChargeOutcome::Declined { code, message } => {
-                ("FAILED", None, Some((code.as_str(), message.as_str())))
-            }
-            FeeChargeOutcome::NoCard => (
-                "CANCELED",
-                None,
-                Some((
-                    "no_card_on_file",
-                    "the card the booking was paid with cannot be charged again",
-                )),
-            ),
-        };
-        sqlx::query(
-            "UPDATE payments SET status = $3, provider_payment_id = COALESCE($4, provider_payment_id),
-                 updated_at = $5,
-                 completed_at = CASE WHEN $3 = 'COMPLETED' THEN $5 ELSE completed_at END,
-                 failed_at = CASE WHEN $3 = 'FAILED' THEN $5 ELSE failed_at END,
-                 failure_code = $6, failure_message = $7
-             WHERE tenant_id = $1 AND id = $2 AND status = 'PENDING'",
-        )
-        .bind(tenant.as_str())
-        .bind(charge.payment_id)
-        .bind(payment_status)
-        .bind(intent)
-        .bind(now)
-        .bind(error.map(|e| e.0))
-        .bind(error.map(|e| e.1))
-        .execute(&mut *w.tx)
-        .await?;
-        sqlx::query(
-            "UPDATE booking_fees SET last_error_code = $3, last_error_message = $4
-             WHERE tenant_id = $1 AND id = $2",
-        )
-        .bind(tenant.as_str())
-        .bind(fee.id)
-        .bind(error.map(|e| e.0))
-        .bind(error.map(|e| e.1))
-        .execute(&mut *w.tx)
-        .await?;
-        fee.last_error = error.map(|(c, m)| (c.to_owned(), m.to_owned()));
-        match outcome {
-            FeeChargeOutcome::Charged { intent } if fee.status.is_open() => {
-                set_fee_status(&mut w, &mut fee, FeeStatus::Charged, actor).await?;
-                fee.charge_id = Some(intent.clone());
-                resolve_no_show_of(&mut w, &fee, Resolution::FeeCharged, None).await?;
-            }
-            FeeChargeOutcome::Charged { intent } => {
-                // Waived or corrected while the provider was asked: the money goes back,
-                // by the owed-refunds job if the refund asked next does not finish it.
-                sqlx::query(
-                    "UPDATE payments SET refund_target = amount WHERE tenant_id = $1 AND id = $2",
-                )
-                .bind(tenant.as_str())
-                .bind(charge.payment_id)
-                .execute(&mut *w.tx)
-                .await?;
-                w.audit(
-                    actor,
-                    Change {
-                        action: "fee.charge_returned",
-                        entity_type: "booking",
-                        entity_id: fee.booking_id.to_string(),
-                        changes: json!({"feeId": fee.id, "paymentId": charge.payment_id,
-                            "intent": intent, "status": fee.status.as_str()}),
-                    },
-                );
-            }
-            FeeChargeOutcome::NoCard if fee.status == FeeStatus::Pending => {
-                set_fee_status(&mut w, &mut fee, FeeStatus::Owed, actor).await?;
-            }
-            _ => {}
-        }
         w.commit(None).await?;
         Ok(fee)
     }

@@ -6,7 +6,9 @@
 use super::super::audit::Change;
 use super::super::write::Write;
 use super::super::{Db, Repo, dialect};
-use super::fees::{FEE_COLUMNS, FeeRow, insert_fee, lock_fee, set_fee_status};
+use super::fees::{
+    FEE_COLUMNS, FeeRow, attempt_of, insert_fee, lock_booking, lock_fee, set_fee_status,
+};
 use super::policy::read_no_show_policy;
 use crate::{
     Actor, Booking, BookingFee, ContactAttempt, FeeError, NewFee, NoShowMark, NoShowRecord,
@@ -229,7 +231,8 @@ pub(crate) async fn correct_no_show(
             if next == FeeStatus::Refunded {
                 sqlx::query(
                     "UPDATE payments SET refund_target = amount
-                     WHERE tenant_id = $1 AND fee_id = $2 AND status = 'COMPLETED'",
+                     WHERE tenant_id = $1 AND fee_id = $2
+                       AND status IN ('COMPLETED', 'REFUND_PENDING', 'REFUNDED')",
                 )
                 .bind(w.tenant.as_str())
                 .bind(fee.id)
@@ -300,16 +303,26 @@ impl Repo {
         .bind(site)
         .fetch_all(&self.read)
         .await?;
-        let (total, pending): (i64, i64) = sqlx::query_as(
-            "SELECT COUNT(*), CAST(COALESCE(SUM(CASE WHEN f.status IN ('pending', 'owed')
-                    THEN f.amount ELSE 0 END), 0) AS BIGINT)
+        let total: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*)
              FROM no_shows n JOIN bookings b ON b.tenant_id = n.tenant_id AND b.id = n.booking_id
-             LEFT JOIN booking_fees f ON f.tenant_id = n.tenant_id AND f.id = n.fee_id
              WHERE n.tenant_id = $1 AND n.resolution IS NULL AND ($2 IS NULL OR b.site_id = $2)",
         )
         .bind(tenant.as_str())
         .bind(site)
         .fetch_one(&self.read)
+        .await?;
+        let pending_fees: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT f.currency, CAST(SUM(f.amount) AS BIGINT)
+             FROM no_shows n JOIN bookings b ON b.tenant_id = n.tenant_id AND b.id = n.booking_id
+             JOIN booking_fees f ON f.tenant_id = n.tenant_id AND f.id = n.fee_id
+             WHERE n.tenant_id = $1 AND n.resolution IS NULL AND ($2 IS NULL OR b.site_id = $2)
+               AND f.status IN ('pending', 'owed')
+             GROUP BY f.currency ORDER BY f.currency",
+        )
+        .bind(tenant.as_str())
+        .bind(site)
+        .fetch_all(&self.read)
         .await?;
         let mut items = Vec::with_capacity(rows.len());
         for r in rows {
@@ -324,7 +337,7 @@ impl Repo {
         Ok(PendingNoShows {
             items,
             total,
-            pending_fee_amount: pending,
+            pending_fees,
         })
     }
 
@@ -341,6 +354,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<(NoShowRecord, BookingFee), FeeError> {
         let mut w = self.begin(tenant, now).await?;
+        lock_booking(&mut w, booking).await?;
         let row: Option<RecordRow> = sqlx::query_as(sql!(
             "SELECT {RECORD_COLUMNS} FROM no_shows n WHERE n.tenant_id = $1 AND n.booking_id = $2{}",
             dialect::FOR_UPDATE
@@ -360,6 +374,13 @@ impl Repo {
                     return Err(FeeError::NotOpen(fee.status, "charged"));
                 }
                 if let Some(amount) = amount.filter(|a| *a != fee.amount) {
+                    // A charge under way asks for the amount it began with.
+                    if attempt_of(&mut w, &fee)
+                        .await?
+                        .is_some_and(|(_, status, _, _)| status == "PENDING")
+                    {
+                        return Err(FeeError::ChargeInProgress);
+                    }
                     if amount == 0 {
                         return Err(FeeError::Nothing);
                     }
@@ -434,6 +455,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<NoShowRecord, FeeError> {
         let mut w = self.begin(tenant, now).await?;
+        lock_booking(&mut w, booking).await?;
         let row: Option<RecordRow> = sqlx::query_as(sql!(
             "SELECT {RECORD_COLUMNS} FROM no_shows n WHERE n.tenant_id = $1 AND n.booking_id = $2{}",
             dialect::FOR_UPDATE

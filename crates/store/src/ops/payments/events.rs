@@ -5,13 +5,14 @@
 use super::super::Repo;
 use super::super::dialect;
 use super::super::gift_cards::pay_gift_card;
+use super::super::operations::finish_attempt;
 use super::super::write::Write;
 use super::charges;
 use super::event_effects::{amount_mismatch, payment_failed, settle_booking};
 use super::online::{COLUMNS, FROM, OnlineRow};
 use crate::{
-    Actor, EventOutcome, EventStats, OnlinePayment, PaymentsError, ProviderEvent, StoreResult,
-    Timestamp,
+    Actor, EventOutcome, EventStats, FeeChargeOutcome, FeeError, OnlinePayment, PaymentsError,
+    ProviderEvent, StoreResult, Timestamp,
 };
 use kairos_domain::TenantId;
 use kairos_domain::payments::credentials::Provider;
@@ -151,6 +152,27 @@ impl Repo {
     }
 }
 
+/// Finishes a fee's charge attempt by the provider's event.
+async fn settle_fee(
+    w: &mut Write,
+    fee: uuid::Uuid,
+    payment: &OnlinePayment,
+    outcome: &FeeChargeOutcome,
+    actor: &Actor,
+) -> Result<EventOutcome, PaymentsError> {
+    let message = match finish_attempt(w, fee, payment.id, outcome, actor).await {
+        Ok(fee) => format!("the fee is {}", fee.status),
+        Err(FeeError::Store(e)) => return Err(e.into()),
+        Err(other) => other.to_string(),
+    };
+    Ok(EventOutcome {
+        processed: true,
+        message,
+        duplicate: false,
+        code: None,
+    })
+}
+
 /// Acts on one provider event inside its transaction: what it does is decided by
 /// [`effect_of`] on the payment as this transaction reads it; here it is carried out.
 async fn act_on_provider_event(
@@ -178,6 +200,35 @@ async fn act_on_provider_event(
     .bind(event.provider.as_str())
     .fetch_optional(&mut *w.tx)
     .await?;
+    let row = match (row, event.payment_id) {
+        (Some(row), _) => Some(row),
+        // A fee's charge whose answer was lost before its intent was recorded: found by
+        // the payment its metadata names, and given the intent now.
+        (None, Some(id)) => {
+            let found: Option<OnlineRow> = sqlx::query_as(sql!(
+                "SELECT {COLUMNS} FROM {FROM}
+                 WHERE p.tenant_id = $1 AND p.id = $2 AND p.provider = $3
+                   AND p.fee_id IS NOT NULL AND p.provider_payment_id IS NULL"
+            ))
+            .bind(w.tenant.as_str())
+            .bind(id)
+            .bind(event.provider.as_str())
+            .fetch_optional(&mut *w.tx)
+            .await?;
+            if found.is_some() {
+                sqlx::query(
+                    "UPDATE payments SET provider_payment_id = $3 WHERE tenant_id = $1 AND id = $2",
+                )
+                .bind(w.tenant.as_str())
+                .bind(id)
+                .bind(intent)
+                .execute(&mut *w.tx)
+                .await?;
+            }
+            found
+        }
+        (None, None) => None,
+    };
     let Some(payment) = row.map(OnlinePayment::try_from).transpose()? else {
         return Ok(done(false, format!("no payment {intent} in this tenant")));
     };
@@ -189,12 +240,23 @@ async fn act_on_provider_event(
         currency: &payment.currency,
         booking: payment.booking_id,
         gift_card_purchase: payment.gift_card_purchase_id,
+        fee: payment.fee_id,
     };
     match effect_of(&event.report, &facts) {
         Effect::AmountMismatch => amount_mismatch(w, event, &payment, &actor).await,
         Effect::SettleBooking(booking) => settle_booking(w, event, &payment, booking, &actor).await,
         Effect::PayGiftCard(purchase) => Ok(pay_gift_card(w, &payment, purchase).await?),
         Effect::NothingToPay => Ok(done(false, "not a booking payment".to_owned())),
+        Effect::SettleFee(fee) => {
+            let outcome = FeeChargeOutcome::Charged {
+                intent: intent.to_owned(),
+            };
+            settle_fee(w, fee, &payment, &outcome, &actor).await
+        }
+        Effect::FailFee { fee, code, message } => {
+            let outcome = FeeChargeOutcome::Declined { code, message };
+            settle_fee(w, fee, &payment, &outcome, &actor).await
+        }
         Effect::Fail { code, message } => {
             payment_failed(w, event, &payment, (code, message), &actor).await
         }

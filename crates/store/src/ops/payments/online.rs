@@ -26,12 +26,13 @@ pub(crate) struct OnlineRow {
     credential_site_id: Option<Uuid>,
     redirect_url: Option<String>,
     created_at: Timestamp,
+    fee_id: Option<Uuid>,
 }
 
 pub(crate) const COLUMNS: &str = "p.tenant_id, p.id, p.booking_id, \
      p.gift_card_purchase_id, COALESCE(b.site_id, g.site_id) AS site_id, p.amount, p.currency, \
      p.provider, p.provider_payment_id, p.status, p.credential_source, p.credential_site_id, \
-     p.redirect_url, p.created_at";
+     p.redirect_url, p.created_at, p.fee_id";
 
 pub(crate) const FROM: &str = "payments p LEFT JOIN bookings b ON b.tenant_id = p.tenant_id AND b.id = p.booking_id \
      LEFT JOIN gift_card_purchases g ON g.tenant_id = p.tenant_id AND g.id = p.gift_card_purchase_id";
@@ -58,6 +59,7 @@ impl TryFrom<OnlineRow> for OnlinePayment {
             credential_site_id: r.credential_site_id,
             redirect_url: r.redirect_url,
             created_at: r.created_at,
+            fee_id: r.fee_id,
         })
     }
 }

@@ -38,6 +38,7 @@ struct LockedPayment {
     refunded_amount: i64,
     refund_target: Option<i64>,
     created_at: Timestamp,
+    fee_id: Option<Uuid>,
 }
 
 /// Withdraws the unspent gift card a refunded purchase bought (in the refund's
@@ -119,7 +120,8 @@ async fn start_refund(
     let mut w = repo.begin(tenant, now).await?;
     let p: LockedPayment = sqlx::query_as(sql!(
         "SELECT id, booking_id, gift_card_purchase_id, amount, currency, provider, provider_payment_id, status,
-                credential_source, credential_site_id, refunded_amount, refund_target, created_at
+                credential_source, credential_site_id, refunded_amount, refund_target, created_at,
+                fee_id
          FROM payments WHERE tenant_id = $1 AND id = $2{}",
         dialect::FOR_UPDATE
     ))
@@ -189,6 +191,7 @@ async fn start_refund(
             credential_site_id: p.credential_site_id,
             redirect_url: None,
             created_at: p.created_at,
+            fee_id: p.fee_id,
         },
     };
     if status == PaymentStatus::RefundPending {
