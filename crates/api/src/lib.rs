@@ -16,6 +16,7 @@ pub mod extract;
 pub mod gift_cards;
 pub mod idempotency;
 pub mod import;
+pub mod issues;
 pub mod messaging;
 pub mod no_shows;
 pub mod openapi;

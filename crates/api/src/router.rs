@@ -7,7 +7,7 @@
 use crate::error::{ApiError, code};
 use crate::state::AppState;
 use crate::{
-    auth, availability, bookings, catalog, customers, dead_letters, gift_cards, messaging,
+    auth, availability, bookings, catalog, customers, dead_letters, gift_cards, issues, messaging,
     no_shows, operations, payments, promotions, scheduling, vouchers,
 };
 use axum::extract::Request;
@@ -43,6 +43,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(payments::router())
         .merge(gift_cards::router())
         .merge(no_shows::router())
+        .merge(issues::router())
         .merge(operations::router())
 }
 

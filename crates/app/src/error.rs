@@ -8,7 +8,7 @@
 
 use http::StatusCode;
 use kairos_domain::FieldErrors;
-use kairos_store::{BookingError, FeeError, PaymentsError, StoreError, VoucherError};
+use kairos_store::{BookingError, FeeError, IssueError, PaymentsError, StoreError, VoucherError};
 use serde_json::{Value, json};
 
 /// The spec's error codes (spec Part A 7, Part B 7), one definition for every layer.
@@ -149,6 +149,8 @@ pub enum AppError {
     #[error("{0}")]
     Fee(FeeError),
     #[error("{0}")]
+    Issue(IssueError),
+    #[error("{0}")]
     Store(StoreError),
     #[error("{} {}: {}", .0.status.as_u16(), .0.code, .0.message)]
     Failure(Failure),
@@ -201,6 +203,12 @@ impl From<VoucherError> for AppError {
 impl From<FeeError> for AppError {
     fn from(e: FeeError) -> Self {
         AppError::Fee(e)
+    }
+}
+
+impl From<IssueError> for AppError {
+    fn from(e: IssueError) -> Self {
+        AppError::Issue(e)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod context;
 pub mod error;
 pub mod fees;
 pub mod http;
+pub mod issues;
 pub mod jobs;
 pub mod messaging;
 pub mod payments;

@@ -16,6 +16,7 @@ pub mod dead_letters;
 pub mod fees;
 pub mod gift_cards;
 pub mod ids;
+pub mod issues;
 pub mod messaging;
 pub mod money;
 pub mod payments;

@@ -12,6 +12,8 @@ pub mod dialect {
     /// Locks the rows of the table aliased `p` only (the nullable side of an outer join
     /// cannot be locked).
     pub const FOR_UPDATE_OF_P: &str = " FOR UPDATE OF p";
+    /// The same for the table aliased `i`.
+    pub const FOR_UPDATE_OF_I: &str = " FOR UPDATE OF i";
     pub const FOR_UPDATE_SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 
     /// Whether a statement may change rows inside `WITH` (`WITH u AS (UPDATE …) INSERT …`):

@@ -13,6 +13,7 @@ pub mod dialect {
     /// Locks the rows of the table aliased `p` only (the nullable side of an outer join
     /// cannot be locked).
     pub const FOR_UPDATE_OF_P: &str = "";
+    pub const FOR_UPDATE_OF_I: &str = "";
     pub const FOR_UPDATE_SKIP_LOCKED: &str = "";
 
     /// Whether a statement may change rows inside `WITH` (`WITH u AS (UPDATE …) INSERT …`):

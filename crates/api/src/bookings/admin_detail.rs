@@ -117,6 +117,8 @@ pub struct BookingDetail {
     pub send_confirmation_email: bool,
     pub payments: Vec<PaymentDto>,
     pub notes: Vec<super::notes::NoteDto>,
+    /// Issues logged against the booking, newest first.
+    pub issues: Vec<crate::issues::IssueSummary>,
     pub status_history: Vec<StatusChange>,
     pub created_by: Option<String>,
     pub created_at: DateTime<Utc>,
@@ -146,6 +148,22 @@ pub async fn detail(
     let tenant = auth.tenant.id();
     let payments = state.store.list_payments(tenant, b.id).await?;
     let notes = state.store.list_notes(tenant, vec![b.id]).await?;
+    let (issues, _) = state
+        .store
+        .list_issues(
+            tenant,
+            &kairos_store::IssueFilter {
+                booking_id: Some(b.id),
+                limit: 100,
+                ..Default::default()
+            },
+        )
+        .await?;
+    let now = state.now();
+    let issues = issues
+        .iter()
+        .map(|i| crate::issues::IssueSummary::of(i, now))
+        .collect();
     let audit = state
         .store
         .list_audit(tenant, "booking", &b.id.to_string())
@@ -229,6 +247,7 @@ pub async fn detail(
             })
             .collect(),
         notes: notes.iter().map(super::notes::NoteDto::from).collect(),
+        issues,
         status_history: history,
         created_by: b.created_by.clone(),
         created_at: b.created_at,

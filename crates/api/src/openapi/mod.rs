@@ -92,6 +92,7 @@ viewer (admin:bookings:read, admin:customers:read, admin:read).",
         (name = "gift-cards", description = "Gift card products: administration (admin:read / admin:write) and the public catalogue"),
         (name = "payments", description = "Payments: provider credentials (admin), payments through the card (cardpay) and bank (bankpay) providers"),
         (name = "no-shows", description = "Daily operations: no-shows and their tracking record, fees on bookings (no-show, damage, late cancellation) charged to the card on file, owed or waived, the tenant's no-show fee policy, customers blocked after a no-show. Fees are integer minor units"),
+        (name = "issues", description = "Customer issues: logged against a booking with their category's priority and response target, updated to resolution, compensated by a credit voucher or a refund"),
         (name = "admin-bookings", description = "Booking administration: search, creation, details, notes, status and customer changes, customer history"),
         (name = "operations", description = "Health, readiness, metrics, this document"),
     )

@@ -28,6 +28,7 @@ mod gift_card_purchases_admin;
 mod gift_cards;
 mod hold_caps;
 mod imports;
+mod issues;
 mod messaging_automation;
 mod messaging_bulk;
 mod messaging_bulk_requests;

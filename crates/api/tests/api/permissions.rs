@@ -147,6 +147,11 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("PUT", "/api/v1/admin/no-show/policy", "ok 403 403 403 403 401 mis"),
     ("GET", "/api/v1/admin/customer-blocks", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/customer-blocks/{blockId}/lift", "ok ok ok 403 403 401 mis"),
+    // issues: logged and updated by the desk, read with admin:bookings:read
+    ("POST", "/api/v1/admin/issues", "ok ok ok 403 403 401 mis"),
+    ("GET", "/api/v1/admin/issues", "ok ok ok ok 403 401 mis"),
+    ("GET", "/api/v1/admin/issues/{issueId}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/issues/{issueId}", "ok ok ok 403 403 401 mis"),
     ("PATCH", "/api/v1/admin/bookings/{id}/customer", "ok ok ok 403 403 401 mis"),
     ("GET", "/api/v1/admin/bookings/{bookingId}/notes", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/bookings/{bookingId}/notes", "ok ok ok 403 403 401 mis"),

@@ -19,6 +19,7 @@ mod catalog;
 mod customers;
 mod dead_letters;
 mod gift_cards;
+mod issues;
 mod messaging;
 mod operations;
 mod payments;
