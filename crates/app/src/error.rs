@@ -48,6 +48,7 @@ pub mod code {
     pub const INVALID_SIGNATURE: &str = "INVALID_SIGNATURE";
     pub const DUPLICATE_EVENT: &str = "DUPLICATE_EVENT";
     pub const REFUND_FAILED: &str = "REFUND_FAILED";
+    pub const MOVE_EXECUTION_FAILED: &str = "MOVE_EXECUTION_FAILED";
     // Codes the spec leaves to the design (docs/ARCHITECTURE.md, "Daily operations").
     pub const CUSTOMER_BLOCKED: &str = "CUSTOMER_BLOCKED";
     pub const FEE_NOT_OPEN: &str = "FEE_NOT_OPEN";

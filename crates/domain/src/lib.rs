@@ -19,6 +19,7 @@ pub mod ids;
 pub mod issues;
 pub mod messaging;
 pub mod money;
+pub mod moves;
 pub mod payments;
 pub mod pricing;
 pub mod promotions;

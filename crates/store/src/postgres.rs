@@ -30,6 +30,27 @@ pub mod dialect {
         }
     }
 
+    /// The statements that bound a booking move's transaction: at most `timeout` for any
+    /// statement and `lock_wait` for any lock (spec Part B 8: 10 s and 5 s).
+    pub fn move_limits(
+        timeout: std::time::Duration,
+        lock_wait: std::time::Duration,
+    ) -> Vec<String> {
+        vec![
+            format!("SET LOCAL statement_timeout = {}", timeout.as_millis()),
+            format!("SET LOCAL lock_timeout = {}", lock_wait.as_millis()),
+        ]
+    }
+
+    /// Whether `e` is a lock waited for too long (`lock_not_available`) or a statement
+    /// cancelled by its timeout (`query_canceled`).
+    pub fn is_lock_timeout(e: &sqlx::Error) -> bool {
+        match e {
+            sqlx::Error::Database(d) => matches!(d.code().as_deref(), Some("55P03" | "57014")),
+            _ => false,
+        }
+    }
+
     /// Serialises regeneration of one product across instances with a transaction-scoped
     /// advisory lock on the key's hash.
     pub async fn lock_key(

@@ -38,6 +38,24 @@ pub mod dialect {
         }
     }
 
+    /// The statements that bound a booking move's transaction: none on SQLite, whose one
+    /// writer holds the database from `BEGIN IMMEDIATE` (waiting at most the connection's
+    /// busy timeout for it); the move's whole time is bounded by the caller.
+    pub fn move_limits(
+        _timeout: std::time::Duration,
+        _lock_wait: std::time::Duration,
+    ) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Whether `e` is the database busy past the busy timeout (`SQLITE_BUSY`).
+    pub fn is_lock_timeout(e: &sqlx::Error) -> bool {
+        match e {
+            sqlx::Error::Database(d) => d.code().as_deref() == Some("5"),
+            _ => false,
+        }
+    }
+
     /// Serialises regeneration of one product across instances: a no-op on SQLite, whose
     /// write transaction already excludes every other writer.
     pub async fn lock_key(

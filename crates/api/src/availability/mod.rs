@@ -64,6 +64,9 @@ pub struct AvailabilitySlot {
     pub ends_at: DateTime<Utc>,
     pub available_capacity: i32,
     pub total_capacity: i32,
+    /// The slot's projection version: raised by every change to its capacity picture
+    /// (the number a booking move answers in `projection_update`).
+    pub projection_version: i64,
     /// Omitted with include_labels=false.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label_codes: Option<Vec<String>>,

@@ -210,6 +210,7 @@ async fn compute(
             ends_at: s.ends_at,
             available_capacity: (s.capacity - s.booked).max(0),
             total_capacity: s.capacity,
+            projection_version: s.projection_version,
             label_codes: labels.clone(),
             pricing_preview: preview.clone(),
         })

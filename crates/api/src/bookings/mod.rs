@@ -20,6 +20,7 @@ mod error;
 mod get;
 mod history;
 mod hold;
+mod moves;
 mod notes;
 mod pricing;
 mod reschedule;
@@ -91,6 +92,8 @@ pub fn router() -> OpenApiRouter<AppState> {
                 .routes(routes!(admin_status::set_status))
                 .routes(routes!(admin_cancel::admin_cancel))
                 .routes(routes!(admin_cancel::preview_cancel))
+                .routes(routes!(moves::precheck_move))
+                .routes(routes!(moves::commit_move))
                 .routes(routes!(admin_customer::update_customer))
                 .routes(routes!(notes::list_notes, notes::add_note))
                 .routes(routes!(notes::update_note, notes::delete_note))

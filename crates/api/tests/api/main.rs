@@ -36,6 +36,7 @@ mod messaging_rules;
 mod messaging_send;
 mod messaging_templates;
 mod messaging_templates_rendering;
+mod moves;
 mod no_shows;
 mod no_shows_charges;
 mod no_shows_detection;

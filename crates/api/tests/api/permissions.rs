@@ -131,6 +131,8 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("PATCH", "/api/v1/admin/bookings/{id}/status", "ok ok ok 403 403 401 mis"),
     ("POST", "/api/v1/admin/bookings/{bookingId}/cancel", "ok ok ok 403 403 401 mis"),
     ("POST", "/api/v1/admin/bookings/{bookingId}/cancel/preview", "ok ok ok 403 403 401 mis"),
+    ("POST", "/api/v1/admin/calendar/precheck-move", "ok ok ok 403 403 401 mis"),
+    ("POST", "/api/v1/admin/calendar/commit-move", "ok ok ok 403 403 401 mis"),
     // no-shows and fees: run by the desk (admin:bookings:write), read with
     // admin:bookings:read; the fee policy set by owners; blocks read with customers
     ("POST", "/api/v1/admin/bookings/{bookingId}/no-show", "ok ok ok 403 403 401 mis"),

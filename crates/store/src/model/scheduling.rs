@@ -73,6 +73,9 @@ pub struct Slot {
     pub capacity: i32,
     pub booked: i32,
     pub is_orphaned: bool,
+    /// Raised by every change to the slot's capacity picture (seats, capacity, open or
+    /// closed).
+    pub projection_version: i64,
 }
 
 /// What a regeneration did (or would do, for a preview).

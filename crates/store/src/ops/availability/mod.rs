@@ -17,6 +17,7 @@ pub(super) struct SlotRow {
     pub(super) capacity: i32,
     pub(super) booked: i32,
     pub(super) is_orphaned: bool,
+    pub(super) projection_version: i64,
 }
 
 impl From<SlotRow> for Slot {
@@ -30,12 +31,13 @@ impl From<SlotRow> for Slot {
             capacity: r.capacity,
             booked: r.booked,
             is_orphaned: r.is_orphaned,
+            projection_version: r.projection_version,
         }
     }
 }
 
-pub(super) const SLOT_COLUMNS: &str =
-    "id, product_id, site_id, starts_at, ends_at, capacity, booked, is_orphaned";
+pub(super) const SLOT_COLUMNS: &str = "id, product_id, site_id, starts_at, ends_at, capacity, booked, is_orphaned, \
+     projection_version";
 
 #[operations]
 impl Repo {

@@ -14,6 +14,7 @@ mod cancellation;
 mod customer;
 mod expiry;
 mod hold;
+mod moves;
 mod notes;
 mod offer;
 mod payments;

@@ -32,7 +32,8 @@ async fn take_seats(
         SeatPolicy::BypassCapacity => "",
     };
     let row: Option<(i32, i32)> = sqlx::query_as(sql!(
-        "UPDATE slots SET booked = booked + $3, updated_at = $4
+        "UPDATE slots SET booked = booked + $3, updated_at = $4,
+             projection_version = projection_version + 1
          WHERE tenant_id = $1 AND id = $2 {condition}
          RETURNING booked, capacity"
     ))
@@ -73,7 +74,9 @@ pub(super) async fn release_seats(
     now: Timestamp,
 ) -> Result<(), StoreError> {
     sqlx::query(
-        "UPDATE slots SET booked = booked - $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2",
+        "UPDATE slots SET booked = booked - $3, updated_at = $4,
+             projection_version = projection_version + 1
+         WHERE tenant_id = $1 AND id = $2",
     )
     .bind(tenant.as_str())
     .bind(slot)

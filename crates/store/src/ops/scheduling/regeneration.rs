@@ -199,7 +199,8 @@ pub(super) async fn regenerate_product(
                 if changed && !dry_run {
                     sqlx::query(
                         "UPDATE slots SET is_orphaned = $3, ends_at = $4, capacity = $5, site_id = $6,
-                                          updated_at = $7
+                                          updated_at = $7,
+                                          projection_version = projection_version + 1
                          WHERE tenant_id = $1 AND id = $2",
                     )
                     .bind(tenant.as_str())
@@ -219,7 +220,7 @@ pub(super) async fn regenerate_product(
                     report.sample_orphaned.push(slot.starts_at);
                 }
                 if !slot.is_orphaned && !dry_run {
-                    sqlx::query("UPDATE slots SET is_orphaned = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2")
+                    sqlx::query("UPDATE slots SET is_orphaned = $3, updated_at = $4, projection_version = projection_version + 1 WHERE tenant_id = $1 AND id = $2")
                         .bind(tenant.as_str())
                         .bind(slot.id)
                         .bind(true)
