@@ -10,7 +10,8 @@
 //! | `admin_initiated`, `capacity_issue`, `equipment_failure`, `weather`, `duplicate` | none | in full: the venue's decision |
 //! | those five | standard, flexible or strict | that policy's schedule by notice |
 //! | `customer_no_show` | any | nothing: every policy's "no-show: none" |
-//! | `reduced_party_size` | any | not taken: the API refuses a partial cancellation |
+//! | `reduced_party_size` | none | a partial cancellation: the tenant's fee rule, on what the smaller party no longer costs |
+//! | `reduced_party_size` | standard, flexible or strict | that policy's schedule by notice, on the same part |
 //!
 //! `overridePolicy` (permission `admin:cancellations:override`, with a documented reason)
 //! refunds in full whatever the reason and policy.

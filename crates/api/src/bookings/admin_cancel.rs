@@ -71,6 +71,10 @@ pub struct AdminCancelRequest {
     /// The same as `slotsToCanel`.
     #[schema(max_items = 20)]
     pub slots_to_cancel: Option<Vec<String>>,
+    /// Required with `reduced_party_size` (and only then): the party after the partial
+    /// cancellation, fewer than now.
+    #[schema(minimum = 1, maximum = 500)]
+    pub new_party_size: Option<i64>,
 }
 
 /// A staff cancellation's answer (spec Part B 4.8; minor units).
@@ -87,6 +91,8 @@ pub struct AdminCancelResponse {
     pub cancellation_fee: i64,
     pub cancelled_at: DateTime<Utc>,
     pub cancelled_by: UpdatedBy,
+    /// The party after it (smaller after a `reduced_party_size`; the booking stays).
+    pub party_size: i32,
     /// What staff should know: a refund still processing at the provider, one the
     /// provider refused (in the dead-letter queue), a voucher balance restored.
     pub warnings: Vec<String>,
@@ -113,6 +119,8 @@ pub struct CancelPreview {
     /// Minutes from now to the booking's start (negative once it has started).
     pub minutes_before_start: i64,
     pub notify_customer: bool,
+    /// The party after it (smaller for `reduced_party_size`).
+    pub party_size: i32,
 }
 
 /// A request checked: the cancellation it asks for.
@@ -136,13 +144,6 @@ fn check(
             None
         }
         Some(r) => match CancellationReason::parse(r) {
-            Some(CancellationReason::ReducedPartySize) => {
-                errors.add(
-                    "reason",
-                    "reduced_party_size (cancelling part of a party) is not taken here: cancel the whole booking with another reason",
-                );
-                None
-            }
             Some(reason) => Some(reason),
             None => {
                 errors.add(
@@ -206,6 +207,29 @@ fn check(
             "is required when cancelAll is false: name the slots to cancel",
         );
     }
+    let partial = reason == Some(CancellationReason::ReducedPartySize);
+    let new_party_size = match (req.new_party_size, partial) {
+        (Some(n), true) if (1..=500).contains(&n) => i32::try_from(n).ok(),
+        (Some(_), true) => {
+            errors.add(
+                "newPartySize",
+                "must be 1 to 500 (fewer than the party now)",
+            );
+            None
+        }
+        (None, true) => {
+            errors.add(
+                "newPartySize",
+                "is required with reduced_party_size: the party after it",
+            );
+            None
+        }
+        (Some(_), false) => {
+            errors.add("newPartySize", "is for reason reduced_party_size only");
+            None
+        }
+        (None, false) => None,
+    };
     errors.finish().map_err(ApiError::validation)?;
     if override_policy {
         auth.require(perm::CANCELLATIONS_OVERRIDE)?;
@@ -217,14 +241,20 @@ fn check(
         Some(n) => format!("{}: {n}", reason.as_str()),
         None => reason.as_str().to_owned(),
     };
-    Ok(Asked {
-        how: Cancellation::Staff {
+    let how = match new_party_size {
+        Some(party_size) => Cancellation::ReduceParty {
+            party_size,
             reason: Some(text),
             refund,
             notify,
         },
-        notify,
-    })
+        None => Cancellation::Staff {
+            reason: Some(text),
+            refund,
+            notify,
+        },
+    };
+    Ok(Asked { how, notify })
 }
 
 /// Cancel a booking as staff, with the refund its reason and policy give.
@@ -237,9 +267,11 @@ fn check(
 /// The schedules: standard (over 48 h before the start: full; 24 to 48 h: half; under
 /// 24 h: none), flexible (over 24 h: full; then half), strict (over 72 h: full minus the
 /// 5 % processing fee; then none). `overridePolicy` refunds in full (permission
-/// `admin:cancellations:override` and `cancellationNotes`). `reduced_party_size` is
-/// refused here (a partial cancellation changes the party size). Seats are released at
-/// once. A refund part the provider cannot make at once is `Processing` and finished by
+/// `admin:cancellations:override` and `cancellationNotes`). `reduced_party_size` is a
+/// partial cancellation: the booking stays with `newPartySize` people, priced again, the
+/// seats no longer needed released, and what was paid beyond the new total refunded by
+/// the same rules (its fee on that part); refused (409) while an online payment of the
+/// booking is under way. Seats are released at once. A refund part the provider cannot make at once is `Processing` and finished by
 /// the owed-refunds job; one it refuses is in the dead-letter queue (both are named in
 /// `warnings`). `POST …/cancel/preview` answers what this would refund.
 #[utoipa::path(post, path = "/api/v1/admin/bookings/{bookingId}/cancel", tag = "admin-bookings",
@@ -255,7 +287,7 @@ fn check(
         (status = 401, body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS: needs admin:bookings:write, and admin:cancellations:override for overridePolicy", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
-        (status = 409, description = "INVALID_TRANSITION (already canceled, completed, …); IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
+        (status = 409, description = "INVALID_TRANSITION (already canceled, completed, …); CONFLICT (reduced_party_size while an online payment is under way); IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
         (status = 422, description = "IDEMPOTENCY_KEY_REUSED", body = ErrorBody),
     ))]
 pub async fn admin_cancel(
@@ -332,6 +364,7 @@ async fn cancel_as_staff(
             id: auth.user.id.to_string(),
             name: auth.user.display_name.clone(),
         },
+        party_size: b.party_size,
         warnings,
         refund: done.refund.map(Into::into),
     })
@@ -393,5 +426,6 @@ pub async fn preview_cancel(
         rule: described,
         minutes_before_start: (b.starts_at - state.now()).num_minutes(),
         notify_customer: asked.notify,
+        party_size: b.party_size,
     }))
 }

@@ -49,6 +49,15 @@ impl From<BookingRefusal> for ApiError {
                 code::CUSTOMER_BLOCKED,
                 "This customer cannot make new bookings online; please contact the venue",
             ),
+            BookingRefusal::NotReducible { status } => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!("A {status} booking's party cannot be reduced"),
+            )
+            .with_details(json!({"currentStatus": status.as_str()})),
+            BookingRefusal::PaymentUnderWay => ApiError::conflict(
+                code::CONFLICT,
+                "An online payment of this booking is under way: reduce the party once it is paid or has failed",
+            ),
             BookingRefusal::HoldExpired => ApiError::conflict(
                 code::HOLD_EXPIRED,
                 "The hold expired and its seats were released; make a new hold",

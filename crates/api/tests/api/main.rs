@@ -41,6 +41,7 @@ mod no_shows;
 mod no_shows_charges;
 mod no_shows_detection;
 mod operations;
+mod partial_cancellation;
 mod payments_actions;
 mod payments_bankpay;
 mod payments_bankpay_refunds;

@@ -11,7 +11,20 @@ use serde_json::{Value, json};
 /// A tenant with a bookable product and the sandbox card provider, and a booking for 2
 /// (40.00) paid by card on a slot of 25 November (96 h after the test clock's start):
 /// (app, tenant, booking id, slot id, the slot's start).
-async fn paid_booking() -> (TestApp, TenantFixture, String, String, DateTime<Utc>) {
+pub(crate) async fn paid_booking() -> (TestApp, TenantFixture, String, String, DateTime<Utc>) {
+    let (app, t, _, id, slot, starts) = paid_booking_in().await;
+    (app, t, id, slot, starts)
+}
+
+/// The same, with the fixture the booking is in.
+pub(crate) async fn paid_booking_in() -> (
+    TestApp,
+    TenantFixture,
+    BookingFixture,
+    String,
+    String,
+    DateTime<Utc>,
+) {
     // Signing in again after every move of the clock goes past the login's rate limit.
     let app = TestApp::builder()
         .limits(kairos_api::rate_limit::Limits::UNLIMITED)
@@ -33,7 +46,7 @@ async fn paid_booking() -> (TestApp, TenantFixture, String, String, DateTime<Utc
         .unwrap_or_else(|| panic!("no start time: {}", later.text));
     let hold = super::payments_cancellation::card_paid(&app, &t, &fx, &slot).await;
     let id = hold.str("id").to_owned();
-    (app, t, id, slot, starts)
+    (app, t, fx, id, slot, starts)
 }
 
 async fn booking(app: &TestApp, t: &TenantFixture, id: &str) -> Value {
@@ -219,7 +232,15 @@ async fn bad_bodies_are_refused_and_change_nothing() {
     for (body, field) in [
         (json!({}), "reason"),
         (json!({"reason": "bored"}), "reason"),
-        (json!({"reason": "reduced_party_size"}), "reason"),
+        (json!({"reason": "reduced_party_size"}), "newPartySize"),
+        (
+            json!({"reason": "reduced_party_size", "newPartySize": 2}),
+            "newPartySize",
+        ),
+        (
+            json!({"reason": "weather", "newPartySize": 1}),
+            "newPartySize",
+        ),
         (
             json!({"reason": "weather", "refundPolicy": "lenient"}),
             "refundPolicy",

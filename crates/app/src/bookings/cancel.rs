@@ -44,6 +44,14 @@ pub enum Cancellation {
         refund: kairos_domain::cancellations::RefundBasis,
         notify: bool,
     },
+    /// A partial cancellation (`reduced_party_size`): the party becomes `party_size`, and
+    /// what the smaller party no longer costs is refunded by `refund`. The booking stays.
+    ReduceParty {
+        party_size: i32,
+        reason: Option<String>,
+        refund: kairos_domain::cancellations::RefundBasis,
+        notify: bool,
+    },
 }
 
 impl Cancellation {
@@ -74,6 +82,17 @@ impl Cancellation {
                 refund,
                 notify,
             },
+            Cancellation::ReduceParty {
+                party_size,
+                reason,
+                refund,
+                notify,
+            } => BookingAction::ReduceParty {
+                party_size,
+                reason,
+                refund,
+                notify,
+            },
         }
     }
 }
@@ -94,7 +113,12 @@ pub async fn cancel(
     how: Cancellation,
     actor: &Actor,
 ) -> AppResult<Cancelled> {
-    let deadline = matches!(how, Cancellation::PaymentDeadline { .. });
+    // The deadline canceled its intent at the provider before deciding; a partial
+    // cancellation keeps the booking (and refuses while a payment is under way).
+    let keep_intents = matches!(
+        how,
+        Cancellation::PaymentDeadline { .. } | Cancellation::ReduceParty { .. }
+    );
     let written = app
         .store
         .apply_booking_action(tenant, id, how.action(), actor, app.now(), None)
@@ -102,8 +126,7 @@ pub async fn cancel(
     let Written::Done(booking) = written else {
         return Err(crate::error::Failure::internal("a replay without an Idempotency-Key").into());
     };
-    if !deadline {
-        // The deadline canceled its intent at the provider before deciding.
+    if !keep_intents {
         cancel_at_provider(app, tenant, booking.id).await;
     }
     let refund = refund_cancelled(app, tenant, &booking, actor).await?;

@@ -200,6 +200,16 @@ pub enum BookingAction {
     },
     /// Mark a no-show, with the details of its tracking record (spec Part B 2.8).
     MarkNoShow(crate::NoShowMark),
+    /// A partial cancellation (spec Part B 4.8 `reduced_party_size`): the party becomes
+    /// `party_size` (smaller), the booking is priced again, the seats no longer needed are
+    /// released, and what was paid beyond the new total is owed back by `refund`; the
+    /// customer is sent a booking update when `notify`.
+    ReduceParty {
+        party_size: i32,
+        reason: Option<String>,
+        refund: kairos_domain::cancellations::RefundBasis,
+        notify: bool,
+    },
     /// An administrator sets the status; the status machine picks the trigger.
     SetStatus {
         status: kairos_domain::bookings::BookingStatus,
@@ -225,6 +235,14 @@ pub enum BookingRefusal {
     NotMovable {
         status: kairos_domain::bookings::BookingStatus,
     },
+    #[error("a {status} booking's party cannot be reduced")]
+    NotReducible {
+        status: kairos_domain::bookings::BookingStatus,
+    },
+    /// An online payment of the booking is still being made (its amount is the whole
+    /// booking's): a partial cancellation waits for it.
+    #[error("a payment of the booking is under way")]
+    PaymentUnderWay,
     #[error("the hold expired")]
     HoldExpired,
     #[error("the slot is no longer available")]

@@ -247,6 +247,15 @@ async fn act(
             cancel(w, b, reason.as_deref(), actor, notify).await?;
             b.cancellation = super::cancellation::owe_refund(w, b, refund, actor).await?;
         }
+        BookingAction::ReduceParty {
+            party_size,
+            reason,
+            refund,
+            notify,
+        } => {
+            super::reduce::reduce_party(w, b, party_size, reason.as_deref(), refund, notify, actor)
+                .await?;
+        }
         BookingAction::CancelUnpaid { reason } => {
             // Decided on the locked booking: paid in the meantime (online or at the desk),
             // it stays.

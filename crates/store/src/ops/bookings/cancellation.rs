@@ -44,6 +44,19 @@ pub(super) async fn owe_refund(
     basis: RefundBasis,
     actor: &Actor,
 ) -> Result<Option<CancellationRefund>, BookingError> {
+    owe_refund_beyond(w, b, basis, actor, 0).await
+}
+
+/// What a booking owes back of what was paid beyond `keep` (minor units): everything
+/// paid for a cancellation (`keep` 0), what a smaller party no longer costs for a
+/// partial one (`keep` its new total); the fee of `basis` is on that part.
+pub(super) async fn owe_refund_beyond(
+    w: &mut Write,
+    b: &Booking,
+    basis: RefundBasis,
+    actor: &Actor,
+    keep: i64,
+) -> Result<Option<CancellationRefund>, BookingError> {
     // The booking is locked; its payments after it (the lock order of every path).
     let paid: Vec<PaidPayment> = sqlx::query_as(sql!(
         "SELECT p.id, p.provider, p.amount, p.refunded_amount,
@@ -85,7 +98,10 @@ pub(super) async fn owe_refund(
     let (policy, _) = site_policy(&mut w.tx, &w.tenant, b.site_id).await?;
     let rule = read_refund_policy(&mut *w.tx, &w.tenant).await?.rule;
     let left: Vec<i64> = payments.iter().map(|p| p.2).collect();
-    let paid = left.iter().sum::<i64>() + vouchers_paid;
+    let paid = (left.iter().sum::<i64>() + vouchers_paid - keep.max(0)).max(0);
+    if paid == 0 {
+        return Ok(None);
+    }
     let fee = basis.fee(rule, policy, paid, b.starts_at - w.now);
     let reason = match basis {
         RefundBasis::InFull => "cancelled by staff: refunded in full".to_owned(),

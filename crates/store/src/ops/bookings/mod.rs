@@ -18,6 +18,7 @@ mod moves;
 mod notes;
 mod offer;
 mod payments;
+mod reduce;
 mod reductions;
 mod reschedule;
 mod search;

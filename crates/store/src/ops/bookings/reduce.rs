@@ -1,0 +1,141 @@
+//! A partial cancellation (spec Part B 4.8 `reduced_party_size`): fewer people on the
+//! same booking. Priced again from the catalog at the smaller party (per-participant
+//! add-ons follow it), the seats no longer needed released, and what was paid beyond the
+//! new total owed back by the cancellation's refund basis, all in the booking's
+//! transaction.
+
+use super::super::messaging::{Compose, booking_facts, queue_booking_message};
+use super::actions::current_price;
+use super::cancellation::owe_refund_beyond;
+use super::offer::load_addons;
+use super::reductions::load_reductions;
+use super::seats::release_seats;
+use super::{Change, Write};
+use crate::{Actor, Booking, BookingError, BookingRefusal};
+use kairos_domain::FieldErrors;
+use kairos_domain::bookings::BookingStatus;
+use kairos_domain::cancellations::RefundBasis;
+use kairos_domain::pricing::AddonMode;
+use serde_json::json;
+use sqlx::types::Json;
+
+pub(super) async fn reduce_party(
+    w: &mut Write,
+    b: &mut Booking,
+    party_size: i32,
+    reason: Option<&str>,
+    basis: RefundBasis,
+    notify: bool,
+    actor: &Actor,
+) -> Result<(), BookingError> {
+    if !matches!(
+        b.status,
+        BookingStatus::Hold
+            | BookingStatus::Tentative
+            | BookingStatus::Confirmed
+            | BookingStatus::PartPaid
+            | BookingStatus::Paid
+    ) {
+        return Err(BookingRefusal::NotReducible { status: b.status }.into());
+    }
+    if party_size < 1 || party_size >= b.party_size {
+        let mut errors = FieldErrors::new();
+        errors.add(
+            "newPartySize",
+            format!(
+                "must be 1 to {} (fewer than the party of {})",
+                b.party_size - 1,
+                b.party_size
+            ),
+        );
+        return Err(BookingError::Invalid(errors));
+    }
+    let open: Option<i32> = sqlx::query_scalar(
+        "SELECT 1 FROM payments WHERE tenant_id = $1 AND booking_id = $2
+           AND provider IS NOT NULL AND status IN ('PENDING', 'AUTHORIZED') LIMIT 1",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    if open.is_some() {
+        return Err(BookingRefusal::PaymentUnderWay.into());
+    }
+    let before = (b.party_size, b.price.total);
+    let mut smaller = b.clone();
+    smaller.party_size = party_size;
+    if !smaller.addons.is_empty() {
+        let catalog = load_addons(&mut w.tx, &w.tenant, b.product_id).await?;
+        for c in &mut smaller.addons {
+            if catalog
+                .iter()
+                .any(|a| a.id == c.addon_id && a.mode == AddonMode::PerParticipant)
+            {
+                c.quantity = u32::try_from(party_size).unwrap_or(0);
+            }
+        }
+    }
+    let reductions = load_reductions(&mut w.tx, &w.tenant, b.id).await?;
+    let price = current_price(w, &smaller, &reductions).await?;
+    release_seats(
+        &mut w.tx,
+        &w.tenant,
+        b.slot_id,
+        b.party_size - party_size,
+        w.now,
+    )
+    .await?;
+    sqlx::query(
+        "UPDATE bookings SET party_size = $3, addons = $4, price = $5, total = $6,
+             pricing_hash = $7, updated_at = $8
+         WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .bind(party_size)
+    .bind(Json(&smaller.addons))
+    .bind(Json(&price))
+    .bind(price.total)
+    .bind(&price.pricing_hash)
+    .bind(w.now)
+    .execute(&mut *w.tx)
+    .await?;
+    w.audit(
+        actor,
+        Change {
+            action: "booking.party_reduced",
+            entity_type: "booking",
+            entity_id: b.id.to_string(),
+            changes: json!({"partySize": {"from": before.0, "to": party_size},
+                "total": {"from": before.1, "to": price.total}, "reason": reason}),
+        },
+    );
+    b.party_size = party_size;
+    b.addons = smaller.addons;
+    b.price = price;
+    b.updated_at = w.now;
+    b.cancellation = owe_refund_beyond(w, b, basis, actor, b.price.total).await?;
+    if notify
+        && b.status != BookingStatus::Hold
+        && let Some(facts) = booking_facts(w, b.id).await?
+    {
+        let refund = b.cancellation.as_ref().map_or(0, |c| c.paid - c.fee);
+        let message = if refund > 0 {
+            format!(
+                "Your booking is now for {party_size}. What the smaller party no longer costs ({}) is refunded to how you paid.",
+                kairos_domain::money::to_major(
+                    refund,
+                    kairos_domain::tenancy::Currency::parse(&b.price.currency)
+                        .map_err(|e| crate::StoreError::Corrupt(e.to_string()))?
+                )
+            )
+        } else {
+            format!("Your booking is now for {party_size}.")
+        };
+        let extra = json!({"message": message});
+        let mut compose = Compose::of("booking_update", "booking", w.now);
+        compose.extra = Some(&extra);
+        queue_booking_message(w, &facts, compose).await?;
+    }
+    Ok(())
+}
