@@ -421,3 +421,82 @@ async fn two_moves_of_one_booking_at_once_apply_one() {
     assert_eq!(failed.body["details"]["reason"], "already_in_slot");
     app.assert_capacity_invariant(&t.id).await;
 }
+
+#[tokio::test]
+async fn a_slot_the_schedule_no_longer_offers_is_a_blackout_window() {
+    let (app, t, fx) = venue("flexible").await;
+    // A booking keeps a slot of 23 November; a closure that day orphans it.
+    let day = app
+        .availability(&t.id, &fx.catalog, "2026-11-23", "2026-11-23", 1)
+        .await;
+    let closed = day.body["slots"][0]["slotId"].as_str().unwrap().to_owned();
+    booked(&app, &t, &fx, &closed, 1, "keeper@example.com").await;
+    app.post("/api/v1/admin/schedules/blackouts")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(
+            json!({"scopeType": "site", "scopeId": fx.catalog.site_id, "kind": "closure",
+            "dateFrom": "2026-11-23"}),
+        )
+        .send()
+        .await
+        .assert_status(200);
+    let id = booked(&app, &t, &fx, &fx.slots[0], 2, "ada@example.com").await;
+    let body = json!({"booking_id": id, "new_slot_id": closed, "confirmed_override": true});
+    let pre = call(&app, &t, "precheck-move", body.clone()).await;
+    assert_eq!(
+        types(&pre.body["hard_conflicts"]),
+        ["blackout_window"],
+        "{}",
+        pre.text
+    );
+    let res = call(&app, &t, "commit-move", body).await;
+    res.assert_error(409, "MOVE_EXECUTION_FAILED");
+    assert_eq!(
+        types(&res.body["details"]["hard_conflicts"]),
+        ["blackout_window"]
+    );
+}
+
+#[tokio::test]
+async fn a_booking_locked_past_the_lock_wait_fails_the_move_and_changes_nothing() {
+    if !kairos_testkit::on_postgres() {
+        // SQLite has one writer: a lock held elsewhere is its busy timeout, not a row lock.
+        return;
+    }
+    let (app, t, fx) = venue("flexible").await;
+    let id = booked(&app, &t, &fx, &fx.slots[0], 2, "ada@example.com").await;
+    let pool = sqlx::PgPool::connect(app.database_url()).await.unwrap();
+    let mut other = pool.begin().await.unwrap();
+    sqlx::query("SELECT id FROM bookings WHERE id = $1 FOR UPDATE")
+        .bind(uuid::Uuid::parse_str(&id).unwrap())
+        .execute(&mut *other)
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let res = call(
+        &app,
+        &t,
+        "commit-move",
+        json!({"booking_id": id, "new_slot_id": fx.slots[1]}),
+    )
+    .await;
+    let waited = started.elapsed();
+    res.assert_error(409, "MOVE_EXECUTION_FAILED");
+    assert_eq!(
+        res.body["details"]["reason"], "lock_timeout",
+        "{}",
+        res.text
+    );
+    assert!(waited >= std::time::Duration::from_secs(5), "{waited:?}");
+    assert!(waited < std::time::Duration::from_secs(10), "{waited:?}");
+    other.rollback().await.unwrap();
+    let b = app
+        .get(&format!("/api/v1/admin/bookings/{id}"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(b.body["slot"]["slotId"], fx.slots[0].as_str());
+    app.assert_capacity_invariant(&t.id).await;
+}
