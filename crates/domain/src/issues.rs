@@ -96,10 +96,15 @@ impl IssueStatus {
     }
 }
 
-/// Whether an issue is overdue at `now`: nobody has responded (still `open`) and its due
-/// time has passed.
-pub fn is_overdue(status: IssueStatus, due_at: DateTime<Utc>, now: DateTime<Utc>) -> bool {
-    status == IssueStatus::Open && now > due_at
+/// Whether an issue is overdue at `now`: nobody has responded yet (still `open`, and
+/// never moved out of it) and its due time has passed.
+pub fn is_overdue(
+    status: IssueStatus,
+    responded: bool,
+    due_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> bool {
+    status == IssueStatus::Open && !responded && now > due_at
 }
 
 #[cfg(test)]
@@ -133,9 +138,11 @@ mod tests {
     fn only_an_open_issue_past_its_due_time_is_overdue_and_closed_is_final() {
         let due = Utc.with_ymd_and_hms(2026, 5, 1, 12, 0, 0).unwrap();
         let later = due + Duration::minutes(1);
-        assert!(is_overdue(IssueStatus::Open, due, later));
-        assert!(!is_overdue(IssueStatus::Open, due, due));
-        assert!(!is_overdue(IssueStatus::InProgress, due, later));
+        assert!(is_overdue(IssueStatus::Open, false, due, later));
+        assert!(!is_overdue(IssueStatus::Open, false, due, due));
+        assert!(!is_overdue(IssueStatus::InProgress, false, due, later));
+        // Reopened after a response: answered in time, not overdue.
+        assert!(!is_overdue(IssueStatus::Open, true, due, later));
         assert!(IssueStatus::Resolved.may_become(IssueStatus::InProgress));
         assert!(!IssueStatus::Closed.may_become(IssueStatus::Open));
         assert!(IssueStatus::Closed.may_become(IssueStatus::Closed));

@@ -37,7 +37,13 @@ pub mod dialect {
         lock_wait: std::time::Duration,
     ) -> Vec<String> {
         vec![
-            format!("SET LOCAL statement_timeout = {}", timeout.as_millis()),
+            // No one statement longer than a lock may be waited for: the transaction's
+            // whole time is bounded by the caller, and a rollback never waits long for an
+            // abandoned statement.
+            format!(
+                "SET LOCAL statement_timeout = {}",
+                timeout.min(lock_wait).as_millis()
+            ),
             format!("SET LOCAL lock_timeout = {}", lock_wait.as_millis()),
         ]
     }
@@ -47,6 +53,15 @@ pub mod dialect {
     pub fn is_lock_timeout(e: &sqlx::Error) -> bool {
         match e {
             sqlx::Error::Database(d) => matches!(d.code().as_deref(), Some("55P03" | "57014")),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is a transaction the database gave up: a deadlock (`40P01`) or a
+    /// serialization failure (`40001`).
+    pub fn is_transaction_conflict(e: &sqlx::Error) -> bool {
+        match e {
+            sqlx::Error::Database(d) => matches!(d.code().as_deref(), Some("40P01" | "40001")),
             _ => false,
         }
     }

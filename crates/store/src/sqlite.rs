@@ -56,6 +56,12 @@ pub mod dialect {
         }
     }
 
+    /// Whether `e` is a transaction the database gave up: SQLite's one writer never
+    /// deadlocks.
+    pub fn is_transaction_conflict(_e: &sqlx::Error) -> bool {
+        false
+    }
+
     /// Serialises regeneration of one product across instances: a no-op on SQLite, whose
     /// write transaction already excludes every other writer.
     pub async fn lock_key(

@@ -154,7 +154,16 @@ fn refusal(e: MoveError) -> ApiError {
         if let (Value::Object(d), Value::Object(x)) = (&mut details, extra) {
             d.extend(x);
         }
-        ApiError::conflict(code::MOVE_EXECUTION_FAILED, message).with_details(details)
+        let mut e = ApiError::conflict(code::MOVE_EXECUTION_FAILED, message).with_details(details);
+        // A failure that passes by itself: a retry with the same Idempotency-Key runs
+        // again rather than answering this.
+        if matches!(
+            reason,
+            "lock_timeout" | "transaction_timeout" | "transaction_failed"
+        ) {
+            e.retry_after = Some(1);
+        }
+        e
     };
     match e {
         MoveError::BookingNotFound => booking_not_found(),
@@ -210,22 +219,15 @@ pub async fn precheck_move(
     let started = Instant::now();
     let req = check_body(&body)?;
     let now = state.now();
-    let (check, status) = state
+    let (check, status, movable) = state
         .store
-        .precheck_move(auth.tenant.id(), &req, now)
+        .precheck_move(auth.tenant.id(), &req, now, (MOVE_TIMEOUT, MOVE_LOCK_WAIT))
         .await
         .map_err(refusal)?;
-    if !matches!(
-        status,
-        kairos_domain::bookings::BookingStatus::Hold
-            | kairos_domain::bookings::BookingStatus::Tentative
-            | kairos_domain::bookings::BookingStatus::Confirmed
-            | kairos_domain::bookings::BookingStatus::PartPaid
-            | kairos_domain::bookings::BookingStatus::Paid
-    ) {
+    if !movable {
         return Err(ApiError::conflict(
             code::INVALID_TRANSITION,
-            format!("A {status} booking cannot be moved"),
+            format!("A {status} booking cannot be moved (an expired hold neither)"),
         )
         .with_details(json!({"currentStatus": status.as_str()})));
     }

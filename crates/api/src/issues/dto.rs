@@ -92,7 +92,7 @@ impl IssueDto {
             due_at: i.due_at,
             response_target_minutes: i.category.response_target().num_minutes(),
             responded_at: i.responded_at,
-            overdue: is_overdue(i.status, i.due_at, now),
+            overdue: is_overdue(i.status, i.responded_at.is_some(), i.due_at, now),
             resolution: i.resolution.clone(),
             compensation_amount: i.compensation_amount.map(major),
             compensation_method: i.compensation_method.map(|m| m.as_str().to_owned()),
@@ -122,6 +122,8 @@ pub struct IssueSummary {
     pub summary: String,
     pub due_at: DateTime<Utc>,
     pub overdue: bool,
+    /// issued, refunded, pending, failed; null without a compensation.
+    pub compensation_status: Option<String>,
 }
 
 impl IssueSummary {
@@ -133,7 +135,8 @@ impl IssueSummary {
             status: i.status.as_str().to_owned(),
             summary: i.summary.clone(),
             due_at: i.due_at,
-            overdue: is_overdue(i.status, i.due_at, now),
+            overdue: is_overdue(i.status, i.responded_at.is_some(), i.due_at, now),
+            compensation_status: i.compensation_status.clone(),
         }
     }
 }

@@ -64,8 +64,8 @@ pub struct IssuePatchBody {
     /// Major units of the issue's currency; given once, with `compensationMethod`.
     #[schema(minimum = 0.01, example = 20.0)]
     pub compensation_amount: Option<f64>,
-    /// voucher (a credit voucher for the amount, sent to no one: its code is in the
-    /// answer) or refund (of the booking's card or bank payment).
+    /// voucher (the default: a credit voucher for the amount, sent to no one: its code is
+    /// in the answer) or refund (of the booking's card or bank payment).
     pub compensation_method: Option<String>,
     /// Default when resolved: the signed-in user.
     pub resolved_by: Option<String>,
@@ -269,15 +269,21 @@ pub async fn update_issue(
                 None
             }
         },
-        (Some(_), None) => {
-            if body.compensation_method.is_none() {
+        // The spec's PATCH names no method: a credit voucher unless a refund is asked for.
+        (Some(a), None) if body.compensation_method.is_none() => match from_major(a, currency) {
+            Ok(amount) if amount > 0 => Some(Compensation {
+                amount,
+                method: CompensationMethod::Voucher,
+            }),
+            _ => {
                 errors.add(
-                    "compensationMethod",
-                    "is required with compensationAmount: voucher or refund",
+                    "compensationAmount",
+                    "must be a positive amount in the currency's minor units (e.g. at most 2 decimals for EUR)",
                 );
+                None
             }
-            None
-        }
+        },
+        (Some(_), None) => None,
         (None, Some(_)) => {
             errors.add("compensationAmount", "is required with compensationMethod");
             None

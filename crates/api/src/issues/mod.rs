@@ -41,6 +41,10 @@ impl From<IssueError> for ApiError {
                 "compensationMethod",
                 "the booking has no card or bank payment with that much left to refund: compensate with a voucher",
             ),
+            IssueError::VoucherCurrency => ApiError::invalid_field(
+                "compensationMethod",
+                "a voucher is in the venue's own currency, not this booking's: compensate by refund",
+            ),
             IssueError::Voucher(e) => e.into(),
             IssueError::Store(e) => e.into(),
         }

@@ -269,7 +269,8 @@ async fn issues_refuse_what_they_cannot_record() {
         &app,
         &t,
         &id,
-        json!({"compensationAmount": 5, "customerSatisfaction": 6, "status": "done"}),
+        json!({"compensationAmount": 5, "customerSatisfaction": 6, "status": "done",
+            "compensationMethod": "cash"}),
     )
     .await;
     bad.assert_error(400, "VALIDATION_ERROR");
@@ -286,6 +287,11 @@ async fn issues_refuse_what_they_cannot_record() {
     )
     .await
     .assert_error(400, "VALIDATION_ERROR");
+    // The spec's PATCH names no method: a credit voucher.
+    let res = patch(&app, &t, &id, json!({"compensationAmount": 5})).await;
+    res.assert_status(200);
+    assert_eq!(res.body["issue"]["compensationMethod"], "voucher");
+    assert_eq!(res.body["issue"]["compensationStatus"], "issued");
     get(
         &app,
         &t,

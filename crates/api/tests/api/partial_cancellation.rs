@@ -134,3 +134,62 @@ async fn inside_the_policys_last_day_the_smaller_party_keeps_its_price() {
     res.assert_status(200);
     assert_eq!(res.body["refundAmount"], 1000, "{}", res.text);
 }
+
+#[tokio::test]
+async fn vouchers_are_a_way_of_paying_so_the_smaller_party_refunds_only_its_difference() {
+    let f = super::booking_promotions::fx().await;
+    let (app, t) = (&f.app, &f.t);
+    // 40.00 for 2: a 30.00 voucher and 10.00 at the desk.
+    app.post("/api/v1/admin/vouchers")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"code": "GIFT-PART-CANC", "type": "gift_card", "original_value": 30}))
+        .send()
+        .await
+        .assert_status(200);
+    let (id, token, _) = super::booking_promotions::hold(&f, 2, "ada@example.com").await;
+    let applied = app
+        .post(&format!("/api/v1/bookings/{id}/apply-voucher"))
+        .tenant(&t.id)
+        .header("x-booking-token", &token)
+        .json(json!({"voucher_code": "GIFT-PART-CANC"}))
+        .send()
+        .await;
+    applied.assert_status(200);
+    app.post(&format!("/api/v1/bookings/{id}/confirm"))
+        .tenant(&t.id)
+        .header("x-booking-token", &token)
+        .json(json!({"pricingHash": applied.str("/booking/pricing_hash"), "paymentMethod": "poa"}))
+        .send()
+        .await
+        .assert_status(200);
+    app.post(&format!("/api/v1/bookings/{id}/mark-paid"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await
+        .assert_status(200);
+    // One person: 20.00 of the 40.00 paid. The desk's 10.00 goes back first, at the desk;
+    // the voucher gets back the other 10.00 (in full: the venue sets its policy aside).
+    let res = post(
+        app,
+        t,
+        &format!("/api/v1/admin/bookings/{id}/cancel"),
+        json!({"reason": "reduced_party_size", "newPartySize": 1, "overridePolicy": true,
+            "cancellationNotes": "goodwill"}),
+    )
+    .await;
+    res.assert_status(200);
+    assert_eq!(res.body["refundAmount"], 1000, "{}", res.text);
+    let balance = app
+        .get("/api/v1/vouchers/GIFT-PART-CANC/balance")
+        .tenant(&t.id)
+        .send()
+        .await;
+    assert_eq!(
+        balance.body["voucher"]["current_balance"], 10.0,
+        "{}",
+        balance.text
+    );
+    app.assert_capacity_invariant(&t.id).await;
+}

@@ -113,6 +113,8 @@ pub enum IssueError {
     Compensated,
     #[error("the booking has no card or bank payment to refund")]
     NothingToRefund,
+    #[error("a voucher is in the tenant's currency, not the booking's")]
+    VoucherCurrency,
     #[error(transparent)]
     Voucher(#[from] crate::VoucherError),
     #[error(transparent)]

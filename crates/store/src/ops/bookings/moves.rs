@@ -59,7 +59,18 @@ async fn check(w: &mut Write, b: &Booking, t: &Target) -> Result<MoveCheck, Move
     let mut hard = Vec::new();
     let mut soft = Vec::new();
     let mut warnings = Vec::new();
-    let free = t.capacity - t.booked;
+    // Holds past their expiry give their seats back when the seats are taken.
+    let overdue: Option<i64> = sqlx::query_scalar(
+        "SELECT CAST(SUM(party_size) AS BIGINT) FROM bookings
+         WHERE tenant_id = $1 AND slot_id = $2 AND status = 'hold' AND hold_expires_at <= $3",
+    )
+    .bind(w.tenant.as_str())
+    .bind(t.id)
+    .bind(w.now)
+    .fetch_one(&mut *w.tx)
+    .await?;
+    let overdue = i32::try_from(overdue.unwrap_or(0)).unwrap_or(0);
+    let free = t.capacity - t.booked + overdue;
     if free < b.party_size {
         hard.push(conflict(
             ConflictType::CapacityExceeded,
@@ -115,7 +126,7 @@ async fn check(w: &mut Write, b: &Booking, t: &Target) -> Result<MoveCheck, Move
             ));
         }
     }
-    let after = i64::from(t.booked + b.party_size);
+    let after = i64::from(t.booked - overdue + b.party_size);
     if free >= b.party_size && overbooking_risk(after, i64::from(t.capacity)) {
         soft.push(conflict(
             ConflictType::OverbookingRisk,
@@ -178,15 +189,18 @@ async fn prepare(w: &mut Write, req: &MoveRequest) -> Result<(Booking, Target), 
     Ok((b, t))
 }
 
-fn movable(status: BookingStatus) -> bool {
-    matches!(
-        status,
-        BookingStatus::Hold
-            | BookingStatus::Tentative
-            | BookingStatus::Confirmed
-            | BookingStatus::PartPaid
-            | BookingStatus::Paid
-    )
+/// Whether a booking may move now: held (and not expired), tentative, confirmed or paid.
+pub(super) fn movable(b: &Booking, now: Timestamp) -> bool {
+    match b.status {
+        BookingStatus::Hold => b.hold_expires_at.is_none_or(|t| t > now),
+        status => matches!(
+            status,
+            BookingStatus::Tentative
+                | BookingStatus::Confirmed
+                | BookingStatus::PartPaid
+                | BookingStatus::Paid
+        ),
+    }
 }
 
 fn failed(reason: &'static str, message: impl Into<String>, action: &'static str) -> MoveError {
@@ -221,13 +235,19 @@ async fn commit(w: &mut Write, req: &MoveRequest, actor: &Actor) -> Result<MoveD
         }
         other => other?,
     };
-    if !movable(b.status) {
+    if !movable(&b, w.now) {
         return Err(failed(
             "booking_not_movable",
             format!("A {} booking cannot be moved", b.status),
-            "only a held, tentative, confirmed or paid booking moves",
+            "only a held (not expired), tentative, confirmed or paid booking moves",
         ));
     }
+    // The slots locked (after the booking, in id order) before anything about them is
+    // read: what decides the move is what it changes.
+    let previous = b.slot_id;
+    let mut slots = [previous, t.id];
+    lock_slots(&mut w.tx, &w.tenant, &mut slots).await?;
+    let t = target(w, t.id).await?;
     let checked = check(w, &b, &t).await?;
     if !checked.hard.is_empty() {
         return Err(MoveError::Failed {
@@ -245,9 +265,6 @@ async fn commit(w: &mut Write, req: &MoveRequest, actor: &Actor) -> Result<MoveD
             check: Some(Box::new(checked)),
         });
     }
-    let previous = b.slot_id;
-    let mut slots = [previous, t.id];
-    lock_slots(&mut w.tx, &w.tenant, &mut slots).await?;
     let (old_before, _, _) = seats(w, previous).await?;
     let (new_before, _, _) = seats(w, t.id).await?;
     match take_seats_reclaiming(w, t.id, b.party_size, SeatPolicy::Checked).await {
@@ -323,27 +340,85 @@ async fn commit(w: &mut Write, req: &MoveRequest, actor: &Actor) -> Result<MoveD
     })
 }
 
+/// Opens a move's transaction within `lock_wait` (SQLite: its one writer), with the
+/// statement and lock bounds of the database.
+async fn begin_move(
+    repo: &Repo,
+    tenant: &TenantId,
+    now: Timestamp,
+    (timeout, lock_wait): (std::time::Duration, std::time::Duration),
+) -> Result<Write, MoveError> {
+    let mut w = match tokio::time::timeout(lock_wait, repo.begin(tenant, now)).await {
+        Ok(w) => w?,
+        Err(_) => return Err(busy()),
+    };
+    for statement in dialect::move_limits(timeout, lock_wait) {
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&mut *w.tx)
+            .await?;
+    }
+    Ok(w)
+}
+
+fn busy() -> MoveError {
+    failed(
+        "lock_timeout",
+        "The booking or a slot was busy for longer than the lock wait",
+        "try again in a moment",
+    )
+}
+
+/// A database failure of a move as the caller is told: a lock waited for too long, a
+/// transaction the database gave up (deadlock, serialization), else the failure itself.
+fn classify(e: MoveError) -> MoveError {
+    match e {
+        MoveError::Store(StoreError::Database(ref db)) if dialect::is_lock_timeout(db) => busy(),
+        MoveError::Store(StoreError::Database(ref db)) if dialect::is_transaction_conflict(db) => {
+            failed(
+                "transaction_failed",
+                "The database gave up the move's transaction (another change met it)",
+                "try again",
+            )
+        }
+        other => other,
+    }
+}
+
 #[operations]
 impl Repo {
-    /// What moving a booking would meet, without moving it (a transaction rolled back).
+    /// What moving a booking would meet, without moving it (a transaction rolled back,
+    /// within the move's bounds).
     pub async fn precheck_move(
         &self,
         tenant: &TenantId,
         req: &MoveRequest,
         now: Timestamp,
-    ) -> Result<(MoveCheck, BookingStatus), MoveError> {
-        let mut w = self.begin(tenant, now).await?;
-        let (b, t) = prepare(&mut w, req).await?;
-        let checked = check(&mut w, &b, &t).await?;
-        w.tx.rollback().await.map_err(StoreError::from)?;
-        Ok((checked, b.status))
+        limits: (std::time::Duration, std::time::Duration),
+    ) -> Result<(MoveCheck, BookingStatus, bool), MoveError> {
+        let mut w = begin_move(self, tenant, now, limits)
+            .await
+            .map_err(classify)?;
+        let checked = match tokio::time::timeout(limits.0, async {
+            let (b, t) = prepare(&mut w, req).await?;
+            let checked = check(&mut w, &b, &t).await?;
+            Ok::<_, MoveError>((checked, b.status, movable(&b, w.now)))
+        })
+        .await
+        {
+            Ok(result) => result.map_err(classify),
+            Err(_) => Err(busy()),
+        };
+        if let Err(e) = w.tx.rollback().await {
+            tracing::warn!(error = %e, "a move's precheck did not roll back cleanly");
+        }
+        checked
     }
 
-    /// Moves a booking in one transaction (PostgreSQL: at most `timeout` in all, a lock
-    /// waited for at most `lock_wait`): the check run again on the locked booking, the
-    /// seats released from the old slot and taken in the new one, the booking changed and
-    /// the move audited, all or nothing. A failed move changes nothing; it is audited on
-    /// its own (`booking.move_failed`).
+    /// Moves a booking in one transaction (at most `timeout` in all, a lock waited for at
+    /// most `lock_wait`): the check run again on the locked booking and slots, the seats
+    /// released from the old slot and taken in the new one, the booking changed and the
+    /// move audited, all or nothing. A failed move changes nothing; it is audited on its
+    /// own (`booking.move_failed`).
     pub async fn commit_move(
         &self,
         tenant: &TenantId,
@@ -352,47 +427,49 @@ impl Repo {
         now: Timestamp,
         limits: (std::time::Duration, std::time::Duration),
     ) -> Result<MoveDone, MoveError> {
-        let (timeout, lock_wait) = limits;
-        let mut w = self.begin(tenant, now).await?;
-        for statement in dialect::move_limits(timeout, lock_wait) {
-            sqlx::query(sqlx::AssertSqlSafe(statement))
-                .execute(&mut *w.tx)
-                .await?;
-        }
-        let result = match tokio::time::timeout(timeout, commit(&mut w, req, actor)).await {
-            Ok(result) => result,
-            Err(_) => Err(failed(
-                "transaction_timeout",
-                format!(
-                    "The move took longer than {} s and was rolled back",
-                    timeout.as_secs()
-                ),
-                "try again in a moment",
-            )),
-        };
-        let result = match result {
-            Ok(done) => match w.commit(None).await {
-                Ok(()) => Ok(done),
-                Err(e) => Err(MoveError::Store(e)),
-            },
-            Err(e) => {
-                w.tx.rollback().await.map_err(StoreError::from)?;
-                Err(e)
+        let (timeout, _) = limits;
+        let result = match begin_move(self, tenant, now, limits).await {
+            Err(e) => Err(e),
+            Ok(mut w) => {
+                let result = match tokio::time::timeout(timeout, commit(&mut w, req, actor)).await {
+                    Ok(result) => result,
+                    Err(_) => Err(failed(
+                        "transaction_timeout",
+                        format!(
+                            "The move took longer than {} s and was rolled back",
+                            timeout.as_secs()
+                        ),
+                        "try again in a moment",
+                    )),
+                };
+                match result {
+                    Ok(done) => w
+                        .commit(None)
+                        .await
+                        .map(|()| done)
+                        .map_err(MoveError::Store),
+                    Err(e) => {
+                        if let Err(r) = w.tx.rollback().await {
+                            tracing::warn!(error = %r, "a failed move did not roll back cleanly");
+                        }
+                        Err(e)
+                    }
+                }
             }
         };
-        let result = result.map_err(|e| match e {
-            MoveError::Store(StoreError::Database(ref db)) if dialect::is_lock_timeout(db) => {
-                failed(
-                    "lock_timeout",
-                    "The booking or a slot was busy for longer than the lock wait",
-                    "try again in a moment",
-                )
+        let result = result.map_err(classify);
+        if let Err(e) = &result {
+            let failure = match e {
+                MoveError::Failed { reason, .. } => (*reason).to_owned(),
+                MoveError::Store(_) => "internal_error".to_owned(),
+                other => other.to_string(),
+            };
+            if let Err(a) = self
+                .audit_failed_move(tenant, req, &failure, actor, now)
+                .await
+            {
+                tracing::warn!(error = %a, "a failed move was not audited");
             }
-            other => other,
-        });
-        if let Err(MoveError::Failed { reason, .. }) = &result {
-            self.audit_failed_move(tenant, req, reason, actor, now)
-                .await?;
         }
         result
     }
@@ -406,7 +483,7 @@ impl Repo {
         reason: &str,
         actor: &Actor,
         now: Timestamp,
-    ) -> Result<(), MoveError> {
+    ) -> Result<(), StoreError> {
         let mut w = self.begin(tenant, now).await?;
         w.audit(
             actor,
@@ -419,7 +496,6 @@ impl Repo {
                     "transactionId": new_id()}),
             },
         );
-        w.commit(None).await?;
-        Ok(())
+        w.commit(None).await
     }
 }

@@ -10,10 +10,11 @@ use super::cancellation::owe_refund_beyond;
 use super::offer::load_addons;
 use super::reductions::load_reductions;
 use super::seats::release_seats;
+use super::transition::apply_transition;
 use super::{Change, Write};
 use crate::{Actor, Booking, BookingError, BookingRefusal};
 use kairos_domain::FieldErrors;
-use kairos_domain::bookings::BookingStatus;
+use kairos_domain::bookings::{BookingStatus, Trigger};
 use kairos_domain::cancellations::RefundBasis;
 use kairos_domain::pricing::AddonMode;
 use serde_json::json;
@@ -50,9 +51,10 @@ pub(super) async fn reduce_party(
         );
         return Err(BookingError::Invalid(errors));
     }
+    // A payment not final yet would still collect the whole booking's price.
     let open: Option<i32> = sqlx::query_scalar(
         "SELECT 1 FROM payments WHERE tenant_id = $1 AND booking_id = $2
-           AND provider IS NOT NULL AND status IN ('PENDING', 'AUTHORIZED') LIMIT 1",
+           AND status IN ('NOT_STARTED', 'PENDING', 'AUTHORIZED', 'CAPTURED', 'FAILED') LIMIT 1",
     )
     .bind(w.tenant.as_str())
     .bind(b.id)
@@ -76,6 +78,15 @@ pub(super) async fn reduce_party(
         }
     }
     let reductions = load_reductions(&mut w.tx, &w.tenant, b.id).await?;
+    // Priced again from the catalog, which must still price the booking as it is: a
+    // product whose prices changed since would make the difference someone else's price.
+    let now_priced = current_price(w, b, &reductions).await?;
+    if now_priced.pricing_hash != b.price.pricing_hash {
+        return Err(BookingRefusal::PricingChanged {
+            price: Box::new(now_priced),
+        }
+        .into());
+    }
     let price = current_price(w, &smaller, &reductions).await?;
     release_seats(
         &mut w.tx,
@@ -114,7 +125,47 @@ pub(super) async fn reduce_party(
     b.addons = smaller.addons;
     b.price = price;
     b.updated_at = w.now;
-    b.cancellation = owe_refund_beyond(w, b, basis, actor, b.price.total).await?;
+    // What the card, bank and vouchers keep for the smaller party: its price before
+    // vouchers (vouchers are a way of paying), plus what earlier partial cancellations kept
+    // as fees, less what compensations already gave back. Money paid at the desk is
+    // returned first, by staff at the desk (external money before vouchers, Part B 4.6),
+    // so it does not count towards the price here.
+    let (fees_kept, compensated): (i64, i64) = sqlx::query_as(
+        "SELECT b.reduction_fees_kept,
+                CAST(COALESCE((SELECT SUM(i.compensation_amount) FROM issues i
+                   WHERE i.tenant_id = b.tenant_id AND i.booking_id = b.id
+                     AND i.compensation_method = 'refund'
+                     AND i.compensation_status IN ('refunded', 'pending')), 0) AS BIGINT)
+         FROM bookings b WHERE b.tenant_id = $1 AND b.id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .fetch_one(&mut *w.tx)
+    .await?;
+    let keep = b.price.total + b.price.voucher_applied + fees_kept - compensated;
+    b.cancellation = owe_refund_beyond(w, b, basis, actor, keep).await?;
+    if let Some(fee) = b.cancellation.as_ref().map(|c| c.fee).filter(|f| *f > 0) {
+        sqlx::query(
+            "UPDATE bookings SET reduction_fees_kept = reduction_fees_kept + $3
+             WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(w.tenant.as_str())
+        .bind(b.id)
+        .bind(fee)
+        .execute(&mut *w.tx)
+        .await?;
+    }
+    // Part-paid, and what was paid now covers the smaller party: paid.
+    if b.status == BookingStatus::PartPaid && b.paid_amount >= b.price.total {
+        apply_transition(
+            w,
+            b,
+            Trigger::PaymentRecorded { settles: true },
+            actor,
+            reason,
+        )
+        .await?;
+    }
     if notify
         && b.status != BookingStatus::Hold
         && let Some(facts) = booking_facts(w, b.id).await?

@@ -235,7 +235,7 @@ impl Repo {
         const WHERE: &str = "i.tenant_id = $1 AND ($2 IS NULL OR i.status = $2)
              AND ($3 IS NULL OR i.category = $3) AND ($4 IS NULL OR i.priority = $4)
              AND ($5 IS NULL OR i.booking_id = $5)
-             AND ($6 IS NULL OR (i.status = 'open' AND i.due_at < $6))";
+             AND ($6 IS NULL OR (i.status = 'open' AND i.responded_at IS NULL AND i.due_at < $6))";
         let rows: Vec<IssueRow> = sqlx::query_as(sql!(
             "SELECT {COLUMNS} FROM {FROM} WHERE {WHERE}
              ORDER BY i.reported_at DESC, i.id LIMIT $7 OFFSET $8"
@@ -308,11 +308,30 @@ impl Repo {
         let mut refund = None;
         let mut voucher = None;
         if let Some(c) = patch.compensation {
-            if before.compensation_method.is_some() {
+            // Given once; a refund that failed, or was begun and never answered for ten
+            // minutes (the service stopped), may be given again.
+            let retry = match before.compensation_status.as_deref() {
+                Some("failed") => true,
+                Some("pending") => {
+                    before.compensation_refund_id.is_none()
+                        && now - before.updated_at > chrono::Duration::minutes(10)
+                }
+                _ => false,
+            };
+            if before.compensation_method.is_some() && !retry {
                 return Err(IssueError::Compensated);
             }
             match c.method {
                 CompensationMethod::Voucher => {
+                    // Vouchers are in the tenant's currency.
+                    let tenant_currency: String =
+                        sqlx::query_scalar("SELECT currency FROM tenants WHERE id = $1")
+                            .bind(tenant.as_str())
+                            .fetch_one(&mut *w.tx)
+                            .await?;
+                    if tenant_currency != before.currency {
+                        return Err(IssueError::VoucherCurrency);
+                    }
                     let v = insert_voucher(
                         &mut w,
                         &NewVoucher {
@@ -335,7 +354,7 @@ impl Repo {
                         "SELECT id FROM payments
                          WHERE tenant_id = $1 AND booking_id = $2
                            AND provider IN ('cardpay', 'bankpay') AND status = 'COMPLETED'
-                           AND amount - refunded_amount >= $3
+                           AND refund_target IS NULL AND amount - refunded_amount >= $3
                          ORDER BY created_at DESC, id LIMIT 1{}",
                         dialect::FOR_UPDATE
                     ))
@@ -365,7 +384,10 @@ impl Repo {
                  compensation_amount = COALESCE($10, compensation_amount),
                  compensation_method = COALESCE($11, compensation_method),
                  compensation_status = COALESCE($12, compensation_status),
-                 compensation_voucher_id = COALESCE($13, compensation_voucher_id),
+                 compensation_voucher_id = CASE WHEN $10 IS NULL THEN compensation_voucher_id
+                     ELSE $13 END,
+                 compensation_refund_id = CASE WHEN $10 IS NULL THEN compensation_refund_id
+                     ELSE NULL END,
                  updated_at = $14
              WHERE tenant_id = $1 AND id = $2",
         )

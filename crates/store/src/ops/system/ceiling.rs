@@ -35,7 +35,7 @@ impl Repo {
     ) -> StoreResult<bool> {
         let mut tx = self.begin_write().await?;
         let slot: Option<(Uuid, Timestamp, Timestamp)> = sqlx::query_as(
-            "UPDATE slots SET booked = booked + $3
+            "UPDATE slots SET booked = booked + $3, projection_version = projection_version + 1
              WHERE tenant_id = $1 AND id = $2 AND booked + $3 <= capacity
              RETURNING product_id, starts_at, ends_at",
         )
@@ -87,7 +87,7 @@ impl Repo {
         }
         let done = sqlx::query(sql!(
             "WITH s AS (
-                 UPDATE slots SET booked = booked + $3
+                 UPDATE slots SET booked = booked + $3, projection_version = projection_version + 1
                  WHERE tenant_id = $1 AND id = $2 AND booked + $3 <= capacity
                  RETURNING product_id, starts_at, ends_at)
              INSERT INTO bookings ({BOOKING_COLUMNS})
