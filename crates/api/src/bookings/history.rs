@@ -84,6 +84,8 @@ pub struct HistoryBooking {
     pub currency: String,
     /// The booking's notes, oldest first.
     pub notes: Vec<NoteDto>,
+    /// Issues logged against the booking, newest first.
+    pub issues: Vec<crate::issues::IssueSummary>,
 }
 
 /// Statistics over all the customer's bookings (not only the listed ones).
@@ -331,6 +333,23 @@ pub async fn customer_bookings(
             .or_default()
             .push(NoteDto::from(&note));
     }
+    let now = state.now();
+    let mut issues: HashMap<uuid::Uuid, Vec<crate::issues::IssueSummary>> = HashMap::new();
+    for issue in state
+        .store
+        .issues_of_bookings(
+            auth.tenant.id(),
+            listed.iter().map(|v| v.booking.id).collect(),
+        )
+        .await?
+    {
+        if let Some(b) = issue.booking_id {
+            issues
+                .entry(b)
+                .or_default()
+                .push(crate::issues::IssueSummary::of(&issue, now));
+        }
+    }
     let bookings = listed
         .into_iter()
         .map(|v| {
@@ -346,6 +365,7 @@ pub async fn customer_bookings(
                 total: super::major(b.price.total, &b.price.currency),
                 currency: b.price.currency.clone(),
                 notes: notes.remove(&b.id).unwrap_or_default(),
+                issues: issues.remove(&b.id).unwrap_or_default(),
             }
         })
         .collect();

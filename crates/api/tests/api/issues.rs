@@ -131,6 +131,14 @@ async fn an_issue_on_a_booking_is_resolved_and_compensated_once_by_voucher() {
     let detail = get(&app, &t, &format!("/api/v1/admin/bookings/{booking}")).await;
     assert_eq!(detail.body["issues"][0]["id"], id.as_str());
     assert_eq!(detail.body["issues"][0]["priority"], "medium");
+    let history = get(&app, &t, "/api/v1/admin/customers/ada@example.com/bookings").await;
+    history.assert_status(200);
+    assert_eq!(
+        history.body["bookings"][0]["issues"][0]["id"],
+        id.as_str(),
+        "{}",
+        history.text
+    );
     let by_booking = get(
         &app,
         &t,

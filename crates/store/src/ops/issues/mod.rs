@@ -226,6 +226,29 @@ impl Repo {
         row.map(Issue::try_from).transpose()
     }
 
+    /// The issues of these bookings, newest reported first.
+    pub async fn issues_of_bookings(
+        &self,
+        tenant: &TenantId,
+        bookings: Vec<Uuid>,
+    ) -> StoreResult<Vec<Issue>> {
+        if bookings.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut q = sqlx::QueryBuilder::<super::Db>::new(format!(
+            "SELECT {COLUMNS} FROM {FROM} WHERE i.tenant_id = "
+        ));
+        q.push_bind(tenant.as_str());
+        q.push(" AND i.booking_id IN (");
+        let mut sep = q.separated(", ");
+        for id in bookings {
+            sep.push_bind(id);
+        }
+        q.push(") ORDER BY i.reported_at DESC, i.id");
+        let rows: Vec<IssueRow> = q.build_query_as().fetch_all(&self.read).await?;
+        rows.into_iter().map(Issue::try_from).collect()
+    }
+
     /// A page of the tenant's issues, newest reported first, and how many match.
     pub async fn list_issues(
         &self,
