@@ -36,7 +36,7 @@ pub struct ContactAttemptBody {
 /// `POST /admin/bookings/{bookingId}/no-show`.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct NoShowRequest {
+pub struct NoShowDetails {
     /// When the customer was due (RFC 3339; default the booking's start).
     #[schema(value_type = Option<DateTime<Utc>>)]
     pub no_show_time: Option<String>,
@@ -78,7 +78,7 @@ fn rfc3339(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<D
     }
 }
 
-fn check(req: NoShowRequest) -> ApiResult<NoShowMark> {
+fn check(req: NoShowDetails) -> ApiResult<NoShowMark> {
     let mut errors = FieldErrors::new();
     let no_show_time = rfc3339(&mut errors, "noShowTime", req.no_show_time.as_deref());
     let attempts = req.contact_attempts.unwrap_or_default();
@@ -149,7 +149,7 @@ fn check(req: NoShowRequest) -> ApiResult<NoShowMark> {
         ("bookingId" = uuid::Uuid, Path, description = "Booking id"),
         ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "Makes retries safe: the same request again answers the first answer (24 h)"),
     ),
-    request_body = NoShowRequest,
+    request_body = NoShowDetails,
     responses(
         (status = 200, body = NoShowResponse),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
@@ -173,7 +173,7 @@ pub async fn mark_no_show(
         &format!("admin:{}", auth.user.id),
         &format!("/api/v1/admin/bookings/{id}/no-show"),
         raw,
-        |req: NoShowRequest| mark(&state, &auth, &id, req),
+        |req: NoShowDetails| mark(&state, &auth, &id, req),
     )
     .await
 }
@@ -182,7 +182,7 @@ async fn mark(
     state: &AppState,
     auth: &Staff<can::WriteBookings>,
     id: &str,
-    req: NoShowRequest,
+    req: NoShowDetails,
 ) -> ApiResult<NoShowResponse> {
     let booking = parse_id(id).ok_or_else(booking_not_found)?;
     let mark = check(req)?;

@@ -62,6 +62,7 @@ mod rate_limits;
 mod schedules;
 mod schedules_date_rules;
 mod schedules_regeneration;
+mod schema_names;
 mod staff;
 mod staff_cancellation;
 mod tenancy;
