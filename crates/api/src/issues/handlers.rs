@@ -11,6 +11,7 @@ use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::customers::{Email, validate_phone};
+use kairos_domain::fees::MAX_FEE;
 use kairos_domain::issues::{CompensationMethod, IssueCategory, IssuePriority, IssueStatus};
 use kairos_domain::money::from_major;
 use kairos_domain::tenancy::Currency;
@@ -62,7 +63,7 @@ pub struct IssuePatchBody {
     /// At most 5000 characters.
     pub resolution: Option<String>,
     /// Major units of the issue's currency; given once, with `compensationMethod`.
-    #[schema(minimum = 0.01, example = 20.0)]
+    #[schema(minimum = 0.01, maximum = 1_000_000, example = 20.0)]
     pub compensation_amount: Option<f64>,
     /// voucher (the default: a credit voucher for the amount, sent to no one: its code is
     /// in the answer) or refund (of the booking's card or bank payment).
@@ -260,25 +261,25 @@ pub async fn update_issue(
     let compensation = match (body.compensation_amount, method) {
         (None, None) => None,
         (Some(a), Some(method)) => match from_major(a, currency) {
-            Ok(amount) if amount > 0 => Some(Compensation { amount, method }),
+            Ok(amount) if (1..=MAX_FEE).contains(&amount) => Some(Compensation { amount, method }),
             _ => {
                 errors.add(
                     "compensationAmount",
-                    "must be a positive amount in the currency's minor units (e.g. at most 2 decimals for EUR)",
+                    "must be more than 0 and at most 1000000, in the currency's minor units (e.g. at most 2 decimals for EUR)",
                 );
                 None
             }
         },
         // The spec's PATCH names no method: a credit voucher unless a refund is asked for.
         (Some(a), None) if body.compensation_method.is_none() => match from_major(a, currency) {
-            Ok(amount) if amount > 0 => Some(Compensation {
+            Ok(amount) if (1..=MAX_FEE).contains(&amount) => Some(Compensation {
                 amount,
                 method: CompensationMethod::Voucher,
             }),
             _ => {
                 errors.add(
                     "compensationAmount",
-                    "must be a positive amount in the currency's minor units (e.g. at most 2 decimals for EUR)",
+                    "must be more than 0 and at most 1000000, in the currency's minor units (e.g. at most 2 decimals for EUR)",
                 );
                 None
             }

@@ -286,6 +286,10 @@ async fn issues_refuse_what_they_cannot_record() {
     for f in ["compensationMethod", "customerSatisfaction", "status"] {
         assert!(fields.contains(&f.to_owned()), "{f} in {fields:?}");
     }
+    // A compensation is at most 1,000,000 (a slip of the keyboard issues no fortune).
+    patch(&app, &t, &id, json!({"compensationAmount": 2_000_000}))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
     // Without a booking there is nothing to refund.
     patch(
         &app,

@@ -193,3 +193,28 @@ async fn vouchers_are_a_way_of_paying_so_the_smaller_party_refunds_only_its_diff
     );
     app.assert_capacity_invariant(&t.id).await;
 }
+
+#[tokio::test]
+async fn a_party_is_not_reduced_while_its_card_payment_is_under_way() {
+    let (app, t, fx) = super::payments_cancellation::card_venue("standard").await;
+    let hold = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
+    let id = hold.str("id").to_owned();
+    // Confirmed by card, not paid yet: the payment's amount is the whole booking's.
+    app.post(&format!("/api/v1/bookings/{id}/confirm"))
+        .tenant(&t.id)
+        .header("x-booking-token", hold.str("bookingToken"))
+        .json(json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay"}))
+        .send()
+        .await
+        .assert_status(200);
+    let res = post(
+        &app,
+        &t,
+        &format!("/api/v1/admin/bookings/{id}/cancel"),
+        json!({"reason": "reduced_party_size", "newPartySize": 1}),
+    )
+    .await;
+    res.assert_error(409, "CONFLICT");
+    assert_eq!(detail(&app, &t, &id).await["partySize"], 2);
+    app.assert_capacity_invariant(&t.id).await;
+}
