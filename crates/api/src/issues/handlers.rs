@@ -4,7 +4,7 @@ use super::dto::IssueDto;
 use crate::bookings::{clean, free_text, short_text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{
-    Json, Query, Staff, can, choose, optional_choice, page_param, path_id, uuid_param,
+    Json, Query, Staff, bool_param, can, choose, optional_choice, page_param, path_id, uuid_param,
 };
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -412,14 +412,7 @@ pub async fn list_issues(
         IssuePriority::choices,
     );
     let booking_id = uuid_param(&mut errors, "bookingId", q.booking_id.as_deref());
-    let overdue = match q.overdue.as_deref().map(str::trim) {
-        None | Some("") | Some("false") => false,
-        Some("true") => true,
-        Some(_) => {
-            errors.add("overdue", "must be true or false");
-            false
-        }
-    };
+    let overdue = bool_param(&mut errors, "overdue", q.overdue.as_deref(), false);
     let page = page_param(&mut errors, "page", q.page.as_deref(), 1, 1_000_000);
     let per_page = page_param(&mut errors, "perPage", q.per_page.as_deref(), 50, 100);
     errors.finish().map_err(ApiError::validation)?;

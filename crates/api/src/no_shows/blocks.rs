@@ -3,7 +3,7 @@
 
 use crate::bookings::{clean, free_text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Json, Query, Staff, can, page_param, path_id};
+use crate::extract::{Json, Query, Staff, bool_param, can, page_param, path_id};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
@@ -90,14 +90,12 @@ pub async fn list_blocks(
     Query(q): Query<BlocksQuery>,
 ) -> ApiResult<axum::Json<BlockList>> {
     let mut errors = FieldErrors::new();
-    let all = match q.include_lifted.as_deref().map(str::trim) {
-        None | Some("") | Some("false") => false,
-        Some("true") => true,
-        Some(_) => {
-            errors.add("includeLifted", "must be true or false");
-            false
-        }
-    };
+    let all = bool_param(
+        &mut errors,
+        "includeLifted",
+        q.include_lifted.as_deref(),
+        false,
+    );
     let page = page_param(&mut errors, "page", q.page.as_deref(), 1, 1_000_000);
     let per_page = page_param(&mut errors, "perPage", q.per_page.as_deref(), 50, 100);
     errors.finish().map_err(ApiError::validation)?;
