@@ -21,6 +21,7 @@ pub mod messaging;
 pub mod no_shows;
 pub mod openapi;
 pub mod operations;
+pub mod pages;
 pub mod payments;
 pub mod promotions;
 pub mod rate_limit;

@@ -77,6 +77,7 @@ pub fn router(state: AppState) -> Router {
         .into();
     api.merge(docs)
         .merge(payments::sandbox_http::routes())
+        .merge(crate::pages::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(availability::invalidate_on_write))

@@ -22,6 +22,9 @@ pub mod dialect {
 
     pub const BEGIN_WRITE: &str = "BEGIN";
 
+    /// A read transaction whose statements all see one snapshot.
+    pub const BEGIN_SNAPSHOT: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+
     /// Whether `e` violates the unique constraint `name` (`_columns` serve SQLite).
     pub fn violates_unique(e: &sqlx::Error, name: &str, _columns: &str) -> bool {
         match e {

@@ -24,6 +24,9 @@ pub mod dialect {
     /// deadlock upgrading a read lock (SQLITE_BUSY_SNAPSHOT).
     pub const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 
+    /// A read transaction whose statements all see one snapshot (WAL: from its first read).
+    pub const BEGIN_SNAPSHOT: &str = "BEGIN";
+
     /// Whether `e` violates the unique constraint `_name`. SQLite's message names the
     /// constraint's columns (`UNIQUE constraint failed: t.a, t.b`), not the constraint.
     pub fn violates_unique(e: &sqlx::Error, _name: &str, columns: &str) -> bool {

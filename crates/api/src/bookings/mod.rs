@@ -15,6 +15,7 @@ mod admin_search;
 mod admin_status;
 mod cancel;
 mod confirm;
+mod day_sheet;
 mod draft;
 mod error;
 mod get;
@@ -76,7 +77,11 @@ use utoipa_axum::routes;
 
 /// The public booking flow, booking administration, notes and customer history.
 pub fn router() -> OpenApiRouter<AppState> {
-    let reads = Tier::Relaxed.apply(OpenApiRouter::new().routes(routes!(get::get_booking)));
+    let reads = Tier::Relaxed.apply(
+        OpenApiRouter::new()
+            .routes(routes!(get::get_booking))
+            .routes(routes!(day_sheet::day_sheet)),
+    );
     Tier::Standard
         .apply(
             OpenApiRouter::new()

@@ -126,6 +126,7 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("DELETE", "/api/v1/admin/vouchers/{id}", "ok ok 403 403 403 401 mis"),
     ("GET", "/api/v1/vouchers/{code}/balance", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/admin/bookings", "ok ok ok ok 403 401 mis"),
+    ("GET", "/api/v1/admin/day-sheet", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/bookings", "ok ok ok 403 403 401 mis"),
     ("GET", "/api/v1/admin/bookings/{id}", "ok ok ok ok 403 401 mis"),
     ("PATCH", "/api/v1/admin/bookings/{id}/status", "ok ok ok 403 403 401 mis"),

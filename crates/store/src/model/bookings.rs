@@ -437,3 +437,27 @@ pub struct BookingPage {
     /// (status, count, sum of grand totals in minor units) per status present.
     pub by_status: Vec<(kairos_domain::bookings::BookingStatus, u64, i64)>,
 }
+
+/// A site's day: its slots and the bookings starting in it (see `Repo::day_sheet`).
+#[derive(Debug, Clone)]
+pub struct DaySheet {
+    pub slots: Vec<DaySheetSlot>,
+    pub bookings: Vec<DaySheetBooking>,
+}
+
+/// A slot of the day sheet with its product's name.
+#[derive(Debug, Clone)]
+pub struct DaySheetSlot {
+    pub slot: crate::Slot,
+    pub product_name: String,
+}
+
+/// A booking of the day sheet with what staff should see at a glance.
+#[derive(Debug, Clone)]
+pub struct DaySheetBooking {
+    pub booking: Booking,
+    /// Notes on the booking.
+    pub notes: i64,
+    /// Issues on the booking still open or in progress.
+    pub open_issues: i64,
+}

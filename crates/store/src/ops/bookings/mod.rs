@@ -12,6 +12,7 @@
 mod actions;
 mod cancellation;
 mod customer;
+mod day_sheet;
 mod expiry;
 mod hold;
 mod moves;

@@ -1,0 +1,119 @@
+// The staff console at /admin: sign-in, the navigation, and the page for the address.
+import { html, render, useState, useEffect, useMemo, useRef } from "../shared/ui.js";
+import { t } from "../shared/i18n.js";
+import { apiClient, ApiFailure } from "../shared/api.js";
+import { loadSession, saveSession } from "./session.js";
+import { SignIn } from "./signin.js";
+import { DaySheet } from "./day-sheet.js";
+import { Notices, notify } from "./notices.js";
+
+/** @typedef {import("./session.js").Session} Session */
+/** @typedef {import("../shared/api.js").Client} Client */
+
+/**
+ * What every page gets.
+ * @typedef {object} PageContext
+ * @property {Client} api
+ * @property {Session} session
+ * @property {(path: string) => void} go
+ */
+
+/** The console's pages: address, title, component. */
+const PAGES = [{ path: "/admin", title: () => t("nav.daySheet"), component: DaySheet }];
+
+function currentPath() {
+  const path = location.pathname.replace(/\/+$/, "");
+  return path === "" ? "/admin" : path;
+}
+
+function App() {
+  const [session, setSession] = useState(loadSession);
+  const [path, setPath] = useState(currentPath);
+  // While a request waits for the person to sign in again: how to let it go on.
+  const [reauthOpen, setReauthOpen] = useState(false);
+  /** @type {{current: ((ok: boolean) => void) | null}} */
+  const reauth = useRef(null);
+  const sessionRef = useRef(session);
+  sessionRef.current = session;
+  /** @type {{current: Promise<boolean> | null}} */
+  const pending = useRef(null);
+
+  useEffect(() => {
+    const onPop = () => setPath(currentPath());
+    addEventListener("popstate", onPop);
+    return () => removeEventListener("popstate", onPop);
+  }, []);
+
+  const api = useMemo(
+    () =>
+      apiClient({
+        tenant: () => sessionRef.current?.tenant ?? "",
+        token: () => sessionRef.current?.token ?? null,
+        // Several requests may fail at once when the token expires: one dialog for all.
+        reauthenticate: () =>
+          (pending.current ??= new Promise((/** @type {(ok: boolean) => void} */ resolve) => {
+            reauth.current = resolve;
+            setReauthOpen(true);
+          }).finally(() => {
+            pending.current = null;
+          })),
+        onServerError: (f) => notify(t("error.server", { code: f.code }), "error"),
+      }),
+    [],
+  );
+
+  /** @param {Session} s */
+  function signedIn(s) {
+    saveSession(s);
+    setSession(s);
+    reauth.current?.(true);
+    reauth.current = null;
+    setReauthOpen(false);
+  }
+
+  function signOut() {
+    saveSession(null);
+    setSession(null);
+    reauth.current?.(false);
+    reauth.current = null;
+    setReauthOpen(false);
+  }
+
+  /** @param {string} to */
+  function go(to) {
+    history.pushState(null, "", to);
+    setPath(currentPath());
+  }
+
+  if (!session) return html`<${SignIn} onSignedIn=${signedIn} />`;
+  const page = PAGES.find((p) => p.path === path.split("?")[0]) ?? PAGES[0];
+  const Page = page.component;
+  return html`
+    <div class="shell">
+      <a class="skip" href="#content">Skip to content</a>
+      <header class="top">
+        <span class="brand">${t("app.console")}</span>
+        <nav aria-label=${t("nav.main")}>
+          ${PAGES.map(
+            (p) => html`<a href=${p.path} aria-current=${p === page ? "page" : undefined}
+              onClick=${(/** @type {MouseEvent} */ e) => {
+                e.preventDefault();
+                go(p.path);
+              }}>${p.title()}</a>`,
+          )}
+        </nav>
+        <span class="who">${t("signin.as", { name: session.username })}</span>
+        <button type="button" onClick=${signOut}>${t("signin.signout")}</button>
+      </header>
+      <main id="content" tabindex="-1">
+        <${Page} api=${api} session=${session} go=${go} />
+      </main>
+      <${Notices} />
+      ${reauthOpen ? html`<${SignIn} expired=${session} onSignedIn=${signedIn} onCancel=${signOut} />` : null}
+    </div>
+  `;
+}
+
+const root = document.getElementById("app");
+if (root) render(html`<${App} />`, root);
+export { ApiFailure };
