@@ -33,7 +33,9 @@ export function CancelDialog({ api, session, booking, currency, onClose }) {
   const [notes, setNotes] = useState("");
   const [notifyCustomer, setNotifyCustomer] = useState(true);
   const [override, setOverride] = useState(false);
-  const [preview, setPreview] = useState(/** @type {Schemas["CancelPreview"] | null} */ (null));
+  const [preview, setPreview] = useState(
+    /** @type {(Schemas["CancelPreview"] & {reason: string}) | null} */ (null),
+  );
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   // One key per dialog: pressing the button again after a lost answer cancels once.
@@ -59,13 +61,16 @@ export function CancelDialog({ api, session, booking, currency, onClose }) {
     return () => removeEventListener("keydown", onKey);
   }, [busy]);
 
+  // The preview of the choices as they are now: an answer to earlier choices is dropped.
+  const asked = useRef(0);
   useEffect(() => {
+    const n = ++asked.current;
     setPreview(null);
     setError("");
     if (override && !notes.trim()) return;
     ok(api.POST("/api/v1/admin/bookings/{bookingId}/cancel/preview", { params: { path }, body: body() }))
-      .then(setPreview)
-      .catch((e) => setError(e.message));
+      .then((p) => n === asked.current && setPreview({ ...p, reason }))
+      .catch((e) => n === asked.current && setError(e.message));
   }, [reason, override, notes.trim() === ""]);
 
   /** @param {Event} e */
@@ -123,7 +128,7 @@ export function CancelDialog({ api, session, booking, currency, onClose }) {
         <section aria-labelledby="preview-title" aria-live="polite">
           <h3 id="preview-title">${t("cancel.preview")}</h3>
           ${preview
-            ? html`<dl class="figures" data-testid="cancel-preview">
+            ? html`<dl class="figures" data-testid="cancel-preview" data-reason=${preview.reason}>
                 <dt>${t("cancel.paid")}</dt><dd>${moneyMinor(preview.paidAmount, currency)}</dd>
                 <dt>${t("cancel.fee")}</dt><dd>${moneyMinor(preview.cancellationFee, currency)}</dd>
                 <dt>${t("cancel.refund")}</dt><dd><strong>${moneyMinor(preview.refundAmount, currency)}</strong></dd>

@@ -181,8 +181,7 @@ function Sheet({ sheet, mayAct, busy, act }) {
   const cur = sheet.currency;
   return html`
     <p class="summary">
-      <strong>${longDate(sheet.date)}</strong> · ${sheet.siteName} ·
-      ${t("day.totals", { ...sheet.totals })}
+      <strong>${longDate(sheet.date)}</strong> · ${sheet.siteName} · ${t("day.totals", { ...sheet.totals })}
       <span class="muted"> · ${t("day.updated", { time: time(sheet.generatedAt, tz) })}</span>
     </p>
     ${sheet.products.length === 0 ? html`<p>${t("day.noSlots")}</p>` : null}
@@ -192,7 +191,8 @@ function Sheet({ sheet, mayAct, busy, act }) {
           <h2 id=${`p-${p.productId}`}>${p.productName}</h2>
           ${p.slots.map(
             (s) => html`
-              <article class="slot" data-slot=${s.slotId} aria-labelledby=${`s-${s.slotId}`}>
+              <article class=${s.bookings.length === 0 ? "slot empty" : "slot"} data-slot=${s.slotId}
+                aria-labelledby=${`s-${s.slotId}`}>
                 <header>
                   <h3 id=${`s-${s.slotId}`}>${time(s.startTime, tz)}–${time(s.endTime, tz)}</h3>
                   <span class=${s.available === 0 ? "seats full" : "seats"}>
@@ -200,9 +200,10 @@ function Sheet({ sheet, mayAct, busy, act }) {
                     ${s.available === 0 ? ` · ${t("day.full")}` : ""}
                   </span>
                   ${s.orphaned ? html`<span class="badge warn">${t("day.orphaned")}</span>` : null}
+                  ${s.bookings.length === 0 ? html`<span class="muted">${t("day.empty")}</span>` : null}
                 </header>
                 ${s.bookings.length === 0
-                  ? html`<p class="muted">${t("day.empty")}</p>`
+                  ? null
                   : html`<table class="bookings">
                       <thead><tr>
                         <th scope="col">${t("day.reference")}</th>

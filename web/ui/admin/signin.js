@@ -55,8 +55,10 @@ export function SignIn({ onSignedIn, expired, onCancel }) {
       setError(
         f?.status === 401 || f?.status === 404 || f?.status === 400
           ? t("signin.failed")
-          : f?.status === 0
-            ? t("error.network")
+          : f?.status === 429
+            ? t("signin.tooMany")
+            : f?.status === 0
+              ? t("error.network")
             : (f?.message ?? String(err)),
       );
       setBusy(false);

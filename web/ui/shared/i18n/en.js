@@ -17,6 +17,7 @@ export default {
   "signin.password": "Password",
   "signin.submit": "Sign in",
   "signin.failed": "The username or password is wrong.",
+  "signin.tooMany": "Too many sign-in attempts from here. Wait a minute, then try again.",
   "signin.signout": "Sign out",
   "signin.as": "Signed in as {name}",
   "nav.main": "Main",
