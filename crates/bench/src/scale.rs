@@ -290,6 +290,8 @@ async fn book(
         seats: SeatPolicy::Checked,
         allow_closed_slot: false,
         hold_caps: None,
+        created_reason: None,
+        terms_accepted_on_behalf: false,
     };
     let actor = Actor {
         kind: if hold {

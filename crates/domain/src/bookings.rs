@@ -93,6 +93,17 @@ text_enum! {
 }
 
 text_enum! {
+    /// Why staff created a booking (spec Part A 4.2, the wizard's created reason).
+    pub enum CreatedReason {
+        PhoneBooking = "phone_booking",
+        WalkIn = "walk_in",
+        Comp = "comp",
+        Correction = "correction",
+        Other = "other",
+    }
+}
+
+text_enum! {
     /// What a booking note is about (spec Part A 2.3).
     pub enum NoteCategory {
         General = "general",

@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::auth::perm;
-use kairos_domain::bookings::{BookingSource, BookingStatus};
+use kairos_domain::bookings::{BookingSource, BookingStatus, CreatedReason};
 use kairos_domain::ids::new_secret;
 use kairos_store::{NewBooking, SeatPolicy, SlotChoice};
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,28 @@ pub struct AdminCreateRequest {
     pub auto_confirm: Option<bool>,
     /// Default true: queue the confirmation email when the booking is confirmed.
     pub send_confirmation_email: Option<bool>,
+    /// Why staff create it: phone_booking, walk_in, comp, correction or other.
+    #[schema(value_type = Option<CreatedReasonSchema>)]
+    pub created_reason: Option<String>,
+    /// Staff accept the venue's terms on the customer's behalf (recorded with who and when).
+    pub terms_accepted_on_behalf: Option<bool>,
+}
+
+/// Why staff create a booking (spec Part A 4.2).
+#[derive(ToSchema)]
+#[schema(as = CreatedReason)]
+#[expect(dead_code, reason = "a schema for the document only")]
+enum CreatedReasonSchema {
+    #[schema(rename = "phone_booking")]
+    PhoneBooking,
+    #[schema(rename = "walk_in")]
+    WalkIn,
+    #[schema(rename = "comp")]
+    Comp,
+    #[schema(rename = "correction")]
+    Correction,
+    #[schema(rename = "other")]
+    Other,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -136,6 +158,15 @@ pub async fn create(
             "must be at most 5000 characters",
         ));
     }
+    let created_reason = match req.created_reason.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(raw) => Some(CreatedReason::parse(raw).ok_or_else(|| {
+            ApiError::invalid_field(
+                "createdReason",
+                format!("must be one of {}", CreatedReason::choices()),
+            )
+        })?),
+    };
     let draft = draft(
         DraftInput {
             site_id: req.site_id.as_deref(),
@@ -173,6 +204,8 @@ pub async fn create(
                     },
                     allow_closed_slot: skip,
                     hold_caps: None,
+                    created_reason,
+                    terms_accepted_on_behalf: req.terms_accepted_on_behalf.unwrap_or(false),
                     ..draft.into_booking(
                         SlotChoice::StartingAt(start),
                         token_hash,

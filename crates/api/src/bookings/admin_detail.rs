@@ -121,6 +121,14 @@ pub struct BookingDetail {
     pub issues: Vec<crate::issues::IssueSummary>,
     pub status_history: Vec<StatusChange>,
     pub created_by: Option<String>,
+    /// Why staff created it: phone_booking, walk_in, comp, correction or other; null for
+    /// a customer's own booking or when not given.
+    #[schema(example = "phone_booking")]
+    pub created_reason: Option<String>,
+    /// When staff accepted the terms on the customer's behalf; null if they did not.
+    pub terms_accepted_at: Option<DateTime<Utc>>,
+    /// The staff member who accepted them.
+    pub terms_accepted_by: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub confirmed_at: Option<DateTime<Utc>>,
@@ -250,6 +258,9 @@ pub async fn detail(
         issues,
         status_history: history,
         created_by: b.created_by.clone(),
+        created_reason: b.created_reason.map(|r| r.as_str().to_owned()),
+        terms_accepted_at: b.terms_accepted_at,
+        terms_accepted_by: b.terms_accepted_by.clone(),
         created_at: b.created_at,
         updated_at: b.updated_at,
         confirmed_at: b.confirmed_at,

@@ -134,6 +134,8 @@ impl Draft {
             seats: SeatPolicy::Checked,
             allow_closed_slot: false,
             hold_caps: None,
+            created_reason: None,
+            terms_accepted_on_behalf: false,
         }
     }
 }

@@ -521,3 +521,50 @@ async fn rehold_takes_the_seats_again_and_paid_records_the_balance() {
     assert_eq!(detail.body["payments"][0]["method"], "manual");
     assert_eq!(detail.body["payments"][0]["status"], "COMPLETED");
 }
+
+#[tokio::test]
+async fn staff_creation_records_why_and_the_terms_accepted_on_the_customers_behalf() {
+    let (app, t, fx) = setup().await;
+    let res = create(
+        &app,
+        &t,
+        &fx,
+        json!({"createdReason": "walk_in", "termsAcceptedOnBehalf": true}),
+    )
+    .await;
+    res.assert_status(200);
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{}", res.str("bookingId")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    detail.assert_status(200);
+    assert_eq!(detail.body["createdReason"], "walk_in");
+    assert_eq!(detail.body["termsAcceptedAt"], "2026-11-21T09:00:00Z");
+    // The staff member's name as the audit log records it.
+    assert!(
+        detail.body["termsAcceptedBy"]
+            .as_str()
+            .unwrap()
+            .starts_with(t.owner_username.as_str()),
+        "{}",
+        detail.text
+    );
+
+    // Without them: nothing recorded.
+    let res = create(&app, &t, &fx, json!({"startTime": start(1)})).await;
+    res.assert_status(200);
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{}", res.str("bookingId")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(detail.body["createdReason"], Value::Null);
+    assert_eq!(detail.body["termsAcceptedAt"], Value::Null);
+
+    let res = create(&app, &t, &fx, json!({"createdReason": "whim"})).await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["createdReason"]);
+}

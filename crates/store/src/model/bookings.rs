@@ -75,6 +75,11 @@ pub struct NewBooking {
     /// Caps on the live holds of the customer and of the client address (public holds;
     /// staff are not capped).
     pub hold_caps: Option<HoldCaps>,
+    /// Why staff created it (staff creation only).
+    pub created_reason: Option<kairos_domain::bookings::CreatedReason>,
+    /// Staff accepted the terms on the customer's behalf: recorded with the acting staff
+    /// member and the time.
+    pub terms_accepted_on_behalf: bool,
 }
 
 /// Caps on concurrent holds in one tenant, so that one client cannot hold the slots of
@@ -143,6 +148,11 @@ pub struct Booking {
     pub updated_at: Timestamp,
     pub confirmed_at: Option<Timestamp>,
     pub canceled_at: Option<Timestamp>,
+    /// Why staff created it (staff creation only).
+    pub created_reason: Option<kairos_domain::bookings::CreatedReason>,
+    /// When the customer's terms were accepted on their behalf by staff, and by whom.
+    pub terms_accepted_at: Option<Timestamp>,
+    pub terms_accepted_by: Option<String>,
     /// What the cancellation that just happened owes back (set by the cancel action
     /// only, never read from the database).
     #[serde(skip)]

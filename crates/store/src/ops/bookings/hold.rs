@@ -160,6 +160,11 @@ async fn create(
     }
     let id = new_id();
     let confirmed_at = (new.status != BookingStatus::Hold).then_some(now);
+    let terms_accepted_at = new.terms_accepted_on_behalf.then_some(now);
+    let terms_accepted_by = new
+        .terms_accepted_on_behalf
+        .then(|| actor.name.clone().or_else(|| actor.id.clone()))
+        .flatten();
     let mut reference = new_reference();
     loop {
         let inserted = sqlx::query(
@@ -168,10 +173,11 @@ async fn create(
                  customer_phone, customer_phone_key, party_size, status, hold_expires_at,
                  addons, participants, price, total, currency, pricing_hash, token_hash,
                  source, payment_method, admin_notes, send_confirmation, created_by,
-                 created_at, updated_at, confirmed_at, client_address)
+                 created_at, updated_at, confirmed_at, client_address, created_reason,
+                 terms_accepted_at, terms_accepted_by)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                  $17, $18, $19, $20, $21, $22, $23, $24, $25, NULL, $26, $27, $28, $29, $29,
-                 $30, $31)
+                 $30, $31, $32, $33, $34)
              ON CONFLICT (tenant_id, reference) DO NOTHING",
         )
         .bind(w.tenant.as_str())
@@ -205,6 +211,9 @@ async fn create(
         .bind(now)
         .bind(confirmed_at)
         .bind(new.hold_caps.as_ref().and_then(|c| c.address.as_deref()))
+        .bind(new.created_reason.map(|r| r.as_str()))
+        .bind(terms_accepted_at)
+        .bind(terms_accepted_by.as_deref())
         .execute(&mut *w.tx)
         .await?;
         if inserted.rows_affected() == 1 {
@@ -242,6 +251,9 @@ async fn create(
         created_at: now,
         updated_at: now,
         confirmed_at,
+        created_reason: new.created_reason,
+        terms_accepted_at,
+        terms_accepted_by,
         cancellation: None,
         canceled_at: None,
     };

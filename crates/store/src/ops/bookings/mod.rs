@@ -37,7 +37,7 @@ use crate::{
     StoreResult, Timestamp, stored,
 };
 use kairos_domain::TenantId;
-use kairos_domain::bookings::{BookingSource, BookingStatus};
+use kairos_domain::bookings::{BookingSource, BookingStatus, CreatedReason};
 use kairos_domain::payments::PaymentMethod;
 use serde_json::Value;
 use sqlx::Transaction;
@@ -49,7 +49,7 @@ const BOOKING_COLUMNS: &str = "b.id, b.reference, b.site_id, b.product_id, b.slo
      b.customer_phone, b.party_size, b.status, b.hold_expires_at, b.addons, b.participants, \
      b.price, b.paid_amount, b.token_hash, b.source, b.payment_method, b.admin_notes, \
      b.send_confirmation, b.created_by, b.created_at, b.updated_at, b.confirmed_at, \
-     b.canceled_at";
+     b.canceled_at, b.created_reason, b.terms_accepted_at, b.terms_accepted_by";
 
 #[derive(kairos_store_macros::FromRow)]
 struct BookingRow {
@@ -82,6 +82,9 @@ struct BookingRow {
     updated_at: Timestamp,
     confirmed_at: Option<Timestamp>,
     canceled_at: Option<Timestamp>,
+    created_reason: Option<String>,
+    terms_accepted_at: Option<Timestamp>,
+    terms_accepted_by: Option<String>,
 }
 
 impl TryFrom<BookingRow> for Booking {
@@ -125,6 +128,12 @@ impl TryFrom<BookingRow> for Booking {
             updated_at: r.updated_at,
             confirmed_at: r.confirmed_at,
             canceled_at: r.canceled_at,
+            created_reason: r
+                .created_reason
+                .map(|c| stored("created_reason", &c, CreatedReason::parse))
+                .transpose()?,
+            terms_accepted_at: r.terms_accepted_at,
+            terms_accepted_by: r.terms_accepted_by,
             cancellation: None,
         })
     }
