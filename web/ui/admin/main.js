@@ -2,9 +2,10 @@
 import { html, render, useState, useEffect, useMemo, useRef } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { apiClient, ApiFailure } from "../shared/api.js";
-import { loadSession, saveSession } from "./session.js";
+import { loadSession, saveSession, can } from "./session.js";
 import { SignIn } from "./signin.js";
 import { DaySheet } from "./day-sheet.js";
+import { Wizard } from "./wizard.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -18,8 +19,19 @@ import { Notices, notify } from "./notices.js";
  * @property {(path: string) => void} go
  */
 
-/** The console's pages: address, title, component. */
-const PAGES = [{ path: "/admin", title: () => t("nav.daySheet"), component: DaySheet }];
+/**
+ * The console's pages: address, title, component, and the permission that shows it.
+ * @type {{path: string, title: () => string, component: any, needs?: string}[]}
+ */
+const PAGES = [
+  { path: "/admin", title: () => t("nav.daySheet"), component: DaySheet },
+  {
+    path: "/admin/operations/bookings/new",
+    title: () => t("nav.newBooking"),
+    component: Wizard,
+    needs: "admin:bookings:create",
+  },
+];
 
 function currentPath() {
   const path = location.pathname.replace(/\/+$/, "");
@@ -86,7 +98,8 @@ function App() {
   }
 
   if (!session) return html`<${SignIn} onSignedIn=${signedIn} />`;
-  const page = PAGES.find((p) => p.path === path.split("?")[0]) ?? PAGES[0];
+  const pages = PAGES.filter((p) => !p.needs || can(session, p.needs));
+  const page = pages.find((p) => p.path === path.split("?")[0]) ?? pages[0];
   const Page = page.component;
   return html`
     <div class="shell">
@@ -94,7 +107,7 @@ function App() {
       <header class="top">
         <span class="brand">${t("app.console")}</span>
         <nav aria-label=${t("nav.main")}>
-          ${PAGES.map(
+          ${pages.map(
             (p) => html`<a href=${p.path} aria-current=${p === page ? "page" : undefined}
               onClick=${(/** @type {MouseEvent} */ e) => {
                 e.preventDefault();
@@ -106,7 +119,7 @@ function App() {
         <button type="button" onClick=${signOut}>${t("signin.signout")}</button>
       </header>
       <main id="content" tabindex="-1">
-        <${Page} api=${api} session=${session} go=${go} />
+        <${Page} key=${page.path} api=${api} session=${session} go=${go} />
       </main>
       <${Notices} />
       ${reauthOpen ? html`<${SignIn} expired=${session} onSignedIn=${signedIn} onCancel=${signOut} />` : null}

@@ -1,0 +1,197 @@
+// The booking wizard end to end in a real Chromium: a phone booking with a promotion
+// code, paid by card through the sandbox; and one made with the keyboard only.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startServer, launchBrowser, openPage, checkA11y, screenshot, signIn, Api, tomorrowInHelsinki } from "./harness.mjs";
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+/** @type {import("playwright-core").Browser} */
+let browser;
+/** @type {Api} */
+let api;
+const day = tomorrowInHelsinki();
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  api = await new Api(server.base).signIn();
+  await api.call("POST", "/api/v1/admin/promotions", {
+    code: "PHONE10",
+    name: "Phone 10 %",
+    type: "percentage",
+    discount_value: 10,
+    starts_at: "2026-01-01T00:00:00Z",
+    is_stackable: true,
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test("the wizard books with a promotion code and a card payment", async () => {
+  const { page, done } = await openPage(browser);
+  const products = await api.call("GET", "/api/v1/admin/products");
+  const product = products.items[0];
+  await signIn(page, server.base);
+  await page.getByRole("link", { name: "New booking" }).click();
+  const step = page.locator("section.step");
+  const next = () => step.getByRole("button", { name: "Next", exact: true }).click();
+
+  await step.getByRole("heading", { name: "Site" }).waitFor();
+  await checkA11y(page, "the wizard's first step");
+  await step.getByLabel("Helsinki Adventure Centre").check();
+  await next();
+
+  await step.getByRole("heading", { name: "Activity" }).waitFor();
+  await step.getByLabel(product.name).check();
+  await next();
+
+  await step.getByRole("heading", { name: "Date and time" }).waitFor();
+  await step.getByLabel("Date", { exact: true }).fill(day);
+  await step.getByLabel("People", { exact: true }).fill("2");
+  await step.getByLabel("People", { exact: true }).blur();
+  const firstTime = step.locator('input[name="slot"]').first();
+  await firstTime.check();
+  await checkA11y(page, "the wizard's times");
+  await screenshot(page, "wizard");
+  await next();
+
+  await step.getByRole("heading", { name: "Option" }).waitFor();
+  await next();
+  await step.getByRole("heading", { name: "Extras" }).waitFor();
+  await next();
+
+  await step.getByRole("heading", { name: "Customer" }).waitFor();
+  await step.getByLabel("Name", { exact: true }).fill("Katherine Johnson");
+  await step.getByLabel("Email", { exact: true }).fill("katherine@example.com");
+  await step.getByLabel("Phone", { exact: true }).fill("+358 40 555 0101");
+  await step.getByLabel("Special requests", { exact: true }).fill("Birthday: a candle on the cake, please");
+  await step.getByLabel("The customer accepted the terms").check();
+  await step.getByLabel("Internal notes").fill("Called from the office line");
+  await checkA11y(page, "the wizard's customer step");
+  await next();
+
+  await step.getByRole("heading", { name: "Participants" }).waitFor();
+  assert.equal(await step.getByLabel("First name", { exact: true }).first().inputValue(), "Katherine");
+  assert.equal(await step.getByLabel("Last name", { exact: true }).first().inputValue(), "Johnson");
+  await next();
+
+  await step.getByRole("heading", { name: "Codes and vouchers" }).waitFor();
+  await step.getByText("The places are held for").waitFor();
+  const total = async () => (await step.getByTestId("price").locator("dd").last().innerText()).trim();
+  const before = await total();
+  await step.getByLabel("Promotion code", { exact: true }).fill("phone10");
+  await step.getByRole("button", { name: "Apply" }).first().click();
+  await step.getByText("Applied: PHONE10").waitFor();
+  await step.getByText("Discount").waitFor();
+  assert.notEqual(await total(), before, "the code changed the price");
+  await checkA11y(page, "the wizard's codes step");
+  await next();
+
+  await step.getByRole("heading", { name: "Review and pay" }).waitFor();
+  await step.getByLabel("Card now").check();
+  await step.getByRole("button", { name: "Confirm the booking" }).click();
+
+  const heading = page.getByRole("heading", { name: /^Booked: / });
+  await heading.waitFor();
+  const reference = (await heading.innerText()).replace("Booked: ", "").trim();
+  await page.getByLabel("Card number", { exact: true }).fill("4242 4242 4242 4242");
+  await checkA11y(page, "the card form");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await page.getByTestId("booking-status").filter({ hasText: "Status: Paid" }).waitFor({ timeout: 20_000 });
+
+  const found = await api.call("GET", `/api/v1/admin/bookings?customerEmail=katherine@example.com`);
+  const item = found.bookings.find((/** @type {any} */ b) => b.bookingReference === reference);
+  assert.ok(item, "the booking is found by staff");
+  assert.equal(item.status, "paid");
+  const detail = await api.call("GET", `/api/v1/admin/bookings/${item.bookingId}`);
+  assert.ok(detail.price.promotionDiscount > 0, "the promotion discounted it");
+  assert.equal(detail.createdReason, "phone_booking");
+  assert.ok(detail.termsAcceptedAt, "terms accepted on the customer's behalf");
+  assert.equal(detail.adminNotes, "Called from the office line");
+  assert.equal(detail.notes[0].content, "Birthday: a candle on the cake, please");
+  assert.equal(detail.participants[0].firstName, "Katherine");
+  await done();
+});
+
+/**
+ * Presses Tab until the focused element's label or text matches, then returns; fails when
+ * it is not reachable by Tab within 60 presses.
+ * @param {import("playwright-core").Page} page
+ * @param {RegExp} name
+ */
+async function tabTo(page, name) {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const el = /** @type {HTMLElement | null} */ (document.activeElement);
+      if (!el) return "";
+      const label = el.closest("label")?.innerText ?? "";
+      return `${label} ${el.innerText ?? ""} ${el.getAttribute("aria-label") ?? ""}`.trim();
+    });
+    if (name.test(focused)) return;
+  }
+  const where = await page.locator("#step-title").innerText().catch(() => "?");
+  throw new Error(`${name} cannot be reached with Tab (step: ${where})`);
+}
+
+test("the wizard can be done with the keyboard alone", async () => {
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+  await page.goto(`${server.base}/admin/operations/bookings/new`);
+  const step = page.locator("section.step");
+  const heading = (/** @type {string} */ name) => step.getByRole("heading", { name }).waitFor();
+  await heading("Site");
+  await tabTo(page, /Helsinki Adventure Centre/);
+  await page.keyboard.press("Space");
+  await tabTo(page, /^Next$/);
+  await page.keyboard.press("Enter");
+  await heading("Activity");
+  await tabTo(page, /session/i);
+  await page.keyboard.press("Space");
+  await tabTo(page, /^Next$/);
+  await page.keyboard.press("Enter");
+  await heading("Date and time");
+  // Tomorrow: one press of "Next day" from today.
+  await tabTo(page, /^Next day$/);
+  await page.keyboard.press("Enter");
+  await step.getByLabel("Date", { exact: true }).evaluate((el, d) => {
+    if (/** @type {HTMLInputElement} */ (el).value !== d) throw new Error(`date is ${/** @type {HTMLInputElement} */ (el).value}`);
+  }, day);
+  await step.locator('[aria-busy="true"]').waitFor({ state: "detached" });
+  await tabTo(page, /places free/);
+  await page.keyboard.press("ArrowRight");
+  await step.locator('input[name="slot"]:checked').waitFor();
+  await tabTo(page, /^Next$/);
+  await page.keyboard.press("Enter");
+  for (const name of ["Option", "Extras"]) {
+    await heading(name);
+    await tabTo(page, /^Next$/);
+    await page.keyboard.press("Enter");
+  }
+  await heading("Customer");
+  await tabTo(page, /^Name/);
+  await page.keyboard.type("Mary Jackson");
+  await tabTo(page, /^Email/);
+  await page.keyboard.type("mary@example.com");
+  await tabTo(page, /^Next$/);
+  await page.keyboard.press("Enter");
+  await heading("Participants");
+  await tabTo(page, /^Skip participants$/);
+  await page.keyboard.press("Enter");
+  await heading("Codes and vouchers");
+  await step.getByText("The places are held for").waitFor();
+  await tabTo(page, /^Next$/);
+  await page.keyboard.press("Enter");
+  await heading("Review and pay");
+  await tabTo(page, /^Confirm the booking$/);
+  await page.keyboard.press("Enter");
+  await page.getByTestId("booking-status").filter({ hasText: "Pay on arrival" }).waitFor();
+  const found = await api.call("GET", `/api/v1/admin/bookings?customerEmail=mary@example.com`);
+  assert.equal(found.bookings.length, 1);
+  assert.equal(found.bookings[0].status, "tentative");
+  await done();
+});
