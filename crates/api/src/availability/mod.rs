@@ -101,6 +101,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         OpenApiRouter::new()
             .routes(routes!(slots::get_availability))
             .routes(routes!(addons::product_addons))
-            .routes(routes!(site_config::site_config)),
+            .routes(routes!(site_config::site_config))
+            .routes(routes!(site_config::public_sites)),
     )
 }

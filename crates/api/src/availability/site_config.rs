@@ -3,7 +3,7 @@
 use super::MAX_PARTY_SIZE;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Tenant, path_id};
-use crate::openapi::schemas::{CancellationPolicySchema, PriceTypeSchema};
+use crate::openapi::schemas::{CancellationPolicySchema, PaymentMethodSchema, PriceTypeSchema};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use kairos_domain::money::to_major;
@@ -55,6 +55,52 @@ pub struct SiteConfig {
     pub contact_phone: Option<String>,
     pub products: Vec<PublicProduct>,
     pub booking_policies: BookingPolicies,
+    /// How a customer may pay a booking here (`paymentMethod` of the confirmation): poa,
+    /// and cardpay or bankpay when the venue has that provider.
+    #[schema(value_type = Vec<PaymentMethodSchema>, example = json!(["poa", "cardpay"]))]
+    pub payment_methods: Vec<String>,
+}
+
+/// A site as the booking front end lists it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicSite {
+    pub site_id: String,
+    pub name: String,
+    pub timezone: String,
+    pub currency: String,
+    pub address: Option<String>,
+}
+
+/// The sites a customer can book at.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicSites {
+    pub sites: Vec<PublicSite>,
+}
+
+/// The tenant's active sites, by name: where a booking widget starts.
+#[utoipa::path(get, path = "/api/v1/availability/sites", tag = "availability", security(()),
+    responses((status = 200, body = PublicSites), (status = 404, description = "NOT_FOUND: no such tenant", body = ErrorBody)))]
+pub async fn public_sites(
+    State(state): State<AppState>,
+    tenant: Tenant,
+) -> ApiResult<axum::Json<PublicSites>> {
+    let sites = state
+        .store
+        .list_sites(tenant.id())
+        .await?
+        .into_iter()
+        .filter(|s| s.is_active)
+        .map(|s| PublicSite {
+            site_id: s.id.to_string(),
+            name: s.name,
+            timezone: s.timezone,
+            currency: s.currency,
+            address: s.address,
+        })
+        .collect();
+    Ok(axum::Json(PublicSites { sites }))
 }
 
 /// A site's public configuration: zone, currency, locale, products on sale, policies.
@@ -94,6 +140,16 @@ pub async fn site_config(
         })
         .collect();
     let policy = site.cancellation_policy.as_str().to_owned();
+    let (card, bank) =
+        kairos_app::payments::accounts::online_providers(&state.app, tenant.id(), Some(site.id))
+            .await?;
+    let mut payment_methods = vec!["poa".to_owned()];
+    if card {
+        payment_methods.push("cardpay".to_owned());
+    }
+    if bank {
+        payment_methods.push("bankpay".to_owned());
+    }
     Ok(axum::Json(SiteConfig {
         site_id: site.id.to_string(),
         name: site.name,
@@ -110,5 +166,6 @@ pub async fn site_config(
             max_party_size: MAX_PARTY_SIZE,
             booking_horizon_days: kairos_domain::scheduling::HORIZON_DAYS,
         },
+        payment_methods,
     }))
 }

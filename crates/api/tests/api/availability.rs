@@ -255,6 +255,18 @@ async fn site_config_shows_products_on_sale_and_policies() {
         "standard"
     );
     assert_eq!(res.body["bookingPolicies"]["bookingHorizonDays"], 60);
+    // No card or bank provider yet: pay on arrival only.
+    assert_eq!(res.body["paymentMethods"], serde_json::json!(["poa"]));
+    app.sandbox_cardpay(&t).await;
+    let res = app
+        .get(&format!("/api/v1/availability/sites/{}/config", fx.site_id))
+        .tenant("acme")
+        .send()
+        .await;
+    assert_eq!(
+        res.body["paymentMethods"],
+        serde_json::json!(["poa", "cardpay"])
+    );
     app.get(&format!(
         "/api/v1/availability/sites/{}/config",
         Uuid::now_v7()
@@ -263,6 +275,49 @@ async fn site_config_shows_products_on_sale_and_policies() {
     .send()
     .await
     .assert_error(404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn the_public_site_list_has_the_active_sites_of_the_tenant_only() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let fx = app.catalog(&t).await;
+    let closed = app
+        .post("/api/v1/admin/sites")
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(
+            serde_json::json!({"name": "Old hall", "timezone": "Europe/Helsinki",
+            "currency": "EUR"}),
+        )
+        .send()
+        .await;
+    closed.assert_status(200);
+    app.patch(&format!("/api/v1/admin/sites/{}", closed.str("id")))
+        .tenant("acme")
+        .token(&t.owner_token)
+        .json(serde_json::json!({"isActive": false}))
+        .send()
+        .await
+        .assert_status(200);
+    let other = app.tenant("other").await;
+    app.catalog(&other).await;
+    let res = app
+        .get("/api/v1/availability/sites")
+        .tenant("acme")
+        .send()
+        .await;
+    res.assert_status(200);
+    let sites = res.body["sites"].as_array().unwrap();
+    assert_eq!(sites.len(), 1, "{}", res.text);
+    assert_eq!(sites[0]["siteId"], fx.site_id.as_str());
+    assert_eq!(sites[0]["timezone"], "Europe/Helsinki");
+    assert_eq!(sites[0]["currency"], "EUR");
+    app.get("/api/v1/availability/sites")
+        .tenant("nobody")
+        .send()
+        .await
+        .assert_error(404, "NOT_FOUND");
 }
 
 #[tokio::test]

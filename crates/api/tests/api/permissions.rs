@@ -85,6 +85,7 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("GET", "/api/v1/availability", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/availability/products/{productId}/addons", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/availability/sites/{siteId}/config", "ok ok ok ok ok ok ok"),
+    ("GET", "/api/v1/availability/sites", "ok ok ok ok ok ok ok"),
     // the public booking flow: token holders and customers need no permission; staff
     // need admin:bookings:read (read) or admin:bookings:write (act)
     ("POST", "/api/v1/bookings/hold", "ok ok ok ok ok ok mis"),

@@ -168,3 +168,30 @@ pub async fn account_of_payment(
         })
         .transpose()
 }
+
+/// Which online providers can take a customer's payment at `site`, by the same choice of
+/// account as a payment makes: (cardpay, bankpay).
+pub async fn online_providers(
+    app: &App,
+    tenant: &TenantId,
+    site: Option<Uuid>,
+) -> AppResult<(bool, bool)> {
+    let (site_creds, tenant_creds) = app
+        .store
+        .payment_credentials_for(tenant, Provider::Cardpay, site)
+        .await?;
+    let card = choose(Provider::Cardpay, site_creds, tenant_creds, None).is_some();
+    let (site_creds, tenant_creds) = app
+        .store
+        .payment_credentials_for(tenant, Provider::Bankpay, site)
+        .await?;
+    let env = app.payments.env_bankpay.as_ref().map(|_| ());
+    let bank = choose(
+        Provider::Bankpay,
+        site_creds.map(|_| ()),
+        tenant_creds.map(|_| ()),
+        env,
+    )
+    .is_some();
+    Ok((card, bank))
+}
