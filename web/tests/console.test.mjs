@@ -140,3 +140,16 @@ test("an expired session asks to sign in again over the page and then finishes t
   await row(page, ref).locator(".status.paid").waitFor();
   await done();
 });
+
+test("the booking page shows its address and an iframe snippet that works", async () => {
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+  await page.getByRole("link", { name: "Booking page" }).click();
+  await page.getByRole("heading", { name: "Your booking page" }).waitFor();
+  const snippet = await page.getByTestId("snippet").inputValue();
+  assert.match(snippet, new RegExp(`^<iframe src="${server.base}/book/demo"`));
+  // The preview is the widget itself, framed as a venue's site frames it.
+  await page.frameLocator("iframe.preview").getByRole("heading", { name: "Choose an activity" }).waitFor();
+  await checkA11y(page, "the booking page");
+  await done();
+});

@@ -269,9 +269,12 @@ export class Api {
   }
 }
 
-/** Tomorrow's date in Helsinki (the demo site's zone), YYYY-MM-DD. */
-export function tomorrowInHelsinki() {
+/** The date `days` after today in Helsinki (the demo site's zone), YYYY-MM-DD. */
+export function daysAheadInHelsinki(days) {
   const today = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Helsinki" }).format(new Date());
   const [y, m, d] = today.split("-").map(Number);
-  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
+
+/** Tomorrow's date in Helsinki, YYYY-MM-DD. */
+export const tomorrowInHelsinki = () => daysAheadInHelsinki(1);

@@ -6,6 +6,7 @@ import { loadSession, saveSession, can } from "./session.js";
 import { SignIn } from "./signin.js";
 import { DaySheet } from "./day-sheet.js";
 import { Wizard } from "./wizard.js";
+import { WidgetPage } from "./widget-page.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -31,6 +32,7 @@ const PAGES = [
     component: Wizard,
     needs: "admin:bookings:create",
   },
+  { path: "/admin/booking-page", title: () => t("nav.widget"), component: WidgetPage, needs: "admin:read" },
 ];
 
 function currentPath() {

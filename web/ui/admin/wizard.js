@@ -26,7 +26,7 @@ import { PromotionsStep, ReviewStep, DoneStep } from "./wizard-pay.js";
  * @property {Record<string, number>} addons add-on id → quantity
  * @property {{name: string, email: string, phone: string, specialRequests: string}} customer
  * @property {Schemas["Participant"][]} participants
- * @property {{createdReason: string, adminNotes: string, termsAccepted: boolean, sendEmail: boolean}} staff
+ * @property {{createdReason: Schemas["CreatedReason"], adminNotes: string, termsAccepted: boolean, sendEmail: boolean}} staff
  *   what staff record with the booking
  * @property {Schemas["AdminCreateResponse"] | null} hold
  * @property {Schemas["PricedBookingDto"] | null} priced the hold's price after codes

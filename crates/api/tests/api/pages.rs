@@ -28,6 +28,19 @@ async fn the_console_is_served_at_every_admin_path_and_may_not_be_framed() {
 }
 
 #[tokio::test]
+async fn the_widget_is_served_for_every_tenant_path_and_may_be_framed_by_any_site() {
+    let app = TestApp::spawn().await;
+    for path in ["/book/demo", "/book/demo/", "/book/demo/manage"] {
+        let res = app.get(path).send().await;
+        res.assert_status(200);
+        assert!(res.text.contains("/ui/book/main.js"), "{path}: {}", res.text);
+        let csp = res.header("content-security-policy").unwrap();
+        assert!(csp.contains("frame-ancestors *"), "{csp}");
+        assert!(csp.contains("script-src 'self'"), "{csp}");
+    }
+}
+
+#[tokio::test]
 async fn the_pages_files_have_their_types_and_revalidate_by_etag() {
     let app = TestApp::spawn().await;
     let res = app.get("/ui/admin/main.js").send().await;

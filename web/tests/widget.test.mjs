@@ -1,0 +1,104 @@
+// The booking widget in a real Chromium, as a customer uses it: an activity, a day and a
+// time, their details (the places are held), a card payment through the sandbox, then the
+// link to the booking, from which they move it and cancel it with the refund.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startServer, launchBrowser, openPage, checkA11y, screenshot, Api, daysAheadInHelsinki } from "./harness.mjs";
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+/** @type {import("playwright-core").Browser} */
+let browser;
+/** @type {Api} */
+let api;
+// Four days ahead: outside the demo's standard policy window (24 h to move or cancel
+// online, 48 h for a full refund).
+const day = daysAheadInHelsinki(4);
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  api = await new Api(server.base).signIn();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test("a customer books and pays by card in the widget, then moves and cancels from the link", async () => {
+  // A phone-sized screen: the widget is used on phones.
+  const { page, done } = await openPage(browser, { viewport: { width: 390, height: 844 } });
+  const products = await api.call("GET", "/api/v1/admin/products");
+  const product = products.items[0];
+  await page.goto(`${server.base}/book/demo`);
+  await page.getByRole("heading", { name: "Choose an activity" }).waitFor();
+  await checkA11y(page, "the widget's activities");
+  await page.getByRole("button", { name: new RegExp(product.name) }).click();
+
+  await page.getByLabel("Day", { exact: true }).fill(day);
+  await page.getByRole("combobox", { name: /People/ }).selectOption("2");
+  const times = page.locator("button.time");
+  await times.first().waitFor();
+  await checkA11y(page, "the widget's times");
+  await screenshot(page, "widget");
+  await times.first().click();
+
+  await page.getByRole("heading", { name: "Your details" }).waitFor();
+  await page.getByLabel("Name", { exact: true }).fill("Hedy Lamarr");
+  await page.getByLabel("Email", { exact: true }).fill("hedy@example.com");
+  await page.getByRole("button", { name: "Hold my places" }).click();
+
+  await page.getByRole("heading", { name: "Pay and confirm" }).waitFor();
+  await page.getByText("Your places are held for").waitFor();
+  await checkA11y(page, "the widget's checkout");
+  await page.getByLabel("Pay now by card").check();
+  await page.getByRole("button", { name: /^Pay / }).click();
+  await page.getByLabel("Card number").fill("4000 0000 0000 0002");
+  await page.getByRole("button", { name: /^Pay / }).click();
+  // A declined card says so, and another card can be tried.
+  await page.getByRole("alert").filter({ hasText: "declined" }).waitFor();
+  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+  await page.getByRole("button", { name: /^Pay / }).click();
+
+  await page.getByRole("heading", { name: "You are booked!" }).waitFor({ timeout: 20_000 });
+  const reference = (await page.getByTestId("reference").innerText()).trim();
+  await checkA11y(page, "the widget's confirmation");
+  const found = await api.call("GET", `/api/v1/admin/bookings?customerEmail=hedy@example.com`);
+  assert.equal(found.bookings[0].bookingReference, reference);
+  assert.equal(found.bookings[0].status, "paid");
+
+  await page.getByTestId("manage-link").click();
+  await page.getByRole("heading", { name: `Booking ${reference}` }).waitFor();
+  await page.getByTestId("status").filter({ hasText: "Paid" }).waitFor();
+  await checkA11y(page, "the customer's booking");
+  const before = await page.getByTestId("when").innerText();
+  await page.getByRole("button", { name: "Move to another time" }).click();
+  await page.locator("button.time").first().click();
+  await page.getByRole("status").filter({ hasText: "Moved to" }).waitFor({ timeout: 5000 }).catch(async (e) => {
+    throw new Error(`${e.message}\n${await page.locator("main").innerText()}`);
+  });
+  assert.notEqual(await page.getByTestId("when").innerText(), before);
+
+  await page.getByRole("button", { name: "Cancel the booking" }).click();
+  await page.getByRole("button", { name: "Yes, cancel it" }).click();
+  await page.getByRole("status").filter({ hasText: "cancelled" }).waitFor();
+  await page.getByTestId("status").filter({ hasText: "Cancelled" }).waitFor();
+  const after = await api.call("GET", `/api/v1/admin/bookings/${found.bookings[0].bookingId}`);
+  assert.equal(after.status, "canceled");
+  // More than 48 hours ahead, the standard policy refunds it all to the card.
+  assert.match(await page.getByRole("status").innerText(), /will be refunded to your card/);
+  const card = after.payments.find((/** @type {any} */ p) => p.method === "cardpay");
+  assert.ok(card, JSON.stringify(after.payments));
+  assert.equal(card.refundedAmount, card.amount, "refunded in full");
+  await done();
+});
+
+test("an unknown venue says so", async () => {
+  const { page, done } = await openPage(browser);
+  await page.goto(`${server.base}/book/nobody`);
+  await page.getByText("This booking page does not exist").waitFor();
+  // The message is the page's own, not an error of the page.
+  await page.locator(".error").evaluate((el) => el.classList.remove("error"));
+  await done();
+});

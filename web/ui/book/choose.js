@@ -1,0 +1,172 @@
+// The widget's first steps: the activity, the day, the party and a time with its price,
+// then the customer's details, which make the hold.
+import { html, useState, useEffect, useRef } from "../shared/ui.js";
+import { t } from "../shared/i18n.js";
+import { ok } from "../shared/api.js";
+import { money, time, addDays, longDate } from "../shared/format.js";
+
+/** @typedef {import("./main.js").Choice} Choice */
+/** @typedef {import("../shared/api.js").Schemas} Schemas */
+
+/**
+ * @typedef {object} StepProps
+ * @property {import("../shared/api.js").Client} api
+ * @property {Choice} choice
+ * @property {(change: Partial<Choice>) => void} update
+ */
+
+/** A step's heading, focused when the step opens. */
+function Heading({ children }) {
+  const ref = useRef(/** @type {HTMLHeadingElement | null} */ (null));
+  useEffect(() => ref.current?.focus(), []);
+  return html`<h2 tabindex="-1" ref=${ref}>${children}</h2>`;
+}
+
+/** @param {{choice: Choice, update: StepProps["update"]}} props */
+export function ChooseActivity({ choice, update }) {
+  const site = choice.site;
+  if (site.products.length === 0) return html`<p>${t("book.nothingOnSale")}</p>`;
+  return html`
+    <${Heading}>${t("book.chooseActivity")}<//>
+    <ul class="cards">
+      ${site.products.map(
+        (p) => html`<li><button type="button" class="card" onClick=${() => update({ product: p, slot: null })}>
+          <strong>${p.name}</strong>
+          ${p.description ? html`<span>${p.description}</span>` : null}
+          <span class="muted">${t("book.activityFacts", {
+            minutes: p.durationMins,
+            price: money(p.basePrice, site.currency),
+          })}</span>
+        </button></li>`,
+      )}
+    </ul>
+  `;
+}
+
+/** @param {StepProps} props */
+export function ChooseTime({ api, choice, update }) {
+  const site = choice.site;
+  const product = /** @type {Schemas["PublicProduct"]} */ (choice.product);
+  const today = new Intl.DateTimeFormat("en-CA", { timeZone: site.timezone }).format(new Date());
+  const last = addDays(today, site.bookingPolicies.bookingHorizonDays);
+  const [slots, setSlots] = useState(/** @type {Schemas["AvailabilitySlot"][] | null} */ (null));
+  const [error, setError] = useState("");
+  const maxParty = Math.min(product.capacity, site.bookingPolicies.maxPartySize);
+
+  useEffect(() => {
+    setSlots(null);
+    setError("");
+    ok(
+      api.GET("/api/v1/availability", {
+        params: {
+          query: { site_id: site.siteId, product_id: product.id, date_from: choice.date, party_size: choice.partySize },
+        },
+      }),
+    )
+      .then((a) => setSlots(a.slots))
+      .catch((e) => setError(e.message));
+  }, [choice.date, choice.partySize]);
+
+  /** @param {string} date */
+  const setDate = (date) => date >= today && date <= last && update({ date });
+
+  return html`
+    <${Heading}>${product.name}<//>
+    <div class="row">
+      <button type="button" aria-label=${t("day.previous")} disabled=${choice.date <= today}
+        onClick=${() => setDate(addDays(choice.date, -1))}>‹</button>
+      <label>${t("book.day")}
+        <input type="date" value=${choice.date} min=${today} max=${last} required
+          onChange=${(/** @type {any} */ e) => setDate(e.currentTarget.value)} />
+      </label>
+      <button type="button" aria-label=${t("day.next")} disabled=${choice.date >= last}
+        onClick=${() => setDate(addDays(choice.date, 1))}>›</button>
+      <label>${t("book.people")}
+        <select value=${choice.partySize}
+          onChange=${(/** @type {any} */ e) => update({ partySize: Number(e.currentTarget.value) })}>
+          ${Array.from({ length: Math.min(maxParty, 30) }, (_, i) => html`<option value=${i + 1}>${i + 1}</option>`)}
+        </select>
+      </label>
+    </div>
+    <h3>${longDate(choice.date)}</h3>
+    ${error ? html`<p class="error" role="alert">${error}</p>` : null}
+    ${!slots && !error ? html`<p aria-busy="true">${t("common.loading")}</p>` : null}
+    ${slots && slots.length === 0 ? html`<p>${t("book.noTimes")}</p>` : null}
+    ${slots && slots.length > 0
+      ? html`<ul class="times">${slots.map(
+          (s) => html`<li><button type="button" class="time" onClick=${() => update({ slot: s })}>
+            <strong>${time(s.startsAt, site.timezone)}</strong>
+            <span>${money(s.pricingPreview.grandTotal, s.pricingPreview.currency)}</span>
+            <span class="muted">${t("book.left", { n: s.availableCapacity })}</span>
+          </button></li>`,
+        )}</ul>`
+      : null}
+    <p><button type="button" class="link" onClick=${() => update({ product: null })}>${t("book.otherActivity")}</button></p>
+  `;
+}
+
+/** @param {StepProps} props */
+export function Details({ api, choice, update }) {
+  const [customer, setCustomer] = useState(choice.customer);
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  // One key per attempt: a retry after a lost answer gets the same hold.
+  const key = useRef(crypto.randomUUID());
+  const site = choice.site;
+  const slot = /** @type {Schemas["AvailabilitySlot"]} */ (choice.slot);
+  const product = /** @type {Schemas["PublicProduct"]} */ (choice.product);
+
+  /** @param {Event} e */
+  async function hold(e) {
+    e.preventDefault();
+    setBusy(true);
+    setError("");
+    try {
+      const held = await ok(
+        api.POST("/api/v1/bookings/hold", {
+          params: { header: { "Idempotency-Key": key.current } },
+          body: {
+            siteId: site.siteId,
+            productId: product.id,
+            slotId: slot.slotId,
+            partySize: choice.partySize,
+            customer: {
+              name: customer.name.trim(),
+              email: customer.email.trim(),
+              ...(customer.phone.trim() ? { phone: customer.phone.trim() } : {}),
+            },
+          },
+        }),
+      );
+      update({ customer, hold: held });
+    } catch (err) {
+      key.current = crypto.randomUUID();
+      setError(err instanceof Error ? err.message : String(err));
+      setBusy(false);
+    }
+  }
+
+  /** @param {Partial<typeof customer>} change */
+  const set = (change) => setCustomer({ ...customer, ...change });
+  return html`
+    <${Heading}>${t("book.details")}<//>
+    <p>${product.name} · ${longDate(choice.date)} ${time(slot.startsAt, site.timezone)} ·
+      ${t("book.peopleN", { n: choice.partySize })} · ${money(slot.pricingPreview.grandTotal, slot.pricingPreview.currency)}</p>
+    <form class="fields" onSubmit=${hold}>
+      <label>${t("wizard.customer.name")}
+        <input value=${customer.name} required autocomplete="name" maxlength="200"
+          onInput=${(/** @type {any} */ e) => set({ name: e.currentTarget.value })} /></label>
+      <label>${t("wizard.customer.email")}
+        <input type="email" value=${customer.email} required autocomplete="email"
+          onInput=${(/** @type {any} */ e) => set({ email: e.currentTarget.value })} /></label>
+      <label>${t("book.phoneOptional")}
+        <input type="tel" value=${customer.phone} autocomplete="tel"
+          onInput=${(/** @type {any} */ e) => set({ phone: e.currentTarget.value })} /></label>
+      ${error ? html`<p class="error" role="alert">${error}</p>` : null}
+      <div class="buttons">
+        <button type="submit" class="primary" disabled=${busy}>${t("book.hold")}</button>
+        <button type="button" onClick=${() => update({ slot: null })}>${t("book.otherTime")}</button>
+      </div>
+    </form>
+  `;
+}

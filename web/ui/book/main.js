@@ -1,0 +1,109 @@
+// The booking widget at /book/{tenantId} (embeddable with an iframe): the customer picks
+// an activity, a day, the party and a time with its price, gives their details (the
+// places are then held, with the time left shown), applies a code, voucher or gift card,
+// pays by card or on arrival where the venue allows, and gets the reference with a link
+// to see, cancel or reschedule the booking (/book/{tenantId}/manage).
+import { html, render, useState, useEffect, useMemo } from "../shared/ui.js";
+import { t } from "../shared/i18n.js";
+import { apiClient, ok } from "../shared/api.js";
+import { ChooseActivity, ChooseTime, Details } from "./choose.js";
+import { Checkout, Booked } from "./checkout.js";
+import { Manage } from "./manage.js";
+
+/** @typedef {import("../shared/api.js").Schemas} Schemas */
+/** @typedef {import("../shared/api.js").Client} Client */
+
+/**
+ * What the customer has chosen so far.
+ * @typedef {object} Choice
+ * @property {Schemas["SiteConfig"]} site
+ * @property {Schemas["PublicProduct"] | null} product
+ * @property {string} date
+ * @property {number} partySize
+ * @property {Schemas["AvailabilitySlot"] | null} slot
+ * @property {{name: string, email: string, phone: string}} customer
+ * @property {Schemas["BookingResponse"] | null} hold the hold, once made (has bookingToken)
+ * @property {Schemas["PricedBookingDto"] | null} priced its price after codes
+ * @property {Schemas["BookingResponse"] | null} booked
+ */
+
+/** The tenant id in the address: /book/{tenantId}/… */
+export const tenant = decodeURIComponent(location.pathname.split("/")[2] ?? "");
+
+/**
+ * The link that shows a booking to whoever holds its token (kept in the fragment, which
+ * browsers never send to a server).
+ * @param {string} id
+ * @param {string} token
+ */
+export function manageLink(id, token) {
+  return `${location.origin}/book/${encodeURIComponent(tenant)}/manage?booking=${id}#token=${token}`;
+}
+
+function Widget() {
+  const api = useMemo(() => apiClient({ tenant: () => tenant }), []);
+  const manage = location.pathname.replace(/\/+$/, "").endsWith("/manage");
+  const [sites, setSites] = useState(/** @type {Schemas["PublicSite"][] | null} */ (null));
+  const [choice, setChoice] = useState(/** @type {Choice | null} */ (null));
+  const [error, setError] = useState("");
+
+  useEffect(() => {
+    if (manage) return;
+    ok(api.GET("/api/v1/availability/sites"))
+      .then((r) => {
+        setSites(r.sites);
+        const wanted = new URLSearchParams(location.search).get("site");
+        const only = r.sites.length === 1 ? r.sites[0].siteId : null;
+        const site = wanted ?? only;
+        if (site) pickSite(site);
+      })
+      .catch((e) => setError(e.status === 404 ? t("book.noVenue") : e.message));
+  }, []);
+
+  /** @param {string} siteId */
+  async function pickSite(siteId) {
+    try {
+      const site = await ok(api.GET("/api/v1/availability/sites/{siteId}/config", { params: { path: { siteId } } }));
+      setChoice({
+        site,
+        product: null,
+        date: new Intl.DateTimeFormat("en-CA", { timeZone: site.timezone }).format(new Date()),
+        partySize: 2,
+        slot: null,
+        customer: { name: "", email: "", phone: "" },
+        hold: null,
+        priced: null,
+        booked: null,
+      });
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  /** @param {Partial<Choice>} change */
+  const update = (change) => setChoice((c) => (c ? { ...c, ...change } : c));
+
+  let body;
+  if (manage) body = html`<${Manage} api=${api} />`;
+  else if (error) body = html`<p class="error" role="alert">${error}</p>`;
+  else if (!choice && sites && sites.length > 1) {
+    body = html`<h2>${t("book.chooseSite")}</h2>
+      <ul class="cards">${sites.map(
+        (s) => html`<li><button type="button" class="card" onClick=${() => pickSite(s.siteId)}>
+          <strong>${s.name}</strong>${s.address ? html`<span class="muted">${s.address}</span>` : null}</button></li>`,
+      )}</ul>`;
+  } else if (!choice) body = html`<p aria-busy="true">${t("common.loading")}</p>`;
+  else if (choice.booked) body = html`<${Booked} choice=${choice} />`;
+  else if (choice.hold) body = html`<${Checkout} api=${api} choice=${choice} update=${update} />`;
+  else if (choice.slot) body = html`<${Details} api=${api} choice=${choice} update=${update} />`;
+  else if (choice.product) body = html`<${ChooseTime} api=${api} choice=${choice} update=${update} />`;
+  else body = html`<${ChooseActivity} choice=${choice} update=${update} />`;
+
+  return html`<main class="widget">
+    <header class="widget-head"><h1>${choice?.site.name ?? t("book.title")}</h1></header>
+    ${body}
+  </main>`;
+}
+
+const root = document.getElementById("app");
+if (root) render(html`<${Widget} />`, root);
