@@ -7,6 +7,8 @@ import { SignIn } from "./signin.js";
 import { DaySheet } from "./day-sheet.js";
 import { Wizard } from "./wizard.js";
 import { WidgetPage } from "./widget-page.js";
+import { Bookings } from "./bookings.js";
+import { Booking } from "./booking.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -22,7 +24,7 @@ import { Notices, notify } from "./notices.js";
 
 /**
  * The console's pages: address, title, component, and the permission that shows it.
- * @type {{path: string, title: () => string, component: any, needs?: string}[]}
+ * @type {{path: string, title: () => string, component: any, needs?: string, parent?: string}[]}
  */
 const PAGES = [
   { path: "/admin", title: () => t("nav.daySheet"), component: DaySheet },
@@ -32,6 +34,7 @@ const PAGES = [
     component: Wizard,
     needs: "admin:bookings:create",
   },
+  { path: "/admin/bookings", title: () => t("nav.bookings"), component: Bookings, needs: "admin:bookings:read" },
   { path: "/admin/booking-page", title: () => t("nav.widget"), component: WidgetPage, needs: "admin:read" },
 ];
 
@@ -101,7 +104,10 @@ function App() {
 
   if (!session) return html`<${SignIn} onSignedIn=${signedIn} />`;
   const pages = PAGES.filter((p) => !p.needs || can(session, p.needs));
-  const page = pages.find((p) => p.path === path.split("?")[0]) ?? pages[0];
+  const bookingId = /^\/admin\/bookings\/([0-9a-f-]{36})$/.exec(path)?.[1];
+  const page = bookingId
+    ? { path, title: () => t("nav.bookings"), component: Booking, parent: "/admin/bookings" }
+    : (pages.find((p) => p.path === path) ?? pages[0]);
   const Page = page.component;
   return html`
     <div class="shell">
@@ -110,7 +116,7 @@ function App() {
         <span class="brand">${t("app.console")}</span>
         <nav aria-label=${t("nav.main")}>
           ${pages.map(
-            (p) => html`<a href=${p.path} aria-current=${p === page ? "page" : undefined}
+            (p) => html`<a href=${p.path} aria-current=${p === page || p.path === page.parent ? "page" : undefined}
               onClick=${(/** @type {MouseEvent} */ e) => {
                 e.preventDefault();
                 go(p.path);
@@ -121,7 +127,7 @@ function App() {
         <button type="button" onClick=${signOut}>${t("signin.signout")}</button>
       </header>
       <main id="content" tabindex="-1">
-        <${Page} key=${page.path} api=${api} session=${session} go=${go} />
+        <${Page} key=${page.path} api=${api} session=${session} go=${go} id=${bookingId} />
       </main>
       <${Notices} />
       ${reauthOpen ? html`<${SignIn} expired=${session} onSignedIn=${signedIn} onCancel=${signOut} />` : null}
