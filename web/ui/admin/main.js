@@ -9,6 +9,7 @@ import { Wizard } from "./wizard.js";
 import { WidgetPage } from "./widget-page.js";
 import { Bookings } from "./bookings.js";
 import { Booking } from "./booking.js";
+import { Imports } from "./imports.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -35,6 +36,7 @@ const PAGES = [
     needs: "admin:bookings:create",
   },
   { path: "/admin/bookings", title: () => t("nav.bookings"), component: Bookings, needs: "admin:bookings:read" },
+  { path: "/admin/import-export", title: () => t("nav.imports"), component: Imports, needs: "admin:read" },
   { path: "/admin/booking-page", title: () => t("nav.widget"), component: WidgetPage, needs: "admin:read" },
 ];
 
