@@ -27,8 +27,11 @@ async function freePort() {
   });
 }
 
-/** Starts `$KAIROS serve` on a free port with a fresh data directory. */
-export async function startServer() {
+/**
+ * Starts `$KAIROS serve` on a free port with a fresh data directory.
+ * @param {Record<string, string>} [extraEnv] more settings (KAIROS_…)
+ */
+export async function startServer(extraEnv = {}) {
   const binary = process.env.KAIROS;
   assert.ok(binary, "set KAIROS to the kairos binary");
   const dir = mkdtempSync(join(tmpdir(), "kairos-pages-"));
@@ -40,6 +43,7 @@ export async function startServer() {
     KAIROS_LISTEN: `127.0.0.1:${port}`,
     // The tests sign in many times a minute from one address; people do not.
     KAIROS_RATE_LIMIT_STRICT: "100",
+    ...extraEnv,
   };
   for (const k of ["DATABASE_URL", "KAIROS_DATABASE_URL", "KAIROS_CONFIG", "REDIS_URL"]) delete env[k];
   const child = spawn(binary, ["serve"], { env, stdio: ["ignore", "pipe", "pipe"] });
