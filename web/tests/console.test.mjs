@@ -153,3 +153,26 @@ test("the booking page shows its address and an iframe snippet that works", asyn
   await checkA11y(page, "the booking page");
   await done();
 });
+
+test("the message log shows a booking's confirmation, and the queue of failures is empty", async () => {
+  const where = await api.slots(day);
+  await api.payOnArrival(await api.hold(where, where.slots[3].slotId, "Barbara Liskov", 2));
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+  await page.getByRole("link", { name: "Messages" }).click();
+  await page.getByRole("heading", { name: "Messages" }).waitFor();
+  // The confirmation goes out within seconds (the demo writes it to a file).
+  const row = page.locator("tr[data-message]", { hasText: "barbara@example.com" });
+  for (let i = 0; i < 30 && !(await row.filter({ hasText: "Delivered" }).count()); i++) {
+    await page.waitForTimeout(500);
+    await page.getByRole("button", { name: "Refresh" }).click();
+  }
+  await row.filter({ hasText: "Delivered" }).waitFor();
+  await row.getByRole("button").click();
+  await row.locator("pre.message-body").filter({ hasText: "Barbara" }).waitFor();
+  await checkA11y(page, "the message log");
+  await page.getByRole("link", { name: "Needs attention" }).click();
+  await page.getByTestId("dlq-empty").waitFor();
+  await checkA11y(page, "the dead-letter queue");
+  await done();
+});

@@ -10,6 +10,7 @@ import { WidgetPage } from "./widget-page.js";
 import { Bookings } from "./bookings.js";
 import { Booking } from "./booking.js";
 import { Imports } from "./imports.js";
+import { DeadLetters, Messages } from "./problems.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -36,7 +37,9 @@ const PAGES = [
     needs: "admin:bookings:create",
   },
   { path: "/admin/bookings", title: () => t("nav.bookings"), component: Bookings, needs: "admin:bookings:read" },
-  { path: "/admin/import-export", title: () => t("nav.imports"), component: Imports, needs: "admin:read" },
+  { path: "/admin/import-export", title: () => t("nav.imports"), component: Imports, needs: "admin:write" },
+  { path: "/admin/messages", title: () => t("nav.messages"), component: Messages, needs: "admin:read" },
+  { path: "/admin/dead-letters", title: () => t("nav.dlq"), component: DeadLetters, needs: "admin:read" },
   { path: "/admin/booking-page", title: () => t("nav.widget"), component: WidgetPage, needs: "admin:read" },
 ];
 
