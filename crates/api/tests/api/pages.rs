@@ -33,7 +33,11 @@ async fn the_widget_is_served_for_every_tenant_path_and_may_be_framed_by_any_sit
     for path in ["/book/demo", "/book/demo/", "/book/demo/manage"] {
         let res = app.get(path).send().await;
         res.assert_status(200);
-        assert!(res.text.contains("/ui/book/main.js"), "{path}: {}", res.text);
+        assert!(
+            res.text.contains("/ui/book/main.js"),
+            "{path}: {}",
+            res.text
+        );
         let csp = res.header("content-security-policy").unwrap();
         assert!(csp.contains("frame-ancestors *"), "{csp}");
         assert!(csp.contains("script-src 'self'"), "{csp}");
