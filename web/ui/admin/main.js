@@ -11,6 +11,7 @@ import { Bookings } from "./bookings.js";
 import { Booking } from "./booking.js";
 import { Imports } from "./imports.js";
 import { DeadLetters, Messages } from "./problems.js";
+import { Sites, Products, Staff } from "./setup.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -40,6 +41,9 @@ const PAGES = [
   { path: "/admin/import-export", title: () => t("nav.imports"), component: Imports, needs: "admin:write" },
   { path: "/admin/messages", title: () => t("nav.messages"), component: Messages, needs: "admin:read" },
   { path: "/admin/dead-letters", title: () => t("nav.dlq"), component: DeadLetters, needs: "admin:read" },
+  { path: "/admin/setup/sites", title: () => t("nav.sites"), component: Sites, needs: "admin:read" },
+  { path: "/admin/setup/products", title: () => t("nav.products"), component: Products, needs: "admin:read" },
+  { path: "/admin/setup/staff", title: () => t("nav.staff"), component: Staff, needs: "admin:users:manage" },
   { path: "/admin/booking-page", title: () => t("nav.widget"), component: WidgetPage, needs: "admin:read" },
 ];
 

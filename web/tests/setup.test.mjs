@@ -1,0 +1,79 @@
+// Setup in the console: a site and an activity added and changed, a staff account made
+// for the front desk, who then signs in and is offered only what the role allows.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startServer, launchBrowser, openPage, checkA11y, signIn, Api } from "./harness.mjs";
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+/** @type {import("playwright-core").Browser} */
+let browser;
+/** @type {Api} */
+let api;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  api = await new Api(server.base).signIn();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test("an owner sets up a site, an activity and a front desk account", async () => {
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+
+  await page.getByRole("link", { name: "Sites" }).click();
+  await page.getByRole("button", { name: "Add a site" }).click();
+  const siteForm = page.getByRole("form", { name: "Site" });
+  await siteForm.getByLabel("Name", { exact: true }).fill("Tampere Hall");
+  await siteForm.getByLabel("Time zone").fill("Europe/Helsinki");
+  await siteForm.getByLabel("Address").fill("Hämeenkatu 1, Tampere");
+  await checkA11y(page, "the site form");
+  await siteForm.getByRole("button", { name: "Save" }).click();
+  await page.locator('tr[data-site="Tampere Hall"]').waitFor();
+
+  await page.getByRole("link", { name: "Activities" }).click();
+  await page.getByRole("button", { name: "Add an activity" }).click();
+  const productForm = page.getByRole("form", { name: "Activity" });
+  await productForm.getByLabel("Site").selectOption({ label: "Tampere Hall" });
+  await productForm.getByLabel("Name", { exact: true }).fill("Laser tag");
+  await productForm.getByLabel("Length in minutes").fill("45");
+  await productForm.getByLabel("Places per session").fill("12");
+  await productForm.getByLabel("Price per person").fill("25");
+  await checkA11y(page, "the activity form");
+  await productForm.getByRole("button", { name: "Save" }).click();
+  const row = page.locator('tr[data-product="Laser tag"]');
+  await row.waitFor();
+  await row.getByRole("button", { name: "Edit" }).click();
+  await page.getByRole("form", { name: "Activity" }).getByLabel("Places per session").fill("16");
+  await page.getByRole("form", { name: "Activity" }).getByRole("button", { name: "Save" }).click();
+  await row.getByText("16", { exact: true }).waitFor();
+
+  await page.getByRole("link", { name: "Staff" }).click();
+  await page.getByRole("button", { name: "Add a staff account" }).click();
+  const userForm = page.getByRole("form", { name: "Staff account" });
+  await userForm.getByLabel("Username").fill("mia");
+  await userForm.getByLabel("Name", { exact: true }).fill("Mia Front");
+  await userForm.getByLabel("Password").fill("mia-desk-password-1");
+  await userForm.getByLabel("Role").selectOption("front_desk");
+  await checkA11y(page, "the staff form");
+  await userForm.getByRole("button", { name: "Save" }).click();
+  await page.locator('tr[data-user="mia"]').waitFor();
+  await page.getByRole("button", { name: "Sign out" }).click();
+
+  // The front desk signs in: no staff accounts, no import, but the day sheet and bookings.
+  await signIn(page, server.base, { tenant: "demo", username: "mia", password: "mia-desk-password-1" });
+  await page.getByRole("link", { name: "Bookings" }).waitFor();
+  assert.equal(await page.getByRole("link", { name: "Staff" }).count(), 0);
+  assert.equal(await page.getByRole("link", { name: "Import and export" }).count(), 0);
+
+  const products = await api.call("GET", "/api/v1/admin/products");
+  const laser = products.items.find((/** @type {any} */ p) => p.name === "Laser tag");
+  assert.equal(laser.capacity, 16);
+  assert.equal(laser.durationMins, 45);
+  await done();
+});
