@@ -77,3 +77,30 @@ test("an owner sets up a site, an activity and a front desk account", async () =
   assert.equal(laser.durationMins, 45);
   await done();
 });
+
+test("a promotion is added, its statistics shown and switched off", async () => {
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+  await page.getByRole("link", { name: "Promotions" }).click();
+  await page.getByRole("button", { name: "Add a promotion" }).click();
+  const form = page.getByRole("form", { name: "Promotion" });
+  await form.getByLabel("Code", { exact: true }).fill("SUMMER15");
+  await form.getByLabel("Name", { exact: true }).fill("Summer 15 %");
+  await form.getByLabel("Discount (percent or amount)").fill("15");
+  await form.getByLabel("Uses at most").fill("100");
+  await checkA11y(page, "the promotion form");
+  await form.getByRole("button", { name: "Save" }).click();
+  const row = page.locator('tr[data-promotion="SUMMER15"]');
+  await row.waitFor();
+  await row.getByRole("button", { name: "Statistics" }).click();
+  await page.getByTestId("promo-stats").getByText("How SUMMER15 is used").waitFor();
+  await checkA11y(page, "the promotion statistics");
+  await row.getByRole("button", { name: "Switch off" }).click();
+  await row.getByRole("button", { name: "Switch on" }).waitFor();
+  const list = await api.call("GET", "/api/v1/admin/promotions?search=SUMMER15");
+  const promo = list.promotions.find((/** @type {any} */ p) => p.code === "SUMMER15");
+  assert.equal(promo.discount_value, 15);
+  assert.equal(promo.usage_limit, 100);
+  assert.equal(promo.is_active, false);
+  await done();
+});

@@ -12,6 +12,7 @@ import { Booking } from "./booking.js";
 import { Imports } from "./imports.js";
 import { DeadLetters, Messages } from "./problems.js";
 import { Sites, Products, Staff } from "./setup.js";
+import { Promotions } from "./promotions.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -38,6 +39,7 @@ const PAGES = [
     needs: "admin:bookings:create",
   },
   { path: "/admin/bookings", title: () => t("nav.bookings"), component: Bookings, needs: "admin:bookings:read" },
+  { path: "/admin/promotions", title: () => t("nav.promotions"), component: Promotions, needs: "admin:write" },
   { path: "/admin/import-export", title: () => t("nav.imports"), component: Imports, needs: "admin:write" },
   { path: "/admin/messages", title: () => t("nav.messages"), component: Messages, needs: "admin:read" },
   { path: "/admin/dead-letters", title: () => t("nav.dlq"), component: DeadLetters, needs: "admin:read" },
