@@ -104,3 +104,26 @@ test("a promotion is added, its statistics shown and switched off", async () => 
   assert.equal(promo.is_active, false);
   await done();
 });
+
+test("a closed day added to the hours empties that day in the week's calendar", async () => {
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+  await page.getByRole("link", { name: "Opening hours" }).click();
+  await page.getByRole("heading", { name: "Weekly hours" }).waitFor();
+  const { daysAheadInHelsinki } = await import("./harness.mjs");
+  const day = daysAheadInHelsinki(9);
+  const week = page.getByTestId("week");
+  await page.getByRole("button", { name: "Next week" }).click();
+  const cell = week.locator(`[data-day="${day}"]`);
+  await cell.locator(".week-slot").first().waitFor();
+  await checkA11y(page, "the opening hours");
+  await page.getByRole("button", { name: "Add closed days" }).click();
+  const form = page.getByRole("form", { name: "Closed days" });
+  await form.getByLabel("From").fill(day);
+  await form.getByLabel("Why").selectOption("maintenance");
+  await form.getByLabel("Note").fill("New floor");
+  await form.getByRole("button", { name: "Save" }).click();
+  await page.locator("ul.rules").getByText("New floor").waitFor();
+  await cell.getByText("No sessions").waitFor();
+  await done();
+});

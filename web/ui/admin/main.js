@@ -13,6 +13,7 @@ import { Imports } from "./imports.js";
 import { DeadLetters, Messages } from "./problems.js";
 import { Sites, Products, Staff } from "./setup.js";
 import { Promotions } from "./promotions.js";
+import { Schedules } from "./schedules.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -45,6 +46,7 @@ const PAGES = [
   { path: "/admin/dead-letters", title: () => t("nav.dlq"), component: DeadLetters, needs: "admin:read" },
   { path: "/admin/setup/sites", title: () => t("nav.sites"), component: Sites, needs: "admin:read" },
   { path: "/admin/setup/products", title: () => t("nav.products"), component: Products, needs: "admin:read" },
+  { path: "/admin/setup/schedules", title: () => t("nav.schedules"), component: Schedules, needs: "admin:read" },
   { path: "/admin/setup/staff", title: () => t("nav.staff"), component: Staff, needs: "admin:users:manage" },
   { path: "/admin/booking-page", title: () => t("nav.widget"), component: WidgetPage, needs: "admin:read" },
 ];
