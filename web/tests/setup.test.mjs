@@ -127,3 +127,32 @@ test("a closed day added to the hours empties that day in the week's calendar", 
   await cell.getByText("No sessions").waitFor();
   await done();
 });
+
+test("the owner sets the bank account and the cancellation fee; secrets are never shown", async () => {
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+  await page.getByRole("link", { name: "Payments" }).click();
+  await page.getByRole("heading", { name: "Payment accounts" }).waitFor();
+  await page.getByRole("button", { name: "Set the bank account" }).click();
+  const form = page.getByRole("form", { name: "Online bank (Paytrail)" });
+  await form.getByLabel("Merchant id").fill("375917");
+  await form.getByLabel("Secret key").fill("SAIPPUAKAUPPIAS");
+  await checkA11y(page, "the payment account form");
+  await form.getByRole("button", { name: "Save" }).click();
+  const row = page.locator('tr[data-account="bankpay"]');
+  await row.waitFor();
+  assert.ok(!(await page.locator("main").innerText()).includes("SAIPPUAKAUPPIAS"), "the secret is not shown");
+
+  const policy = page.getByRole("form", { name: "Cancellation fee when customers cancel" });
+  await policy.getByLabel("A share of what was paid").check();
+  await policy.getByLabel("Percent").fill("10");
+  await policy.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("status").filter({ hasText: "Saved." }).first().waitFor();
+  const stored = await api.call("GET", "/api/v1/admin/payments/refund-policy");
+  assert.equal(stored.feeType, "percentage");
+  assert.equal(stored.percentage, 10);
+
+  await row.getByRole("button", { name: "Remove" }).click();
+  await row.waitFor({ state: "detached" });
+  await done();
+});

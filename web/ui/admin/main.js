@@ -14,6 +14,7 @@ import { DeadLetters, Messages } from "./problems.js";
 import { Sites, Products, Staff } from "./setup.js";
 import { Promotions } from "./promotions.js";
 import { Schedules } from "./schedules.js";
+import { Payments } from "./payments.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -48,6 +49,7 @@ const PAGES = [
   { path: "/admin/setup/products", title: () => t("nav.products"), component: Products, needs: "admin:read" },
   { path: "/admin/setup/schedules", title: () => t("nav.schedules"), component: Schedules, needs: "admin:read" },
   { path: "/admin/setup/staff", title: () => t("nav.staff"), component: Staff, needs: "admin:users:manage" },
+  { path: "/admin/setup/payments", title: () => t("nav.payments"), component: Payments, needs: "admin:payments:manage" },
   { path: "/admin/booking-page", title: () => t("nav.widget"), component: WidgetPage, needs: "admin:read" },
 ];
 
