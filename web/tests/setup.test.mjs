@@ -156,3 +156,29 @@ test("the owner sets the bank account and the cancellation fee; secrets are neve
   await row.waitFor({ state: "detached" });
   await done();
 });
+
+test("a message template is edited with a live preview and saved as the venue's own", async () => {
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+  await page.getByRole("link", { name: "Templates" }).click();
+  const builtIn = page.locator('tr[data-template^="booking_confirmation:en:true"]');
+  await builtIn.getByRole("button", { name: "Edit" }).click();
+  const editor = page.getByRole("form", { name: "Template" });
+  await editor.getByLabel("Subject").fill("See you soon, {{customerName}}!");
+  const preview = page.getByTestId("template-preview");
+  // The preview fills the variable with the sample data the API renders it with.
+  await preview.locator("strong", { hasText: /^See you soon, (?!\{\{).+!$/ }).waitFor({ timeout: 5000 }).catch(async (e) => {
+    throw new Error(`${e.message}\n${await page.locator("main").innerText()}`);
+  });
+  await checkA11y(page, "the template editor");
+  await editor.getByRole("button", { name: "Save" }).click();
+  await page.locator('tr[data-template^="booking_confirmation:en:false"]').waitFor();
+  const list = await api.call("GET", "/api/v1/admin/messaging/templates?templateKey=booking_confirmation");
+  assert.ok(list.templates.some((/** @type {any} */ x) => !x.isGlobal && x.subjectTemplate === "See you soon, {{customerName}}!"));
+
+  await page.getByRole("link", { name: "Gift cards" }).click();
+  await page.getByRole("heading", { name: "On sale" }).waitFor();
+  await page.locator("main li").first().waitFor();
+  await checkA11y(page, "the gift cards");
+  await done();
+});

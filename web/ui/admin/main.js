@@ -15,6 +15,7 @@ import { Sites, Products, Staff } from "./setup.js";
 import { Promotions } from "./promotions.js";
 import { Schedules } from "./schedules.js";
 import { Payments } from "./payments.js";
+import { Templates, GiftCards } from "./messaging.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -43,6 +44,8 @@ const PAGES = [
   { path: "/admin/bookings", title: () => t("nav.bookings"), component: Bookings, needs: "admin:bookings:read" },
   { path: "/admin/promotions", title: () => t("nav.promotions"), component: Promotions, needs: "admin:write" },
   { path: "/admin/import-export", title: () => t("nav.imports"), component: Imports, needs: "admin:write" },
+  { path: "/admin/templates", title: () => t("nav.templates"), component: Templates, needs: "admin:read" },
+  { path: "/admin/gift-cards", title: () => t("nav.giftCards"), component: GiftCards, needs: "admin:read" },
   { path: "/admin/messages", title: () => t("nav.messages"), component: Messages, needs: "admin:read" },
   { path: "/admin/dead-letters", title: () => t("nav.dlq"), component: DeadLetters, needs: "admin:read" },
   { path: "/admin/setup/sites", title: () => t("nav.sites"), component: Sites, needs: "admin:read" },
