@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import {
-  startServer, launchBrowser, openPage, checkA11y, screenshot, signIn, Api, tomorrowInHelsinki, DEMO,
+  startServer, launchBrowser, openPage, checkA11y, screenshot, signIn, openSetup, Api, tomorrowInHelsinki, DEMO,
 } from "./harness.mjs";
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
@@ -144,7 +144,7 @@ test("an expired session asks to sign in again over the page and then finishes t
 test("the booking page shows its address and an iframe snippet that works", async () => {
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
-  await page.getByRole("link", { name: "Booking page" }).click();
+  await openSetup(page, "Booking page");
   await page.getByRole("heading", { name: "Your booking page" }).waitFor();
   const snippet = await page.getByTestId("snippet").inputValue();
   assert.match(snippet, new RegExp(`^<iframe src="${server.base}/book/demo"`));
@@ -159,7 +159,7 @@ test("the message log shows a booking's confirmation, and the queue of failures 
   await api.payOnArrival(await api.hold(where, where.slots[3].slotId, "Barbara Liskov", 2));
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
-  await page.getByRole("link", { name: "Messages" }).click();
+  await openSetup(page, "Messages");
   await page.getByRole("heading", { name: "Messages" }).waitFor();
   // The confirmation goes out within seconds (the demo writes it to a file).
   const row = page.locator("tr[data-message]", { hasText: "barbara@example.com" });

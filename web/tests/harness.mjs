@@ -282,3 +282,14 @@ export function daysAheadInHelsinki(days) {
 
 /** Tomorrow's date in Helsinki, YYYY-MM-DD. */
 export const tomorrowInHelsinki = () => daysAheadInHelsinki(1);
+
+/**
+ * Opens a setup page from the console's Setup page.
+ * @param {import("playwright-core").Page} page
+ * @param {string} name the page's title
+ */
+export async function openSetup(page, name) {
+  await page.getByRole("navigation").getByRole("link", { name: "Setup" }).click();
+  await page.getByRole("heading", { name: "Setup" }).waitFor();
+  await page.locator("main").getByRole("link", { name: new RegExp(`^${name}`) }).click();
+}

@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startServer, launchBrowser, openPage, checkA11y, signIn, Api } from "./harness.mjs";
+import { startServer, launchBrowser, openPage, checkA11y, signIn, openSetup, Api } from "./harness.mjs";
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -35,7 +35,7 @@ const CSV = [
 test("a voucher CSV is checked first, then imported, then exported", async () => {
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
-  await page.getByRole("link", { name: "Import and export" }).click();
+  await openSetup(page, "Import and export");
   await page.getByRole("heading", { name: "Import and export" }).waitFor();
   await checkA11y(page, "the import page");
   await page.locator('input[type="file"]').setInputFiles({ name: "vouchers.csv", mimeType: "text/csv", buffer: Buffer.from(CSV) });

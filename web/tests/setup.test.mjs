@@ -2,7 +2,7 @@
 // for the front desk, who then signs in and is offered only what the role allows.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, launchBrowser, openPage, checkA11y, signIn, Api } from "./harness.mjs";
+import { startServer, launchBrowser, openPage, checkA11y, signIn, openSetup, Api } from "./harness.mjs";
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -26,7 +26,7 @@ test("an owner sets up a site, an activity and a front desk account", async () =
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
 
-  await page.getByRole("link", { name: "Sites" }).click();
+  await openSetup(page, "Sites");
   await page.getByRole("button", { name: "Add a site" }).click();
   const siteForm = page.getByRole("form", { name: "Site" });
   await siteForm.getByLabel("Name", { exact: true }).fill("Tampere Hall");
@@ -36,7 +36,7 @@ test("an owner sets up a site, an activity and a front desk account", async () =
   await siteForm.getByRole("button", { name: "Save" }).click();
   await page.locator('tr[data-site="Tampere Hall"]').waitFor();
 
-  await page.getByRole("link", { name: "Activities" }).click();
+  await openSetup(page, "Activities");
   await page.getByRole("button", { name: "Add an activity" }).click();
   const productForm = page.getByRole("form", { name: "Activity" });
   await productForm.getByLabel("Site").selectOption({ label: "Tampere Hall" });
@@ -53,7 +53,7 @@ test("an owner sets up a site, an activity and a front desk account", async () =
   await page.getByRole("form", { name: "Activity" }).getByRole("button", { name: "Save" }).click();
   await row.getByText("16", { exact: true }).waitFor();
 
-  await page.getByRole("link", { name: "Staff" }).click();
+  await openSetup(page, "Staff");
   await page.getByRole("button", { name: "Add a staff account" }).click();
   const userForm = page.getByRole("form", { name: "Staff account" });
   await userForm.getByLabel("Username").fill("mia");
@@ -68,8 +68,11 @@ test("an owner sets up a site, an activity and a front desk account", async () =
   // The front desk signs in: no staff accounts, no import, but the day sheet and bookings.
   await signIn(page, server.base, { tenant: "demo", username: "mia", password: "mia-desk-password-1" });
   await page.getByRole("link", { name: "Bookings" }).waitFor();
-  assert.equal(await page.getByRole("link", { name: "Staff" }).count(), 0);
-  assert.equal(await page.getByRole("link", { name: "Import and export" }).count(), 0);
+  await page.getByRole("navigation").getByRole("link", { name: "Setup" }).click();
+  await page.locator("main").getByRole("link", { name: /^Sites/ }).waitFor();
+  assert.equal(await page.locator("main").getByRole("link", { name: /^Staff/ }).count(), 0);
+  assert.equal(await page.locator("main").getByRole("link", { name: /^Import and export/ }).count(), 0);
+  assert.equal(await page.locator("main").getByRole("link", { name: /^Payments/ }).count(), 0);
 
   const products = await api.call("GET", "/api/v1/admin/products");
   const laser = products.items.find((/** @type {any} */ p) => p.name === "Laser tag");
@@ -81,7 +84,7 @@ test("an owner sets up a site, an activity and a front desk account", async () =
 test("a promotion is added, its statistics shown and switched off", async () => {
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
-  await page.getByRole("link", { name: "Promotions" }).click();
+  await openSetup(page, "Promotions");
   await page.getByRole("button", { name: "Add a promotion" }).click();
   const form = page.getByRole("form", { name: "Promotion" });
   await form.getByLabel("Code", { exact: true }).fill("SUMMER15");
@@ -108,7 +111,7 @@ test("a promotion is added, its statistics shown and switched off", async () => 
 test("a closed day added to the hours empties that day in the week's calendar", async () => {
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
-  await page.getByRole("link", { name: "Opening hours" }).click();
+  await openSetup(page, "Opening hours");
   await page.getByRole("heading", { name: "Weekly hours" }).waitFor();
   const { daysAheadInHelsinki } = await import("./harness.mjs");
   const day = daysAheadInHelsinki(9);
@@ -131,7 +134,7 @@ test("a closed day added to the hours empties that day in the week's calendar", 
 test("the owner sets the bank account and the cancellation fee; secrets are never shown", async () => {
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
-  await page.getByRole("link", { name: "Payments" }).click();
+  await openSetup(page, "Payments");
   await page.getByRole("heading", { name: "Payment accounts" }).waitFor();
   await page.getByRole("button", { name: "Set the bank account" }).click();
   const form = page.getByRole("form", { name: "Online bank (Paytrail)" });
@@ -160,7 +163,7 @@ test("the owner sets the bank account and the cancellation fee; secrets are neve
 test("a message template is edited with a live preview and saved as the venue's own", async () => {
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
-  await page.getByRole("link", { name: "Templates" }).click();
+  await openSetup(page, "Templates");
   const builtIn = page.locator('tr[data-template^="booking_confirmation:en:true"]');
   await builtIn.getByRole("button", { name: "Edit" }).click();
   const editor = page.getByRole("form", { name: "Template" });
@@ -176,7 +179,7 @@ test("a message template is edited with a live preview and saved as the venue's 
   const list = await api.call("GET", "/api/v1/admin/messaging/templates?templateKey=booking_confirmation");
   assert.ok(list.templates.some((/** @type {any} */ x) => !x.isGlobal && x.subjectTemplate === "See you soon, {{customerName}}!"));
 
-  await page.getByRole("link", { name: "Gift cards" }).click();
+  await openSetup(page, "Gift cards");
   await page.getByRole("heading", { name: "On sale" }).waitFor();
   await page.locator("main li").first().waitFor();
   await checkA11y(page, "the gift cards");

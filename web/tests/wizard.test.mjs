@@ -138,20 +138,40 @@ async function tabTo(page, name) {
   throw new Error(`${name} cannot be reached with Tab (step: ${where})`);
 }
 
+/**
+ * Waits until the step's Next button is enabled (a choice made with the keyboard takes a
+ * render to enable it; Tab skips a disabled button).
+ * @param {import("playwright-core").Page} page
+ */
+async function nextEnabled(page) {
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll("section.step button")].some((b) => b.textContent?.trim() === "Next" && !(/** @type {HTMLButtonElement} */ (b).disabled)),
+  );
+}
+
 test("the wizard can be done with the keyboard alone", async () => {
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
   await page.goto(`${server.base}/admin/operations/bookings/new`);
   const step = page.locator("section.step");
-  const heading = (/** @type {string} */ name) => step.getByRole("heading", { name }).waitFor();
+  // Each step's heading takes the focus when the step opens; Tab starts from there.
+  const heading = async (/** @type {string} */ name) => {
+    await step.getByRole("heading", { name }).waitFor();
+    await page.waitForFunction(
+      (n) => document.activeElement?.id === "step-title" && document.activeElement.textContent === n,
+      name,
+    );
+  };
   await heading("Site");
   await tabTo(page, /Helsinki Adventure Centre/);
   await page.keyboard.press("Space");
+  await nextEnabled(page);
   await tabTo(page, /^Next$/);
   await page.keyboard.press("Enter");
   await heading("Activity");
   await tabTo(page, /session/i);
   await page.keyboard.press("Space");
+  await nextEnabled(page);
   await tabTo(page, /^Next$/);
   await page.keyboard.press("Enter");
   await heading("Date and time");
@@ -165,11 +185,13 @@ test("the wizard can be done with the keyboard alone", async () => {
   await tabTo(page, /places free/);
   await page.keyboard.press("ArrowRight");
   await step.locator('input[name="slot"]:checked').waitFor();
+  await nextEnabled(page);
   await tabTo(page, /^Next$/);
   await page.keyboard.press("Enter");
   for (const name of ["Option", "Extras"]) {
     await heading(name);
-    await tabTo(page, /^Next$/);
+    await nextEnabled(page);
+  await tabTo(page, /^Next$/);
     await page.keyboard.press("Enter");
   }
   await heading("Customer");
@@ -177,6 +199,7 @@ test("the wizard can be done with the keyboard alone", async () => {
   await page.keyboard.type("Mary Jackson");
   await tabTo(page, /^Email/);
   await page.keyboard.type("mary@example.com");
+  await nextEnabled(page);
   await tabTo(page, /^Next$/);
   await page.keyboard.press("Enter");
   await heading("Participants");
@@ -184,6 +207,7 @@ test("the wizard can be done with the keyboard alone", async () => {
   await page.keyboard.press("Enter");
   await heading("Codes and vouchers");
   await step.getByText("The places are held for").waitFor();
+  await nextEnabled(page);
   await tabTo(page, /^Next$/);
   await page.keyboard.press("Enter");
   await heading("Review and pay");

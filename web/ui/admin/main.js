@@ -30,31 +30,57 @@ import { Notices, notify } from "./notices.js";
  */
 
 /**
- * The console's pages: address, title, component, and the permission that shows it.
- * @type {{path: string, title: () => string, component: any, needs?: string, parent?: string}[]}
+ * The console's pages: address, title, component, the permission that shows it, and
+ * whether it is a daily page (in the top bar) or a setup page (on the setup page).
+ * @type {{path: string, title: () => string, component: any, needs?: string, parent?: string, setup?: boolean, about?: () => string}[]}
  */
 const PAGES = [
   { path: "/admin", title: () => t("nav.daySheet"), component: DaySheet },
+  { path: "/admin/bookings", title: () => t("nav.bookings"), component: Bookings, needs: "admin:bookings:read" },
   {
     path: "/admin/operations/bookings/new",
     title: () => t("nav.newBooking"),
     component: Wizard,
     needs: "admin:bookings:create",
   },
-  { path: "/admin/bookings", title: () => t("nav.bookings"), component: Bookings, needs: "admin:bookings:read" },
-  { path: "/admin/promotions", title: () => t("nav.promotions"), component: Promotions, needs: "admin:write" },
-  { path: "/admin/import-export", title: () => t("nav.imports"), component: Imports, needs: "admin:write" },
-  { path: "/admin/templates", title: () => t("nav.templates"), component: Templates, needs: "admin:read" },
-  { path: "/admin/gift-cards", title: () => t("nav.giftCards"), component: GiftCards, needs: "admin:read" },
-  { path: "/admin/messages", title: () => t("nav.messages"), component: Messages, needs: "admin:read" },
   { path: "/admin/dead-letters", title: () => t("nav.dlq"), component: DeadLetters, needs: "admin:read" },
-  { path: "/admin/setup/sites", title: () => t("nav.sites"), component: Sites, needs: "admin:read" },
-  { path: "/admin/setup/products", title: () => t("nav.products"), component: Products, needs: "admin:read" },
-  { path: "/admin/setup/schedules", title: () => t("nav.schedules"), component: Schedules, needs: "admin:read" },
-  { path: "/admin/setup/staff", title: () => t("nav.staff"), component: Staff, needs: "admin:users:manage" },
-  { path: "/admin/setup/payments", title: () => t("nav.payments"), component: Payments, needs: "admin:payments:manage" },
-  { path: "/admin/booking-page", title: () => t("nav.widget"), component: WidgetPage, needs: "admin:read" },
+  { path: "/admin/setup", title: () => t("nav.setup"), component: SetupIndex, needs: "admin:read" },
+  .../** @type {[string, import("../shared/i18n.js").Key, any, string][]} */ ([
+    ["/admin/setup/sites", "nav.sites", Sites, "admin:read"],
+    ["/admin/setup/products", "nav.products", Products, "admin:read"],
+    ["/admin/setup/schedules", "nav.schedules", Schedules, "admin:read"],
+    ["/admin/promotions", "nav.promotions", Promotions, "admin:write"],
+    ["/admin/import-export", "nav.imports", Imports, "admin:write"],
+    ["/admin/gift-cards", "nav.giftCards", GiftCards, "admin:read"],
+    ["/admin/templates", "nav.templates", Templates, "admin:read"],
+    ["/admin/messages", "nav.messages", Messages, "admin:read"],
+    ["/admin/booking-page", "nav.widget", WidgetPage, "admin:read"],
+    ["/admin/setup/staff", "nav.staff", Staff, "admin:users:manage"],
+    ["/admin/setup/payments", "nav.payments", Payments, "admin:payments:manage"],
+  ]).map(([path, key, component, needs]) => ({
+    path,
+    title: () => t(key),
+    about: () => t(/** @type {any} */ (`${key}.about`)),
+    component,
+    needs,
+    setup: true,
+    parent: "/admin/setup",
+  })),
 ];
+
+/**
+ * The setup pages the user may open, each with a line on what it is for.
+ * @param {{session: Session, go: (to: string) => void}} props
+ */
+function SetupIndex({ session, go }) {
+  const pages = PAGES.filter((p) => p.setup && (!p.needs || can(session, p.needs)));
+  return html`<h1>${t("nav.setup")}</h1>
+    <ul class="cards">${pages.map(
+      (p) => html`<li><a class="card button" href=${p.path}
+        onClick=${(/** @type {MouseEvent} */ e) => (e.preventDefault(), go(p.path))}>
+        <strong>${p.title()}</strong><span class="muted">${p.about?.()}</span></a></li>`,
+    )}</ul>`;
+}
 
 function currentPath() {
   const path = location.pathname.replace(/\/+$/, "");
@@ -133,7 +159,7 @@ function App() {
       <header class="top">
         <span class="brand">${t("app.console")}</span>
         <nav aria-label=${t("nav.main")}>
-          ${pages.map(
+          ${pages.filter((p) => !p.setup).map(
             (p) => html`<a href=${p.path} aria-current=${p === page || p.path === page.parent ? "page" : undefined}
               onClick=${(/** @type {MouseEvent} */ e) => {
                 e.preventDefault();
