@@ -185,3 +185,30 @@ test("a message template is edited with a live preview and saved as the venue's 
   await checkA11y(page, "the gift cards");
   await done();
 });
+
+test("an activity gains an option and an extra", async () => {
+  const products = await api.call("GET", "/api/v1/admin/products");
+  const product = products.items[0];
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+  await openSetup(page, "Activities");
+  await page.locator(`tr[data-product="${product.name}"]`).getByRole("button", { name: "Options and extras" }).click();
+  await page.getByRole("button", { name: "Add an option" }).click();
+  const option = page.getByRole("form", { name: "Option" });
+  await option.getByLabel("Name", { exact: true }).fill("Night climb");
+  await option.getByLabel("Amount per person").fill("30");
+  await option.getByRole("button", { name: "Save" }).click();
+  await page.locator('li[data-variant="Night climb"]').waitFor();
+  await page.getByRole("button", { name: "Add an extra" }).click();
+  const extra = page.getByRole("form", { name: "Extra" });
+  await extra.getByLabel("Name", { exact: true }).fill("Chalk bag");
+  await extra.getByLabel("Price").fill("4");
+  await checkA11y(page, "the options and extras");
+  await extra.getByRole("button", { name: "Save" }).click();
+  await page.locator('li[data-addon="Chalk bag"]').waitFor();
+  const variants = await api.call("GET", `/api/v1/admin/products/${product.id}/variants`);
+  assert.ok(variants.items.some((/** @type {any} */ v) => v.name === "Night climb" && v.priceAmount === 30));
+  const addons = await api.call("GET", `/api/v1/admin/products/${product.id}/addons`);
+  assert.ok(addons.items.some((/** @type {any} */ a) => a.name === "Chalk bag"));
+  await done();
+});

@@ -6,6 +6,7 @@ import { ok } from "../shared/api.js";
 import { money } from "../shared/format.js";
 import { can } from "./session.js";
 import { notify } from "./notices.js";
+import { ProductExtras } from "./product-extras.js";
 
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
 
@@ -110,6 +111,7 @@ export function Products({ api, session }) {
   const [products, setProducts] = useState(/** @type {Schemas["ProductDto"][] | null} */ (null));
   const [sites, setSites] = useState(/** @type {Schemas["SiteDto"][]} */ ([]));
   const [editing, setEditing] = useState(/** @type {Record<string, any> | null} */ (null));
+  const [extras, setExtras] = useState(/** @type {Schemas["ProductDto"] | null} */ (null));
   const [error, setError] = useState("");
   const mayWrite = can(session, "admin:write");
   const load = () => ok(api.GET("/api/v1/admin/products")).then((r) => setProducts(r.items)).catch((e) => setError(e.message));
@@ -149,12 +151,14 @@ export function Products({ api, session }) {
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <table class="bookings list"><thead><tr><th scope="col">${t("setup.name")}</th><th scope="col">${t("day.site")}</th>
       <th scope="col">${t("setup.duration")}</th><th scope="col">${t("setup.capacity")}</th><th scope="col">${t("setup.price")}</th>
-      <th scope="col">${t("setup.active")}</th>${mayWrite ? html`<th scope="col"></th>` : null}</tr></thead>
+      <th scope="col">${t("setup.active")}</th><th scope="col"></th></tr></thead>
       <tbody>${(products ?? []).map(
         (p) => html`<tr data-product=${p.name}><td>${p.name}</td><td>${siteName(p.siteId)}</td><td>${p.durationMins} min</td>
           <td>${p.capacity}</td><td>${money(p.basePrice, p.currency)}</td><td>${p.isActive ? t("setup.yes") : t("setup.no")}</td>
-          ${mayWrite ? html`<td><button type="button" onClick=${() => setEditing({ ...p })}>${t("setup.edit")}</button></td>` : null}</tr>`,
+          <td class="actions">${mayWrite ? html`<button type="button" onClick=${() => setEditing({ ...p })}>${t("setup.edit")}</button>` : null}
+            <button type="button" onClick=${() => setExtras(p)}>${t("extras.button")}</button></td></tr>`,
       )}</tbody></table>
+    ${extras ? html`<${ProductExtras} key=${extras.id} api=${api} product=${extras} mayWrite=${mayWrite} />` : null}
     ${mayWrite && !editing && sites.length > 0
       ? html`<p><button type="button" class="primary" onClick=${() =>
           setEditing({ siteId: sites[0].id, name: "", durationMins: 60, capacity: 10, basePrice: 20, slotIntervalMin: 60, isActive: true })}>
