@@ -68,3 +68,26 @@ test("a voucher CSV is checked first, then imported, then exported", async () =>
   assert.match(exported, new RegExp(generated));
   await done();
 });
+
+test("staff issue a voucher with a made code and find it", async () => {
+  const { page, done } = await openPage(browser);
+  await signIn(page, server.base);
+  await openSetup(page, "Vouchers");
+  await page.getByRole("button", { name: "Issue a voucher" }).click();
+  const form = page.getByRole("form", { name: "Voucher" });
+  await form.getByLabel("Value").fill("30");
+  await form.getByLabel("For the customer").fill("grace@example.com");
+  await checkA11y(page, "the voucher form");
+  await form.getByRole("button", { name: "Issue the voucher" }).click();
+  const notice = page.getByRole("status").filter({ hasText: /Voucher .+ issued\./ });
+  await notice.waitFor({ timeout: 5000 }).catch(async (e) => {
+    throw new Error(`${e.message}\n${await page.locator("body").innerText()}`);
+  });
+  const code = (await notice.innerText()).replace(/^[\s\S]*Voucher (\S+) issued\.[\s\S]*$/, "$1");
+  await page.getByLabel("Code", { exact: true }).fill(code);
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.locator(`tr[data-voucher="${code}"]`).getByText("grace@example.com").waitFor();
+  const balance = await api.call("GET", `/api/v1/vouchers/${code}/balance`);
+  assert.equal(balance.voucher.currentBalance ?? balance.voucher.current_balance, 30);
+  await done();
+});

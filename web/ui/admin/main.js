@@ -16,6 +16,7 @@ import { Promotions } from "./promotions.js";
 import { Schedules } from "./schedules.js";
 import { Payments } from "./payments.js";
 import { Templates, GiftCards } from "./messaging.js";
+import { Vouchers } from "./vouchers.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -50,6 +51,7 @@ const PAGES = [
     ["/admin/setup/products", "nav.products", Products, "admin:read"],
     ["/admin/setup/schedules", "nav.schedules", Schedules, "admin:read"],
     ["/admin/promotions", "nav.promotions", Promotions, "admin:write"],
+    ["/admin/vouchers", "nav.vouchers", Vouchers, "admin:write"],
     ["/admin/import-export", "nav.imports", Imports, "admin:write"],
     ["/admin/gift-cards", "nav.giftCards", GiftCards, "admin:read"],
     ["/admin/templates", "nav.templates", Templates, "admin:read"],
