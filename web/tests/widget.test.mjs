@@ -102,3 +102,35 @@ test("an unknown venue says so", async () => {
   await page.locator(".error").evaluate((el) => el.classList.remove("error"));
   await done();
 });
+
+test("a customer who asks for an account gets the booking in their account", async () => {
+  const { page, done } = await openPage(browser);
+  const products = await api.call("GET", "/api/v1/admin/products");
+  await page.goto(`${server.base}/book/demo`);
+  await page.getByRole("button", { name: new RegExp(products.items[0].name) }).click();
+  await page.getByLabel("Day", { exact: true }).fill(day);
+  await page.locator("button.time").nth(3).click();
+  await page.getByLabel("Name", { exact: true }).fill("Frances Allen");
+  await page.getByLabel("Email", { exact: true }).fill("frances@example.com");
+  await page.getByLabel("Create an account").check();
+  await page.getByLabel("Password").fill("frances-password-1");
+  await page.getByLabel("I accept the terms").check();
+  await checkA11y(page, "the widget's details with an account");
+  await page.getByRole("button", { name: "Hold my places" }).click();
+  await page.getByRole("heading", { name: "Pay and confirm" }).waitFor();
+  await page.getByLabel("Pay on arrival").check();
+  await page.getByRole("button", { name: "Confirm the booking" }).click();
+  await page.getByRole("heading", { name: "You are booked!" }).waitFor();
+  const reference = (await page.getByTestId("reference").innerText()).trim();
+
+  const login = await fetch(`${server.base}/api/v1/customers/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-tenant-id": "demo" },
+    body: JSON.stringify({ email: "frances@example.com", password: "frances-password-1" }),
+  }).then((r) => r.json());
+  const mine = await fetch(`${server.base}/api/v1/customers/me/bookings`, {
+    headers: { "x-tenant-id": "demo", authorization: `Bearer ${login.access_token}` },
+  }).then((r) => r.json());
+  assert.ok(JSON.stringify(mine).includes(reference), JSON.stringify(mine));
+  await done();
+});

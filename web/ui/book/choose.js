@@ -108,6 +108,8 @@ export function ChooseTime({ api, choice, update }) {
 /** @param {StepProps} props */
 export function Details({ api, choice, update }) {
   const [customer, setCustomer] = useState(choice.customer);
+  // An optional account: the booking is then the customer's, seen with their sign-in.
+  const [account, setAccount] = useState({ wanted: false, password: "", terms: false });
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   // One key per attempt: a retry after a lost answer gets the same hold.
@@ -122,9 +124,11 @@ export function Details({ api, choice, update }) {
     setBusy(true);
     setError("");
     try {
+      const token = account.wanted ? await signUp() : null;
       const held = await ok(
         api.POST("/api/v1/bookings/hold", {
           params: { header: { "Idempotency-Key": key.current } },
+          ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
           body: {
             siteId: site.siteId,
             productId: product.id,
@@ -146,6 +150,41 @@ export function Details({ api, choice, update }) {
     }
   }
 
+  /**
+   * Makes the customer's account, or signs in to it when the email has one already:
+   * the customer token the hold is made with.
+   */
+  async function signUp() {
+    const [firstName, ...rest] = customer.name.trim().split(/\s+/);
+    try {
+      const made = await ok(
+        api.POST("/api/v1/customers/register", {
+          body: {
+            email: customer.email.trim(),
+            password: account.password,
+            firstName,
+            ...(rest.length > 0 ? { lastName: rest.join(" ") } : {}),
+            ...(customer.phone.trim() ? { phone: customer.phone.trim() } : {}),
+            // The form cannot be sent without the box ticked.
+            termsAccepted: true,
+            privacyPolicyAccepted: true,
+          },
+        }),
+      );
+      return made.access_token;
+    } catch (e) {
+      if (/** @type {any} */ (e).code !== "EMAIL_EXISTS") throw e;
+      try {
+        const signedIn = await ok(
+          api.POST("/api/v1/customers/login", { body: { email: customer.email.trim(), password: account.password } }),
+        );
+        return signedIn.access_token;
+      } catch {
+        throw new Error(t("book.accountExists"));
+      }
+    }
+  }
+
   /** @param {Partial<typeof customer>} change */
   const set = (change) => setCustomer({ ...customer, ...change });
   return html`
@@ -162,6 +201,14 @@ export function Details({ api, choice, update }) {
       <label>${t("book.phoneOptional")}
         <input type="tel" value=${customer.phone} autocomplete="tel"
           onInput=${(/** @type {any} */ e) => set({ phone: e.currentTarget.value })} /></label>
+      <label class="check"><input type="checkbox" checked=${account.wanted}
+        onChange=${(/** @type {any} */ e) => setAccount({ ...account, wanted: e.currentTarget.checked })} />${t("book.account")}</label>
+      ${account.wanted
+        ? html`<label>${t("book.password")}<input type="password" required minlength="8" autocomplete="new-password"
+              value=${account.password} onInput=${(/** @type {any} */ e) => setAccount({ ...account, password: e.currentTarget.value })} /></label>
+            <label class="check"><input type="checkbox" required checked=${account.terms}
+              onChange=${(/** @type {any} */ e) => setAccount({ ...account, terms: e.currentTarget.checked })} />${t("book.terms")}</label>`
+        : null}
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
       <div class="buttons">
         <button type="submit" class="primary" disabled=${busy}>${t("book.hold")}</button>

@@ -584,4 +584,8 @@ export default {
   "vouchers.issue": "Issue the voucher",
   "vouchers.issued": "Voucher {code} issued.",
   "vouchers.new": "Issue a voucher",
+  "book.account": "Create an account (or use mine) to keep my bookings together",
+  "book.password": "Password (at least 8 characters)",
+  "book.terms": "I accept the terms and the privacy policy",
+  "book.accountExists": "This email already has an account, and the password is not its password.",
 };
