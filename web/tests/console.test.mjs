@@ -176,3 +176,20 @@ test("the message log shows a booking's confirmation, and the queue of failures 
   await checkA11y(page, "the dead-letter queue");
   await done();
 });
+
+test("the day sheet and the wizard fit a front desk's tablet and a phone without sideways scrolling", async () => {
+  for (const viewport of [{ width: 768, height: 1024 }, { width: 390, height: 844 }]) {
+    const { page, done } = await openPage(browser, { viewport });
+    await signIn(page, server.base);
+    await page.goto(`${server.base}/admin?date=${day}`);
+    await page.locator(".summary strong").waitFor();
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(wide <= 0, `the day sheet is ${wide}px wider than a ${viewport.width}px screen`);
+    await checkA11y(page, `the day sheet at ${viewport.width}px`);
+    await page.goto(`${server.base}/admin/operations/bookings/new`);
+    await page.getByRole("heading", { name: "Site" }).waitFor();
+    const wizardWide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(wizardWide <= 0, `the wizard is ${wizardWide}px wider than a ${viewport.width}px screen`);
+    await done();
+  }
+});
