@@ -150,8 +150,11 @@ test("the owner sets the bank account and the cancellation fee; secrets are neve
   await policy.getByLabel("A share of what was paid").check();
   await policy.getByLabel("Percent").fill("10");
   await policy.getByRole("button", { name: "Save" }).click();
-  await page.getByRole("status").filter({ hasText: "Saved." }).first().waitFor();
-  const stored = await api.call("GET", "/api/v1/admin/payments/refund-policy");
+  let stored = await api.call("GET", "/api/v1/admin/payments/refund-policy");
+  for (let i = 0; i < 50 && stored.feeType !== "percentage"; i++) {
+    await page.waitForTimeout(100);
+    stored = await api.call("GET", "/api/v1/admin/payments/refund-policy");
+  }
   assert.equal(stored.feeType, "percentage");
   assert.equal(stored.percentage, 10);
 
