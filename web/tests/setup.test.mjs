@@ -163,7 +163,7 @@ test("the owner sets the bank account and the cancellation fee; secrets are neve
   await done();
 });
 
-test("a message template is edited with a live preview and saved as the venue's own", async () => {
+test("a message template is edited with a live preview and saved; a reminder rule is added and switched off", async () => {
   const { page, done } = await openPage(browser);
   await signIn(page, server.base);
   await openSetup(page, "Templates");
@@ -181,6 +181,22 @@ test("a message template is edited with a live preview and saved as the venue's 
   await page.locator('tr[data-template^="booking_confirmation:en:false"]').waitFor();
   const list = await api.call("GET", "/api/v1/admin/messaging/templates?templateKey=booking_confirmation");
   assert.ok(list.templates.some((/** @type {any} */ x) => !x.isGlobal && x.subjectTemplate === "See you soon, {{customerName}}!"));
+
+  // A reminder two days before, added, then switched off.
+  await page.getByRole("button", { name: "Add a rule" }).click();
+  const ruleForm = page.getByRole("form", { name: "Rule" });
+  await ruleForm.getByLabel("Name", { exact: true }).fill("Two days before");
+  await ruleForm.getByLabel("Offset").fill("-2");
+  await ruleForm.getByLabel("Unit").selectOption("days");
+  await ruleForm.getByRole("button", { name: "Save" }).click();
+  const ruleRow = page.locator('tr[data-rule="Two days before"]');
+  await ruleRow.getByText("-2 days").waitFor();
+  await ruleRow.getByRole("button", { name: "Switch off" }).click();
+  await ruleRow.getByRole("button", { name: "Switch on" }).waitFor();
+  const rules = await api.call("GET", "/api/v1/admin/messaging/automation-rules");
+  const made = rules.rules.find((/** @type {any} */ r) => r.name === "Two days before");
+  assert.equal(made.isActive, false);
+  assert.equal(made.triggerOffset, -2);
 
   await openSetup(page, "Gift cards");
   await page.getByRole("heading", { name: "On sale" }).waitFor();

@@ -17,6 +17,7 @@ export function Templates({ api, session }) {
   const [editing, setEditing] = useState(/** @type {Schemas["MessageTemplateDto"] | null} */ (null));
   const [preview, setPreview] = useState(/** @type {Schemas["TemplatePreview"] | null} */ (null));
   const [error, setError] = useState("");
+  const [rule, setRule] = useState(/** @type {Record<string, any> | null} */ (null));
   const mayWrite = can(session, "admin:write");
   const asked = useRef(0);
   const load = () =>
@@ -67,6 +68,37 @@ export function Templates({ api, session }) {
     }
   }
 
+  /** @param {Schemas["AutomationRuleDto"]} r */
+  async function switchRule(r) {
+    try {
+      await ok(api.PUT("/api/v1/admin/messaging/automation-rules/{id}", { params: { path: { id: r.id } }, body: { isActive: !r.isActive } }));
+      load();
+    } catch (e) {
+      notify(e instanceof Error ? e.message : String(e), "error");
+    }
+  }
+
+  /** @param {Event} e */
+  async function addRule(e) {
+    e.preventDefault();
+    const v = /** @type {Record<string, any>} */ (rule);
+    try {
+      await ok(api.POST("/api/v1/admin/messaging/automation-rules", {
+        body: {
+          name: v.name,
+          triggerEvent: v.triggerEvent,
+          templateKey: v.templateKey,
+          ...(Number(v.offset) ? { triggerOffset: Number(v.offset), triggerOffsetUnit: v.unit } : {}),
+        },
+      }));
+      notify(t("setup.saved"));
+      setRule(null);
+      load();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
   return html`
     <h1>${t("msg.title")}</h1>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
@@ -99,11 +131,32 @@ export function Templates({ api, session }) {
       : null}
     <h2>${t("msg.rules")}</h2>
     <table class="bookings list"><thead><tr><th scope="col">${t("setup.name")}</th><th scope="col">${t("msg.when")}</th>
-      <th scope="col">${t("msg.key")}</th><th scope="col">${t("setup.active")}</th></tr></thead>
+      <th scope="col">${t("msg.key")}</th><th scope="col">${t("setup.active")}</th><th scope="col"></th></tr></thead>
       <tbody>${rules.map(
-        (r) => html`<tr><td>${r.name}</td><td>${r.triggerEvent}${r.triggerOffset ? ` ${r.triggerOffset > 0 ? "+" : ""}${r.triggerOffset} ${r.triggerOffsetUnit}` : ""}</td>
-          <td><code>${r.templateKey}</code></td><td>${r.isActive ? t("setup.yes") : t("setup.no")}</td></tr>`,
+        (r) => html`<tr data-rule=${r.name}><td>${r.name}</td><td>${t(/** @type {any} */ (`msg.trigger.${r.triggerEvent}`))}${r.triggerOffset
+          ? ` ${r.triggerOffset > 0 ? "+" : ""}${r.triggerOffset} ${t(/** @type {any} */ (`msg.unit.${r.triggerOffsetUnit}`))}` : ""}</td>
+          <td><code>${r.templateKey}</code></td><td>${r.isActive ? t("setup.yes") : t("setup.no")}</td>
+          <td>${mayWrite ? html`<button type="button" onClick=${() => switchRule(r)}>${r.isActive ? t("promo.off") : t("promo.on")}</button>` : null}</td></tr>`,
       )}</tbody></table>
+    ${mayWrite && !rule
+      ? html`<p><button type="button" onClick=${() => setRule({ name: "", triggerEvent: "booking_date", offset: "-24", unit: "hours", templateKey: "booking_reminder" })}>
+          ${t("msg.addRule")}</button></p>`
+      : null}
+    ${rule
+      ? html`<form class="fields panel" onSubmit=${addRule} aria-label=${t("msg.ruleForm")}>
+          <label>${t("setup.name")}<input required value=${rule.name} onInput=${(/** @type {any} */ e) => setRule({ ...rule, name: e.currentTarget.value })} /></label>
+          <label>${t("msg.when")}<select value=${rule.triggerEvent} onChange=${(/** @type {any} */ e) => setRule({ ...rule, triggerEvent: e.currentTarget.value })}>
+            ${["booking_created", "booking_confirmed", "booking_completed", "booking_date"].map(
+              (x) => html`<option value=${x}>${t(/** @type {any} */ (`msg.trigger.${x}`))}</option>`)}</select></label>
+          <label>${t("msg.offset")}<input type="number" value=${rule.offset} onInput=${(/** @type {any} */ e) => setRule({ ...rule, offset: e.currentTarget.value })} /></label>
+          <label>${t("msg.unit")}<select value=${rule.unit} onChange=${(/** @type {any} */ e) => setRule({ ...rule, unit: e.currentTarget.value })}>
+            ${["hours", "days"].map((u) => html`<option value=${u}>${t(/** @type {any} */ (`msg.unit.${u}`))}</option>`)}</select></label>
+          <label>${t("msg.key")}<select value=${rule.templateKey} onChange=${(/** @type {any} */ e) => setRule({ ...rule, templateKey: e.currentTarget.value })}>
+            ${[...new Set(templates.map((tp) => tp.templateKey))].map((k) => html`<option value=${k}>${k}</option>`)}</select></label>
+          <div class="buttons"><button type="submit" class="primary">${t("booking.save")}</button>
+            <button type="button" onClick=${() => setRule(null)}>${t("common.cancel")}</button></div>
+        </form>`
+      : null}
   `;
 }
 
