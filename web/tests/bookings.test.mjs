@@ -1,36 +1,20 @@
 // Bookings in the console: the search with its filters and summary, and a booking's page:
 // customer details corrected, notes added, edited and deleted, a move checked then made,
 // and an arrival.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, launchBrowser, openPage, checkA11y, signIn, Api, daysAheadInHelsinki } from "./harness.mjs";
+import { openPage, checkA11y, signIn, suite, daysAheadInHelsinki } from "./harness.mjs";
 
-/** @type {Awaited<ReturnType<typeof startServer>>} */
-let server;
-/** @type {import("playwright-core").Browser} */
-let browser;
-/** @type {Api} */
-let api;
+const s = suite();
 const day = daysAheadInHelsinki(3);
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  api = await new Api(server.base).signIn();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
 test("staff find a booking, correct it, annotate it and move it", async () => {
-  const where = await api.slots(day);
-  const ada = await api.payOnArrival(await api.hold(where, where.slots[0].slotId, "Ada Lovelace", 2));
-  await api.payOnArrival(await api.hold(where, where.slots[1].slotId, "Alan Turing", 1));
+  const where = await s.api.slots(day);
+  const ada = await s.api.payOnArrival(await s.api.hold(where, where.slots[0].slotId, "Ada Lovelace", 2));
+  await s.api.payOnArrival(await s.api.hold(where, where.slots[1].slotId, "Alan Turing", 1));
 
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await page.getByRole("link", { name: "Bookings" }).click();
   await page.getByRole("heading", { name: "Bookings" }).waitFor();
   await page.getByTestId("summary").filter({ hasText: "2 bookings" }).waitFor();
@@ -74,8 +58,8 @@ test("staff find a booking, correct it, annotate it and move it", async () => {
   await page.getByRole("button", { name: "Arrived" }).click();
   await page.getByTestId("status").filter({ hasText: "Arrived" }).waitFor();
 
-  const found = await api.call("GET", "/api/v1/admin/bookings?customerEmail=ada@example.com");
-  const detail = await api.call("GET", `/api/v1/admin/bookings/${found.bookings[0].bookingId}`);
+  const found = await s.api.call("GET", "/api/v1/admin/bookings?customerEmail=ada@example.com");
+  const detail = await s.api.call("GET", `/api/v1/admin/bookings/${found.bookings[0].bookingId}`);
   assert.equal(detail.customer.phone, "+358 40 999 0000");
   assert.equal(detail.status, "arrived");
   assert.equal(detail.notes.length, 0);

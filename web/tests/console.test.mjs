@@ -1,29 +1,11 @@
 // The staff console in a real Chromium: sign-in, the day sheet's desk actions, a
 // cancellation with its refund, and a session that expires under a page without losing it.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  startServer, launchBrowser, openPage, checkA11y, screenshot, signIn, openSetup, Api, tomorrowInHelsinki, DEMO,
-} from "./harness.mjs";
+import { openPage, checkA11y, screenshot, signIn, openSetup, DEMO, tomorrowInHelsinki, suite } from "./harness.mjs";
 
-/** @type {Awaited<ReturnType<typeof startServer>>} */
-let server;
-/** @type {import("playwright-core").Browser} */
-let browser;
-/** @type {Api} */
-let api;
+const s = suite();
 const day = tomorrowInHelsinki();
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  api = await new Api(server.base).signIn();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
 
 /**
  * The row of a booking on the day sheet.
@@ -33,8 +15,8 @@ after(async () => {
 const row = (page, reference) => page.locator(`tr[data-booking="${reference}"]`);
 
 test("signing in shows the day sheet; a wrong password says so; signing out returns", async () => {
-  const { page, done } = await openPage(browser);
-  await page.goto(`${server.base}/admin?tenant=demo`);
+  const { page, done } = await openPage(s.browser);
+  await page.goto(`${s.server.base}/admin?tenant=demo`);
   await checkA11y(page, "sign-in");
   await page.getByLabel("Username").fill("admin");
   await page.getByLabel("Password").fill("not-the-password");
@@ -50,15 +32,15 @@ test("signing in shows the day sheet; a wrong password says so; signing out retu
 });
 
 test("the day sheet marks a payment, an arrival and a no-show, and another desk sees it", async () => {
-  const where = await api.slots(day);
-  const ada = await api.payOnArrival(await api.hold(where, where.slots[0].slotId, "Ada Lovelace", 2));
-  const alan = await api.payOnArrival(await api.hold(where, where.slots[0].slotId, "Alan Turing", 3));
+  const where = await s.api.slots(day);
+  const ada = await s.api.payOnArrival(await s.api.hold(where, where.slots[0].slotId, "Ada Lovelace", 2));
+  const alan = await s.api.payOnArrival(await s.api.hold(where, where.slots[0].slotId, "Alan Turing", 3));
 
-  const desk1 = await openPage(browser);
-  const desk2 = await openPage(browser);
+  const desk1 = await openPage(s.browser);
+  const desk2 = await openPage(s.browser);
   for (const d of [desk1, desk2]) {
-    await signIn(d.page, server.base);
-    await d.page.goto(`${server.base}/admin?date=${day}`);
+    await signIn(d.page, s.server.base);
+    await d.page.goto(`${s.server.base}/admin?date=${day}`);
     await row(d.page, ada).waitFor();
   }
   const page = desk1.page;
@@ -79,20 +61,20 @@ test("the day sheet marks a payment, an arrival and a no-show, and another desk 
   await row(desk2.page, ada).locator(".status.arrived").waitFor({ timeout: 15_000 });
   await row(desk2.page, alan).locator(".status.no_show").waitFor({ timeout: 15_000 });
 
-  const bookings = await api.call("GET", `/api/v1/admin/bookings?customerEmail=ada@example.com`);
+  const bookings = await s.api.call("GET", `/api/v1/admin/bookings?customerEmail=ada@example.com`);
   assert.equal(bookings.bookings.find((/** @type {any} */ b) => b.bookingReference === ada).status, "arrived");
   await desk1.done();
   await desk2.done();
 });
 
 test("a cancellation shows its refund first, then makes it", async () => {
-  const where = await api.slots(day);
-  const hold = await api.hold(where, where.slots[1].slotId, "Grace Hopper", 2);
-  const paid = await api.payByCard(hold);
+  const where = await s.api.slots(day);
+  const hold = await s.api.hold(where, where.slots[1].slotId, "Grace Hopper", 2);
+  const paid = await s.api.payByCard(hold);
 
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
-  await page.goto(`${server.base}/admin?date=${day}`);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
+  await page.goto(`${s.server.base}/admin?date=${day}`);
   const r = row(page, paid.bookingReference);
   await r.getByRole("button", { name: "Cancel…" }).click();
   const dialog = page.getByRole("dialog");
@@ -111,17 +93,17 @@ test("a cancellation shows its refund first, then makes it", async () => {
   await page.getByRole("status").filter({ hasText: "will be refunded" }).waitFor();
   await r.locator(".status.canceled").waitFor();
 
-  const b = await api.call("GET", `/api/v1/admin/bookings/${hold.id}`);
+  const b = await s.api.call("GET", `/api/v1/admin/bookings/${hold.id}`);
   assert.equal(b.status, "canceled");
   await done();
 });
 
 test("an expired session asks to sign in again over the page and then finishes the action", async () => {
-  const where = await api.slots(day);
-  const ref = await api.payOnArrival(await api.hold(where, where.slots[2].slotId, "Edsger Dijkstra", 1));
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
-  await page.goto(`${server.base}/admin?date=${day}`);
+  const where = await s.api.slots(day);
+  const ref = await s.api.payOnArrival(await s.api.hold(where, where.slots[2].slotId, "Edsger Dijkstra", 1));
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
+  await page.goto(`${s.server.base}/admin?date=${day}`);
   await row(page, ref).waitFor();
   // The token runs out (an hour on a real desk): the API answers 401 from now on.
   await page.evaluate(() => {
@@ -142,12 +124,12 @@ test("an expired session asks to sign in again over the page and then finishes t
 });
 
 test("the booking page shows its address and an iframe snippet that works", async () => {
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await openSetup(page, "Booking page");
   await page.getByRole("heading", { name: "Your booking page" }).waitFor();
   const snippet = await page.getByTestId("snippet").inputValue();
-  assert.match(snippet, new RegExp(`^<iframe src="${server.base}/book/demo"`));
+  assert.match(snippet, new RegExp(`^<iframe src="${s.server.base}/book/demo"`));
   // The preview is the widget itself, framed as a venue's site frames it.
   await page.frameLocator("iframe.preview").getByRole("heading", { name: "Choose an activity" }).waitFor();
   await checkA11y(page, "the booking page");
@@ -155,10 +137,10 @@ test("the booking page shows its address and an iframe snippet that works", asyn
 });
 
 test("the message log shows a booking's confirmation, and the queue of failures is empty", async () => {
-  const where = await api.slots(day);
-  await api.payOnArrival(await api.hold(where, where.slots[3].slotId, "Barbara Liskov", 2));
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const where = await s.api.slots(day);
+  await s.api.payOnArrival(await s.api.hold(where, where.slots[3].slotId, "Barbara Liskov", 2));
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await openSetup(page, "Messages");
   await page.getByRole("heading", { name: "Messages" }).waitFor();
   // The confirmation goes out within seconds (the demo writes it to a file).
@@ -179,14 +161,14 @@ test("the message log shows a booking's confirmation, and the queue of failures 
 
 test("the day sheet and the wizard fit a front desk's tablet and a phone without sideways scrolling", async () => {
   for (const viewport of [{ width: 768, height: 1024 }, { width: 390, height: 844 }]) {
-    const { page, done } = await openPage(browser, { viewport });
-    await signIn(page, server.base);
-    await page.goto(`${server.base}/admin?date=${day}`);
+    const { page, done } = await openPage(s.browser, { viewport });
+    await signIn(page, s.server.base);
+    await page.goto(`${s.server.base}/admin?date=${day}`);
     await page.locator(".summary strong").waitFor();
     const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(wide <= 0, `the day sheet is ${wide}px wider than a ${viewport.width}px screen`);
     await checkA11y(page, `the day sheet at ${viewport.width}px`);
-    await page.goto(`${server.base}/admin/operations/bookings/new`);
+    await page.goto(`${s.server.base}/admin/operations/bookings/new`);
     await page.getByRole("heading", { name: "Site" }).waitFor();
     const wizardWide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(wizardWide <= 0, `the wizard is ${wizardWide}px wider than a ${viewport.width}px screen`);

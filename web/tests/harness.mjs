@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
+import { before, after } from "node:test";
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -292,4 +293,25 @@ export async function openSetup(page, name) {
   await page.getByRole("navigation").getByRole("link", { name: "Setup" }).click();
   await page.getByRole("heading", { name: "Setup" }).waitFor();
   await page.locator("main").getByRole("link", { name: new RegExp(`^${name}`) }).click();
+}
+
+/**
+ * A test file's server, browser and signed-in API, started before its tests and stopped
+ * after them: `const s = suite();` then `s.server.base`, `s.browser`, `s.api`.
+ * @param {{env?: Record<string, string>, setup?: (s: {api: Api}) => Promise<void>}} [options]
+ *   more settings for the server, and what to arrange once it runs
+ */
+export function suite(options = {}) {
+  const s = /** @type {{server: Awaited<ReturnType<typeof startServer>>, browser: import("playwright-core").Browser, api: Api}} */ ({});
+  before(async () => {
+    s.server = await startServer(options.env);
+    s.browser = await launchBrowser();
+    s.api = await new Api(s.server.base).signIn();
+    await options.setup?.(s);
+  });
+  after(async () => {
+    await s.browser?.close();
+    await s.server?.stop();
+  });
+  return s;
 }

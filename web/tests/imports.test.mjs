@@ -1,27 +1,11 @@
 // Importing vouchers in the console: a CSV with good and bad rows is checked first (what
 // is wrong and where, nothing stored), then imported; the export downloads them again.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startServer, launchBrowser, openPage, checkA11y, signIn, openSetup, Api } from "./harness.mjs";
+import { openPage, checkA11y, signIn, openSetup, suite } from "./harness.mjs";
 
-/** @type {Awaited<ReturnType<typeof startServer>>} */
-let server;
-/** @type {import("playwright-core").Browser} */
-let browser;
-/** @type {Api} */
-let api;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  api = await new Api(server.base).signIn();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const s = suite();
 
 const CSV = [
   "code,voucherType,originalValue,currentBalance,expiresAt,customerEmail,currency",
@@ -33,8 +17,8 @@ const CSV = [
 ].join("\n");
 
 test("a voucher CSV is checked first, then imported, then exported", async () => {
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await openSetup(page, "Import and export");
   await page.getByRole("heading", { name: "Import and export" }).waitFor();
   await checkA11y(page, "the import page");
@@ -48,7 +32,7 @@ test("a voucher CSV is checked first, then imported, then exported", async () =>
   await preview.locator("td", { hasText: "customerEmail" }).first().waitFor();
   await checkA11y(page, "the import preview");
   // Nothing is stored by the check.
-  const before = await api.call("GET", "/api/v1/admin/vouchers?search=SPRING");
+  const before = await s.api.call("GET", "/api/v1/admin/vouchers?search=SPRING");
   assert.equal(before.items?.length ?? before.vouchers?.length ?? before.data?.length ?? 0, 0, JSON.stringify(before));
 
   await preview.getByRole("button", { name: "Import 3 rows" }).click();
@@ -56,7 +40,7 @@ test("a voucher CSV is checked first, then imported, then exported", async () =>
   await result.getByText("3 imported; 2 rows with problems were left out.").waitFor();
   const generated = (await result.locator("code").innerText()).trim();
   assert.match(generated, /^[A-Z0-9-]+$/, "a code was made for the row without one");
-  const balance = await api.call("GET", `/api/v1/vouchers/SPRING-50/balance`);
+  const balance = await s.api.call("GET", `/api/v1/vouchers/SPRING-50/balance`);
   assert.equal(balance.voucher.currentBalance ?? balance.voucher.current_balance, 20, JSON.stringify(balance));
 
   const download = page.waitForEvent("download");
@@ -70,8 +54,8 @@ test("a voucher CSV is checked first, then imported, then exported", async () =>
 });
 
 test("staff issue a voucher with a made code and find it", async () => {
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await openSetup(page, "Vouchers");
   await page.getByRole("button", { name: "Issue a voucher" }).click();
   const form = page.getByRole("form", { name: "Voucher" });
@@ -87,7 +71,7 @@ test("staff issue a voucher with a made code and find it", async () => {
   await page.getByLabel("Code", { exact: true }).fill(code);
   await page.getByRole("button", { name: "Search" }).click();
   await page.locator(`tr[data-voucher="${code}"]`).getByText("grace@example.com").waitFor();
-  const balance = await api.call("GET", `/api/v1/vouchers/${code}/balance`);
+  const balance = await s.api.call("GET", `/api/v1/vouchers/${code}/balance`);
   assert.equal(balance.voucher.currentBalance ?? balance.voucher.current_balance, 30);
   await done();
 });

@@ -1,30 +1,14 @@
 // Setup in the console: a site and an activity added and changed, a staff account made
 // for the front desk, who then signs in and is offered only what the role allows.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, launchBrowser, openPage, checkA11y, signIn, openSetup, Api } from "./harness.mjs";
+import { openPage, checkA11y, signIn, openSetup, suite } from "./harness.mjs";
 
-/** @type {Awaited<ReturnType<typeof startServer>>} */
-let server;
-/** @type {import("playwright-core").Browser} */
-let browser;
-/** @type {Api} */
-let api;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  api = await new Api(server.base).signIn();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const s = suite();
 
 test("an owner sets up a site, an activity and a front desk account", async () => {
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
 
   await openSetup(page, "Sites");
   await page.getByRole("button", { name: "Add a site" }).click();
@@ -66,7 +50,7 @@ test("an owner sets up a site, an activity and a front desk account", async () =
   await page.getByRole("button", { name: "Sign out" }).click();
 
   // The front desk signs in: no staff accounts, no import, but the day sheet and bookings.
-  await signIn(page, server.base, { tenant: "demo", username: "mia", password: "mia-desk-password-1" });
+  await signIn(page, s.server.base, { tenant: "demo", username: "mia", password: "mia-desk-password-1" });
   await page.getByRole("link", { name: "Bookings" }).waitFor();
   await page.getByRole("navigation").getByRole("link", { name: "Setup" }).click();
   await page.locator("main").getByRole("link", { name: /^Sites/ }).waitFor();
@@ -74,7 +58,7 @@ test("an owner sets up a site, an activity and a front desk account", async () =
   assert.equal(await page.locator("main").getByRole("link", { name: /^Import and export/ }).count(), 0);
   assert.equal(await page.locator("main").getByRole("link", { name: /^Payments/ }).count(), 0);
 
-  const products = await api.call("GET", "/api/v1/admin/products");
+  const products = await s.api.call("GET", "/api/v1/admin/products");
   const laser = products.items.find((/** @type {any} */ p) => p.name === "Laser tag");
   assert.equal(laser.capacity, 16);
   assert.equal(laser.durationMins, 45);
@@ -82,8 +66,8 @@ test("an owner sets up a site, an activity and a front desk account", async () =
 });
 
 test("a promotion is added, its statistics shown and switched off", async () => {
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await openSetup(page, "Promotions");
   await page.getByRole("button", { name: "Add a promotion" }).click();
   const form = page.getByRole("form", { name: "Promotion" });
@@ -100,7 +84,7 @@ test("a promotion is added, its statistics shown and switched off", async () => 
   await checkA11y(page, "the promotion statistics");
   await row.getByRole("button", { name: "Switch off" }).click();
   await row.getByRole("button", { name: "Switch on" }).waitFor();
-  const list = await api.call("GET", "/api/v1/admin/promotions?search=SUMMER15");
+  const list = await s.api.call("GET", "/api/v1/admin/promotions?search=SUMMER15");
   const promo = list.promotions.find((/** @type {any} */ p) => p.code === "SUMMER15");
   assert.equal(promo.discount_value, 15);
   assert.equal(promo.usage_limit, 100);
@@ -109,8 +93,8 @@ test("a promotion is added, its statistics shown and switched off", async () => 
 });
 
 test("a closed day added to the hours empties that day in the week's calendar", async () => {
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await openSetup(page, "Opening hours");
   await page.getByRole("heading", { name: "Weekly hours" }).waitFor();
   const { daysAheadInHelsinki } = await import("./harness.mjs");
@@ -132,8 +116,8 @@ test("a closed day added to the hours empties that day in the week's calendar", 
 });
 
 test("the owner sets the bank account and the cancellation fee; secrets are never shown", async () => {
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await openSetup(page, "Payments");
   await page.getByRole("heading", { name: "Payment accounts" }).waitFor();
   await page.getByRole("button", { name: "Set the bank account" }).click();
@@ -150,10 +134,10 @@ test("the owner sets the bank account and the cancellation fee; secrets are neve
   await policy.getByLabel("A share of what was paid").check();
   await policy.getByLabel("Percent").fill("10");
   await policy.getByRole("button", { name: "Save" }).click();
-  let stored = await api.call("GET", "/api/v1/admin/payments/refund-policy");
+  let stored = await s.api.call("GET", "/api/v1/admin/payments/refund-policy");
   for (let i = 0; i < 50 && stored.feeType !== "percentage"; i++) {
     await page.waitForTimeout(100);
-    stored = await api.call("GET", "/api/v1/admin/payments/refund-policy");
+    stored = await s.api.call("GET", "/api/v1/admin/payments/refund-policy");
   }
   assert.equal(stored.feeType, "percentage");
   assert.equal(stored.percentage, 10);
@@ -164,8 +148,8 @@ test("the owner sets the bank account and the cancellation fee; secrets are neve
 });
 
 test("a message template is edited with a live preview and saved; a reminder rule is added and switched off", async () => {
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await openSetup(page, "Templates");
   const builtIn = page.locator('tr[data-template^="booking_confirmation:en:true"]');
   await builtIn.getByRole("button", { name: "Edit" }).click();
@@ -179,7 +163,7 @@ test("a message template is edited with a live preview and saved; a reminder rul
   await checkA11y(page, "the template editor");
   await editor.getByRole("button", { name: "Save" }).click();
   await page.locator('tr[data-template^="booking_confirmation:en:false"]').waitFor();
-  const list = await api.call("GET", "/api/v1/admin/messaging/templates?templateKey=booking_confirmation");
+  const list = await s.api.call("GET", "/api/v1/admin/messaging/templates?templateKey=booking_confirmation");
   assert.ok(list.templates.some((/** @type {any} */ x) => !x.isGlobal && x.subjectTemplate === "See you soon, {{customerName}}!"));
 
   // A reminder two days before, added, then switched off.
@@ -193,7 +177,7 @@ test("a message template is edited with a live preview and saved; a reminder rul
   await ruleRow.getByText("-2 days").waitFor();
   await ruleRow.getByRole("button", { name: "Switch off" }).click();
   await ruleRow.getByRole("button", { name: "Switch on" }).waitFor();
-  const rules = await api.call("GET", "/api/v1/admin/messaging/automation-rules");
+  const rules = await s.api.call("GET", "/api/v1/admin/messaging/automation-rules");
   const made = rules.rules.find((/** @type {any} */ r) => r.name === "Two days before");
   assert.equal(made.isActive, false);
   assert.equal(made.triggerOffset, -2);
@@ -206,10 +190,10 @@ test("a message template is edited with a live preview and saved; a reminder rul
 });
 
 test("an activity gains an option and an extra", async () => {
-  const products = await api.call("GET", "/api/v1/admin/products");
+  const products = await s.api.call("GET", "/api/v1/admin/products");
   const product = products.items[0];
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
   await openSetup(page, "Activities");
   await page.locator(`tr[data-product="${product.name}"]`).getByRole("button", { name: "Options and extras" }).click();
   await page.getByRole("button", { name: "Add an option" }).click();
@@ -225,9 +209,9 @@ test("an activity gains an option and an extra", async () => {
   await checkA11y(page, "the options and extras");
   await extra.getByRole("button", { name: "Save" }).click();
   await page.locator('li[data-addon="Chalk bag"]').waitFor();
-  const variants = await api.call("GET", `/api/v1/admin/products/${product.id}/variants`);
+  const variants = await s.api.call("GET", `/api/v1/admin/products/${product.id}/variants`);
   assert.ok(variants.items.some((/** @type {any} */ v) => v.name === "Night climb" && v.priceAmount === 30));
-  const addons = await api.call("GET", `/api/v1/admin/products/${product.id}/addons`);
+  const addons = await s.api.call("GET", `/api/v1/admin/products/${product.id}/addons`);
   assert.ok(addons.items.some((/** @type {any} */ a) => a.name === "Chalk bag"));
   await done();
 });

@@ -1,37 +1,21 @@
 // The booking widget in a real Chromium, as a customer uses it: an activity, a day and a
 // time, their details (the places are held), a card payment through the sandbox, then the
 // link to the booking, from which they move it and cancel it with the refund.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, launchBrowser, openPage, checkA11y, screenshot, Api, daysAheadInHelsinki } from "./harness.mjs";
+import { openPage, checkA11y, screenshot, suite, daysAheadInHelsinki } from "./harness.mjs";
 
-/** @type {Awaited<ReturnType<typeof startServer>>} */
-let server;
-/** @type {import("playwright-core").Browser} */
-let browser;
-/** @type {Api} */
-let api;
+const s = suite();
 // Four days ahead: outside the demo's standard policy window (24 h to move or cancel
 // online, 48 h for a full refund).
 const day = daysAheadInHelsinki(4);
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  api = await new Api(server.base).signIn();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
 test("a customer books and pays by card in the widget, then moves and cancels from the link", async () => {
   // A phone-sized screen: the widget is used on phones.
-  const { page, done } = await openPage(browser, { viewport: { width: 390, height: 844 } });
-  const products = await api.call("GET", "/api/v1/admin/products");
+  const { page, done } = await openPage(s.browser, { viewport: { width: 390, height: 844 } });
+  const products = await s.api.call("GET", "/api/v1/admin/products");
   const product = products.items[0];
-  await page.goto(`${server.base}/book/demo`);
+  await page.goto(`${s.server.base}/book/demo`);
   await page.getByRole("heading", { name: "Choose an activity" }).waitFor();
   await checkA11y(page, "the widget's activities");
   await page.getByRole("button", { name: new RegExp(product.name) }).click();
@@ -64,7 +48,7 @@ test("a customer books and pays by card in the widget, then moves and cancels fr
   await page.getByRole("heading", { name: "You are booked!" }).waitFor({ timeout: 20_000 });
   const reference = (await page.getByTestId("reference").innerText()).trim();
   await checkA11y(page, "the widget's confirmation");
-  const found = await api.call("GET", `/api/v1/admin/bookings?customerEmail=hedy@example.com`);
+  const found = await s.api.call("GET", `/api/v1/admin/bookings?customerEmail=hedy@example.com`);
   assert.equal(found.bookings[0].bookingReference, reference);
   assert.equal(found.bookings[0].status, "paid");
 
@@ -84,7 +68,7 @@ test("a customer books and pays by card in the widget, then moves and cancels fr
   await page.getByRole("button", { name: "Yes, cancel it" }).click();
   await page.getByRole("status").filter({ hasText: "cancelled" }).waitFor();
   await page.getByTestId("status").filter({ hasText: "Cancelled" }).waitFor();
-  const after = await api.call("GET", `/api/v1/admin/bookings/${found.bookings[0].bookingId}`);
+  const after = await s.api.call("GET", `/api/v1/admin/bookings/${found.bookings[0].bookingId}`);
   assert.equal(after.status, "canceled");
   // More than 48 hours ahead, the standard policy refunds it all to the card.
   assert.match(await page.getByRole("status").innerText(), /will be refunded to your card/);
@@ -95,8 +79,8 @@ test("a customer books and pays by card in the widget, then moves and cancels fr
 });
 
 test("an unknown venue says so", async () => {
-  const { page, done } = await openPage(browser);
-  await page.goto(`${server.base}/book/nobody`);
+  const { page, done } = await openPage(s.browser);
+  await page.goto(`${s.server.base}/book/nobody`);
   await page.getByText("This booking page does not exist").waitFor();
   // The message is the page's own, not an error of the page.
   await page.locator(".error").evaluate((el) => el.classList.remove("error"));
@@ -104,9 +88,9 @@ test("an unknown venue says so", async () => {
 });
 
 test("a customer who asks for an account gets the booking in their account", async () => {
-  const { page, done } = await openPage(browser);
-  const products = await api.call("GET", "/api/v1/admin/products");
-  await page.goto(`${server.base}/book/demo`);
+  const { page, done } = await openPage(s.browser);
+  const products = await s.api.call("GET", "/api/v1/admin/products");
+  await page.goto(`${s.server.base}/book/demo`);
   await page.getByRole("button", { name: new RegExp(products.items[0].name) }).click();
   await page.getByLabel("Day", { exact: true }).fill(day);
   await page.locator("button.time").nth(3).click();
@@ -123,12 +107,12 @@ test("a customer who asks for an account gets the booking in their account", asy
   await page.getByRole("heading", { name: "You are booked!" }).waitFor();
   const reference = (await page.getByTestId("reference").innerText()).trim();
 
-  const login = await fetch(`${server.base}/api/v1/customers/login`, {
+  const login = await fetch(`${s.server.base}/api/v1/customers/login`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-tenant-id": "demo" },
     body: JSON.stringify({ email: "frances@example.com", password: "frances-password-1" }),
   }).then((r) => r.json());
-  const mine = await fetch(`${server.base}/api/v1/customers/me/bookings`, {
+  const mine = await fetch(`${s.server.base}/api/v1/customers/me/bookings`, {
     headers: { "x-tenant-id": "demo", authorization: `Bearer ${login.access_token}` },
   }).then((r) => r.json());
   assert.ok(JSON.stringify(mine).includes(reference), JSON.stringify(mine));

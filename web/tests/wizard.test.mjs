@@ -1,41 +1,28 @@
 // The booking wizard end to end in a real Chromium: a phone booking with a promotion
 // code, paid by card through the sandbox; and one made with the keyboard only.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startServer, launchBrowser, openPage, checkA11y, screenshot, signIn, Api, tomorrowInHelsinki } from "./harness.mjs";
+import { openPage, checkA11y, screenshot, signIn, suite, tomorrowInHelsinki } from "./harness.mjs";
 
-/** @type {Awaited<ReturnType<typeof startServer>>} */
-let server;
-/** @type {import("playwright-core").Browser} */
-let browser;
-/** @type {Api} */
-let api;
+const s = suite({
+  setup: async ({ api }) => {
+    await api.call("POST", "/api/v1/admin/promotions", {
+      code: "PHONE10",
+      name: "Phone 10 %",
+      type: "percentage",
+      discount_value: 10,
+      starts_at: "2026-01-01T00:00:00Z",
+      is_stackable: true,
+    });
+  },
+});
 const day = tomorrowInHelsinki();
 
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  api = await new Api(server.base).signIn();
-  await api.call("POST", "/api/v1/admin/promotions", {
-    code: "PHONE10",
-    name: "Phone 10 %",
-    type: "percentage",
-    discount_value: 10,
-    starts_at: "2026-01-01T00:00:00Z",
-    is_stackable: true,
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
 test("the wizard books with a promotion code and a card payment", async () => {
-  const { page, done } = await openPage(browser);
-  const products = await api.call("GET", "/api/v1/admin/products");
+  const { page, done } = await openPage(s.browser);
+  const products = await s.api.call("GET", "/api/v1/admin/products");
   const product = products.items[0];
-  await signIn(page, server.base);
+  await signIn(page, s.server.base);
   await page.getByRole("link", { name: "New booking" }).click();
   const step = page.locator("section.step");
   const next = () => step.getByRole("button", { name: "Next", exact: true }).click();
@@ -103,11 +90,11 @@ test("the wizard books with a promotion code and a card payment", async () => {
   await page.getByRole("button", { name: /^Pay / }).click();
   await page.getByTestId("booking-status").filter({ hasText: "Status: Paid" }).waitFor({ timeout: 20_000 });
 
-  const found = await api.call("GET", `/api/v1/admin/bookings?customerEmail=katherine@example.com`);
+  const found = await s.api.call("GET", `/api/v1/admin/bookings?customerEmail=katherine@example.com`);
   const item = found.bookings.find((/** @type {any} */ b) => b.bookingReference === reference);
   assert.ok(item, "the booking is found by staff");
   assert.equal(item.status, "paid");
-  const detail = await api.call("GET", `/api/v1/admin/bookings/${item.bookingId}`);
+  const detail = await s.api.call("GET", `/api/v1/admin/bookings/${item.bookingId}`);
   assert.ok(detail.price.promotionDiscount > 0, "the promotion discounted it");
   assert.equal(detail.createdReason, "phone_booking");
   assert.ok(detail.termsAcceptedAt, "terms accepted on the customer's behalf");
@@ -150,9 +137,9 @@ async function nextEnabled(page) {
 }
 
 test("the wizard can be done with the keyboard alone", async () => {
-  const { page, done } = await openPage(browser);
-  await signIn(page, server.base);
-  await page.goto(`${server.base}/admin/operations/bookings/new`);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
+  await page.goto(`${s.server.base}/admin/operations/bookings/new`);
   const step = page.locator("section.step");
   // Each step's heading takes the focus when the step opens; Tab starts from there.
   const heading = async (/** @type {string} */ name) => {
@@ -178,9 +165,10 @@ test("the wizard can be done with the keyboard alone", async () => {
   // Tomorrow: one press of "Next day" from today.
   await tabTo(page, /^Next day$/);
   await page.keyboard.press("Enter");
-  await step.getByLabel("Date", { exact: true }).evaluate((el, d) => {
-    if (/** @type {HTMLInputElement} */ (el).value !== d) throw new Error(`date is ${/** @type {HTMLInputElement} */ (el).value}`);
-  }, day);
+  await page.waitForFunction(
+    (d) => /** @type {HTMLInputElement | null} */ (document.querySelector('section.step input[type="date"]'))?.value === d,
+    day,
+  );
   await step.locator('[aria-busy="true"]').waitFor({ state: "detached" });
   await tabTo(page, /places free/);
   await page.keyboard.press("ArrowRight");
@@ -214,7 +202,7 @@ test("the wizard can be done with the keyboard alone", async () => {
   await tabTo(page, /^Confirm the booking$/);
   await page.keyboard.press("Enter");
   await page.getByTestId("booking-status").filter({ hasText: "Pay on arrival" }).waitFor();
-  const found = await api.call("GET", `/api/v1/admin/bookings?customerEmail=mary@example.com`);
+  const found = await s.api.call("GET", `/api/v1/admin/bookings?customerEmail=mary@example.com`);
   assert.equal(found.bookings.length, 1);
   assert.equal(found.bookings[0].status, "tentative");
   await done();
