@@ -92,7 +92,7 @@ test("a promotion is added, its statistics shown and switched off", async () => 
   await done();
 });
 
-test("a closed day added to the hours empties that day in the week's calendar", async () => {
+test("a closed day and a day with other hours show in the week's calendar of sessions", async () => {
   const { page, done } = await openPage(s.browser);
   await signIn(page, s.server.base);
   await openSetup(page, "Opening hours");
@@ -112,6 +112,18 @@ test("a closed day added to the hours empties that day in the week's calendar", 
   await form.getByRole("button", { name: "Save" }).click();
   await page.locator("ul.rules").getByText("New floor").waitFor();
   await cell.getByText("No sessions").waitFor();
+
+  // The day after opens late: its first session is at 15:00.
+  const next = daysAheadInHelsinki(10);
+  await page.getByRole("button", { name: "Add other hours for some days" }).click();
+  const special = page.getByRole("form", { name: "Other hours" });
+  await special.getByLabel("From").fill(next);
+  await special.getByLabel("Opens").fill("15:00");
+  await special.getByLabel("Closes").fill("21:00");
+  await special.getByLabel("Note").fill("Staff training");
+  await special.getByRole("button", { name: "Save" }).click();
+  await page.locator("ul.rules").getByText("Staff training").waitFor();
+  await week.locator(`[data-day="${next}"] .week-slot`).first().filter({ hasText: /^0?3:00\sPM$|^15:00$/ }).waitFor();
   await done();
 });
 

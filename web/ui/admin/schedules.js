@@ -27,6 +27,7 @@ export function Schedules({ api, session }) {
   const [scope, setScope] = useState(""); // "site:<id>" or "product:<id>"
   const [templates, setTemplates] = useState(/** @type {Schemas["TemplateDto"][]} */ ([]));
   const [closed, setClosed] = useState(/** @type {Schemas["DateRuleDto"][]} */ ([]));
+  const [special, setSpecial] = useState(/** @type {Schemas["DateRuleDto"][]} */ ([]));
   const [form, setForm] = useState(/** @type {Record<string, any> | null} */ (null));
   const [error, setError] = useState("");
   const [round, setRound] = useState(0);
@@ -47,8 +48,9 @@ export function Schedules({ api, session }) {
     Promise.all([
       ok(api.GET("/api/v1/admin/schedules/templates", { params: { query } })),
       ok(api.GET("/api/v1/admin/schedules/blackouts", { params: { query } })),
+      ok(api.GET("/api/v1/admin/schedules/overrides", { params: { query } })),
     ])
-      .then(([tpl, bl]) => (setTemplates(tpl.items), setClosed(bl.items)))
+      .then(([tpl, bl, ov]) => (setTemplates(tpl.items), setClosed(bl.items), setSpecial(ov.items)))
       .catch((e) => setError(e.message));
   }, [scope, round]);
 
@@ -74,6 +76,11 @@ export function Schedules({ api, session }) {
       if (byDay === 0) return setError(t("sched.pickDays"));
       run(ok(api.POST("/api/v1/admin/schedules/templates", {
         body: { scopeType, scopeId, startTime: v.start, endTime: v.end, recurrenceKind: "weekly", byDay },
+      })));
+    } else if (v.kind === "override") {
+      run(ok(api.POST("/api/v1/admin/schedules/overrides", {
+        body: { scopeType, scopeId, dateFrom: v.from, dateTo: v.to || v.from, startTime: v.start, endTime: v.end,
+          ...(v.reason ? { reason: v.reason } : {}) },
       })));
     } else {
       run(ok(api.POST("/api/v1/admin/schedules/blackouts", {
@@ -102,6 +109,18 @@ export function Schedules({ api, session }) {
       ${mayWrite ? html`<button type="button" onClick=${() => setForm({ kind: "template", start: "10:00", end: "18:00",
         days: { 1: true, 2: true, 3: true, 4: true, 5: true } })}>${t("sched.addHours")}</button>` : null}
     </section>
+    <section aria-labelledby="special-title">
+      <h2 id="special-title">${t("sched.special")}</h2>
+      ${special.length === 0 ? html`<p class="muted">${t("sched.noSpecial")}</p>` : null}
+      <ul class="rules">${special.map(
+        (o) => html`<li>${longDate(o.dateFrom)}${o.dateTo && o.dateTo !== o.dateFrom ? ` – ${longDate(o.dateTo)}` : ""}
+          · ${o.startTime}–${o.endTime}${o.reason ? ` · ${o.reason}` : ""}
+          ${mayWrite ? html` <button type="button" class="danger" onClick=${() =>
+            run(ok(api.DELETE("/api/v1/admin/schedules/overrides/{id}", { params: { path: { id: o.id } } })))}>${t("notes.delete")}</button>` : null}</li>`,
+      )}</ul>
+      ${mayWrite ? html`<button type="button" onClick=${() => setForm({ kind: "override", from: "", to: "", start: "12:00", end: "16:00", reason: "" })}>
+        ${t("sched.addSpecial")}</button>` : null}
+    </section>
     <section aria-labelledby="closed-title">
       <h2 id="closed-title">${t("sched.closed")}</h2>
       ${closed.length === 0 ? html`<p class="muted">${t("sched.noClosed")}</p>` : null}
@@ -114,7 +133,8 @@ export function Schedules({ api, session }) {
       ${mayWrite ? html`<button type="button" onClick=${() => setForm({ kind: "blackout", from: "", to: "", why: "holiday", reason: "" })}>
         ${t("sched.addClosed")}</button>` : null}
     </section>
-    ${form ? html`<form class="fields panel" onSubmit=${save} aria-label=${t(form.kind === "template" ? "sched.hoursForm" : "sched.closedForm")}>
+    ${form ? html`<form class="fields panel" onSubmit=${save}
+      aria-label=${t(form.kind === "template" ? "sched.hoursForm" : form.kind === "override" ? "sched.specialForm" : "sched.closedForm")}>
       ${form.kind === "template"
         ? html`<fieldset class="row"><legend>${t("sched.days")}</legend>${DAYS.map(
             (d) => html`<label class="check"><input type="checkbox" checked=${!!form.days[d]}
@@ -125,9 +145,13 @@ export function Schedules({ api, session }) {
           <label>${t("sched.closes")}<input type="time" required value=${form.end} onInput=${(/** @type {any} */ e) => setForm({ ...form, end: e.currentTarget.value })} /></label>`
         : html`<label>${t("sched.from")}<input type="date" required value=${form.from} onInput=${(/** @type {any} */ e) => setForm({ ...form, from: e.currentTarget.value })} /></label>
           <label>${t("sched.to")}<input type="date" value=${form.to} onInput=${(/** @type {any} */ e) => setForm({ ...form, to: e.currentTarget.value })} /></label>
-          <label>${t("sched.why")}<select value=${form.why} onChange=${(/** @type {any} */ e) => setForm({ ...form, why: e.currentTarget.value })}>
+          ${form.kind === "override"
+            ? html`<label>${t("sched.opens")}<input type="time" required value=${form.start} onInput=${(/** @type {any} */ e) => setForm({ ...form, start: e.currentTarget.value })} /></label>
+              <label>${t("sched.closes")}<input type="time" required value=${form.end} onInput=${(/** @type {any} */ e) => setForm({ ...form, end: e.currentTarget.value })} /></label>
+              <label>${t("sched.reason")}<input value=${form.reason} onInput=${(/** @type {any} */ e) => setForm({ ...form, reason: e.currentTarget.value })} /></label>`
+            : html`<label>${t("sched.why")}<select value=${form.why} onChange=${(/** @type {any} */ e) => setForm({ ...form, why: e.currentTarget.value })}>
             ${["holiday", "maintenance", "closure", "event"].map((k) => html`<option value=${k}>${t(/** @type {any} */ (`sched.kind.${k}`))}</option>`)}</select></label>
-          <label>${t("sched.reason")}<input value=${form.reason} onInput=${(/** @type {any} */ e) => setForm({ ...form, reason: e.currentTarget.value })} /></label>`}
+          <label>${t("sched.reason")}<input value=${form.reason} onInput=${(/** @type {any} */ e) => setForm({ ...form, reason: e.currentTarget.value })} /></label>`}`}
       <div class="buttons"><button type="submit" class="primary">${t("booking.save")}</button>
         <button type="button" onClick=${() => setForm(null)}>${t("common.cancel")}</button></div>
     </form>` : null}

@@ -598,4 +598,8 @@ export default {
   "msg.unit": "Unit",
   "msg.addRule": "Add a rule",
   "msg.ruleForm": "Rule",
+  "sched.special": "Days with other hours",
+  "sched.noSpecial": "No days with other hours.",
+  "sched.addSpecial": "Add other hours for some days",
+  "sched.specialForm": "Other hours",
 };
