@@ -159,7 +159,7 @@ test("the owner sets the bank account and the cancellation fee; secrets are neve
   await done();
 });
 
-test("a message template is edited with a live preview and saved; a reminder rule is added and switched off", async () => {
+test("a template is edited with a live preview and saved; a reminder rule is added and switched off; a gift card is put on sale and taken off", async () => {
   const { page, done } = await openPage(s.browser);
   await signIn(page, s.server.base);
   await openSetup(page, "Templates");
@@ -197,7 +197,17 @@ test("a message template is edited with a live preview and saved; a reminder rul
   await openSetup(page, "Gift cards");
   await page.getByRole("heading", { name: "On sale" }).waitFor();
   await page.locator("main li").first().waitFor();
+  await page.getByRole("button", { name: "Add a gift card" }).click();
+  const gift = page.getByRole("form", { name: "Gift card" });
+  await gift.getByLabel("Name", { exact: true }).fill("Climbing day for two");
+  await gift.getByLabel("Value", { exact: true }).fill("72");
   await checkA11y(page, "the gift cards");
+  await gift.getByRole("button", { name: "Save" }).click();
+  const item = page.locator('li[data-gift="Climbing day for two"]');
+  await item.getByRole("button", { name: "Take off sale" }).click();
+  await item.getByRole("button", { name: "Put on sale" }).waitFor();
+  const sale = await s.api.call("GET", "/api/v1/gift-cards/products");
+  assert.ok(!JSON.stringify(sale).includes("Climbing day for two"), "off sale: not offered to customers");
   await done();
 });
 

@@ -161,8 +161,10 @@ export function Templates({ api, session }) {
 }
 
 /** @param {import("./main.js").PageContext} props */
-export function GiftCards({ api }) {
+export function GiftCards({ api, session }) {
   const [products, setProducts] = useState(/** @type {Schemas["GiftCardProductDto"][]} */ ([]));
+  const [form, setForm] = useState(/** @type {Record<string, any> | null} */ (null));
+  const mayWrite = can(session, "admin:write");
   const [purchases, setPurchases] = useState(/** @type {Schemas["AdminGiftCardPurchase"][]} */ ([]));
   const [error, setError] = useState("");
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -183,16 +185,66 @@ export function GiftCards({ api }) {
     }
   }
 
+  /** @param {Promise<unknown>} call */
+  async function run(call) {
+    try {
+      await call;
+      notify(t("setup.saved"));
+      setForm(null);
+      setError("");
+      load();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  /** @param {Event} e */
+  function add(e) {
+    e.preventDefault();
+    const v = /** @type {Record<string, any>} */ (form);
+    run(ok(api.POST("/api/v1/admin/gift-card-products", {
+      body: {
+        name: v.name,
+        valueType: v.fixed ? "fixed" : "custom_range",
+        ...(v.fixed ? { fixedValue: Number(v.value) } : { minValue: Number(v.min), maxValue: Number(v.max) }),
+        validityDays: Number(v.days),
+      },
+    })));
+  }
+
   return html`
     <h1>${t("gift.title")}</h1>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <h2>${t("gift.onSale")}</h2>
     <ul>${products.map(
-      (p) => html`<li><strong>${p.name}</strong> · ${p.valueType === "fixed"
+      (p) => html`<li data-gift=${p.name}><strong>${p.name}</strong> · ${p.valueType === "fixed"
         ? money(p.fixedValue ?? 0, p.currency)
         : `${money(p.minValue ?? 0, p.currency)}–${money(p.maxValue ?? 0, p.currency)}`} · ${t("gift.valid", { days: p.validityDays })}
-        ${p.isActive ? "" : ` · ${t("gift.off")}`}</li>`,
+        ${p.isActive ? "" : ` · ${t("gift.off")}`}
+        ${mayWrite ? html` <button type="button" onClick=${() =>
+          run(ok(api.PATCH("/api/v1/admin/gift-card-products/{id}", { params: { path: { id: p.id } }, body: { isActive: !p.isActive } })))}>
+          ${p.isActive ? t("gift.stop") : t("gift.start")}</button>` : null}</li>`,
     )}</ul>
+    ${mayWrite && !form ? html`<p><button type="button" onClick=${() => setForm({ name: "", fixed: true, value: "50", min: "20", max: "200", days: "365" })}>
+      ${t("gift.add")}</button></p>` : null}
+    ${form
+      ? html`<form class="fields panel" onSubmit=${add} aria-label=${t("gift.form")}>
+          <label>${t("setup.name")}<input required value=${form.name} onInput=${(/** @type {any} */ e) => setForm({ ...form, name: e.currentTarget.value })} /></label>
+          <label class="check"><input type="checkbox" checked=${form.fixed} onChange=${(/** @type {any} */ e) => setForm({ ...form, fixed: e.currentTarget.checked })} />
+            ${t("gift.fixed")}</label>
+          ${form.fixed
+            ? html`<label>${t("vouchers.value")}<input type="number" min="1" step="0.01" required value=${form.value}
+                onInput=${(/** @type {any} */ e) => setForm({ ...form, value: e.currentTarget.value })} /></label>`
+            : html`<label>${t("gift.min")}<input type="number" min="1" step="0.01" required value=${form.min}
+                onInput=${(/** @type {any} */ e) => setForm({ ...form, min: e.currentTarget.value })} /></label>
+              <label>${t("gift.max")}<input type="number" min="1" step="0.01" required value=${form.max}
+                onInput=${(/** @type {any} */ e) => setForm({ ...form, max: e.currentTarget.value })} /></label>`}
+          <label>${t("gift.days")}<input type="number" min="1" required value=${form.days}
+            onInput=${(/** @type {any} */ e) => setForm({ ...form, days: e.currentTarget.value })} /></label>
+          <div class="buttons"><button type="submit" class="primary">${t("booking.save")}</button>
+            <button type="button" onClick=${() => setForm(null)}>${t("common.cancel")}</button></div>
+        </form>`
+      : null}
     <h2>${t("gift.purchases")}</h2>
     ${purchases.length === 0 ? html`<p class="muted">${t("gift.none")}</p>` : null}
     <table class="bookings list"><thead><tr><th scope="col">${t("dlq.when")}</th><th scope="col">${t("gift.from")}</th>

@@ -602,4 +602,12 @@ export default {
   "sched.noSpecial": "No days with other hours.",
   "sched.addSpecial": "Add other hours for some days",
   "sched.specialForm": "Other hours",
+  "gift.stop": "Take off sale",
+  "gift.start": "Put on sale",
+  "gift.add": "Add a gift card",
+  "gift.form": "Gift card",
+  "gift.fixed": "One fixed value (otherwise the buyer chooses within a range)",
+  "gift.min": "Lowest value",
+  "gift.max": "Highest value",
+  "gift.days": "Valid for (days)",
 };
