@@ -216,11 +216,11 @@ fn sheet_products(
 /// A site's day at the front desk: every slot of every product starting that day (in the
 /// site's time zone) with its capacity and seats taken, and every booking in it but
 /// expired holds, with its status, party, customer, money, and counts of notes and open
-/// issues. Needs `admin:bookings:read`. The answer carries an `ETag`; with
-/// `If-None-Match` of the same value the answer is 304 and no body, so desks can poll.
+/// issues. Needs `admin:bookings:read`. The answer carries an `ETag`; a request with the
+/// header `If-None-Match` of the same value is answered 304 with no body (HTTP's
+/// conditional request, which browsers make on their own), so desks can poll.
 #[utoipa::path(get, path = "/api/v1/admin/day-sheet", tag = "bookings", security(("bearer" = [])),
-    params(DaySheetQuery,
-        ("If-None-Match" = Option<String>, Header, description = "The ETag of a sheet already held")),
+    params(DaySheetQuery),
     responses(
         (status = 200, body = DaySheetDto,
             headers(("ETag" = String, description = "Changes whenever the sheet does"))),
