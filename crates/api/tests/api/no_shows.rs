@@ -583,26 +583,3 @@ async fn the_no_show_fee_policy_is_read_by_staff_and_set_by_owners_only() {
     let read = get(&app, &t, "/api/v1/admin/no-show/policy").await;
     assert_eq!(read.body, set.body);
 }
-
-#[tokio::test]
-async fn marking_a_no_show_by_the_status_endpoints_charges_the_fee_when_the_policy_says_so() {
-    let (app, t, fx) =
-        venue(json!({"enabled": true, "feeType": "flat", "flatFee": 1500, "autoCharge": true}))
-            .await;
-    let hold = paid_with(&app, &t, &fx, &fx.slots[0], "pm_card_visa").await;
-    let id = hold.str("id");
-    app.patch(&format!("/api/v1/bookings/{id}/mark-no-show"))
-        .tenant(&t.id)
-        .token(&t.owner_token)
-        .json(json!({}))
-        .send()
-        .await
-        .assert_status(200);
-    let record = get(&app, &t, &format!("/api/v1/admin/no-show/booking/{id}")).await;
-    assert_eq!(
-        record.body["data"]["feeStatus"], "charged",
-        "{}",
-        record.text
-    );
-    assert_eq!(record.body["data"]["feeCharged"], 1500);
-}

@@ -4,7 +4,7 @@
 //! for a fee waived meanwhile is owed back.
 
 #![expect(clippy::unwrap_used, reason = "test helpers fail the test loudly")]
-use super::no_shows::paid_with;
+use super::no_shows::{paid_with, venue};
 use super::payments_webhooks::deliver;
 use kairos_app::payments::providers::sandbox::webhook_secret;
 use kairos_domain::TenantId;
@@ -207,4 +207,32 @@ async fn money_taken_for_a_fee_waived_meanwhile_is_owed_back() {
         owed.iter().any(|o| o.payment_id == begun.payment_id),
         "{owed:?}"
     );
+}
+
+#[tokio::test]
+async fn marking_a_no_show_by_the_status_endpoints_charges_the_fee_when_the_policy_says_so() {
+    let (app, t, fx) =
+        venue(json!({"enabled": true, "feeType": "flat", "flatFee": 1500, "autoCharge": true}))
+            .await;
+    let hold = paid_with(&app, &t, &fx, &fx.slots[0], "pm_card_visa").await;
+    let id = hold.str("id");
+    app.patch(&format!("/api/v1/bookings/{id}/mark-no-show"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({}))
+        .send()
+        .await
+        .assert_status(200);
+    let record = app
+        .get(&format!("/api/v1/admin/no-show/booking/{id}"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(
+        record.body["data"]["feeStatus"], "charged",
+        "{}",
+        record.text
+    );
+    assert_eq!(record.body["data"]["feeCharged"], 1500);
 }
