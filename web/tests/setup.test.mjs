@@ -211,7 +211,7 @@ test("a template is edited with a live preview and saved; a reminder rule is add
   await done();
 });
 
-test("an activity gains an option and an extra", async () => {
+test("an activity gains an option and an extra, then both are taken off sale", async () => {
   const products = await s.api.call("GET", "/api/v1/admin/products");
   const product = products.items[0];
   const { page, done } = await openPage(s.browser);
@@ -235,5 +235,17 @@ test("an activity gains an option and an extra", async () => {
   assert.ok(variants.items.some((/** @type {any} */ v) => v.name === "Night climb" && v.priceAmount === 30));
   const addons = await s.api.call("GET", `/api/v1/admin/products/${product.id}/addons`);
   assert.ok(addons.items.some((/** @type {any} */ a) => a.name === "Chalk bag"));
+
+  // Both are taken off sale (bookings that have them keep them).
+  const bag = page.locator('li[data-addon="Chalk bag"]');
+  await bag.getByRole("button", { name: "Take off sale" }).click();
+  await bag.getByRole("button", { name: "Put on sale" }).waitFor();
+  const night = page.locator('li[data-variant="Night climb"]');
+  await night.getByRole("button", { name: "Take off sale" }).click();
+  await night.getByRole("button", { name: "Put on sale" }).waitFor();
+  const after = await s.api.call("GET", `/api/v1/admin/products/${product.id}/addons`);
+  assert.equal(after.items.find((/** @type {any} */ a) => a.name === "Chalk bag").available, false);
+  const left = await s.api.call("GET", `/api/v1/admin/products/${product.id}/variants`);
+  assert.equal(left.items.find((/** @type {any} */ v) => v.name === "Night climb").isActive, false);
   await done();
 });

@@ -1,6 +1,6 @@
 // An activity's options (variants: another price, or an adjustment of it) and extras
 // (add-ons: an item, a service or an upgrade, chosen once, in a quantity, or one per
-// person), listed and added under the activity.
+// person), listed, added, and taken off sale (kept for the bookings that have them).
 import { html, useState, useEffect } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
@@ -50,7 +50,12 @@ export function ProductExtras({ api, product, mayWrite }) {
     <ul>${variants.map(
       (v) => html`<li data-variant=${v.name}>${v.name} · ${v.priceMode === "override"
         ? money(v.priceAmount ?? 0, v.currency)
-        : v.priceMode === "adjustment" ? `${(v.priceAmount ?? 0) >= 0 ? "+" : ""}${money(v.priceAmount ?? 0, v.currency)}` : t("extras.samePrice")}</li>`,
+        : v.priceMode === "adjustment" ? `${(v.priceAmount ?? 0) >= 0 ? "+" : ""}${money(v.priceAmount ?? 0, v.currency)}` : t("extras.samePrice")}
+        ${v.isActive ? "" : ` · ${t("gift.off")}`}
+        ${mayWrite
+          ? html` <button type="button" onClick=${() => run(ok(api.PATCH("/api/v1/admin/products/{id}/variants/{variantId}",
+              { params: { path: { id, variantId: v.id } }, body: { isActive: !v.isActive } })))}>${v.isActive ? t("gift.stop") : t("gift.start")}</button>`
+          : null}</li>`,
     )}</ul>
     ${mayWrite && !variant ? html`<button type="button" onClick=${() => setVariant({ name: "", mode: "override", amount: "" })}>${t("extras.addOption")}</button>` : null}
     ${variant
@@ -72,7 +77,12 @@ export function ProductExtras({ api, product, mayWrite }) {
     ${addons.length === 0 ? html`<p class="muted">${t("wizard.noAddons")}</p>` : null}
     <ul>${addons.map(
       (a) => html`<li data-addon=${a.name}>${a.name} · ${money(a.unitPrice ?? a.price ?? 0, a.currency)}
-        ${t(/** @type {any} */ (`wizard.addonPrice.${a.priceType}`))} · ${t(/** @type {any} */ (`extras.choose.${a.mode}`))}</li>`,
+        ${t(/** @type {any} */ (`wizard.addonPrice.${a.priceType}`))} · ${t(/** @type {any} */ (`extras.choose.${a.mode}`))}
+        ${a.available ? "" : ` · ${t("gift.off")}`}
+        ${mayWrite
+          ? html` <button type="button" onClick=${() => run(ok(api.PATCH("/api/v1/admin/products/{id}/addons/{addonId}",
+              { params: { path: { id, addonId: a.id } }, body: { isActive: !a.available } })))}>${a.available ? t("gift.stop") : t("gift.start")}</button>`
+          : null}</li>`,
     )}</ul>
     ${mayWrite && !addon ? html`<button type="button" onClick=${() => setAddon({ name: "", mode: "yesno", price: "", type: "item" })}>${t("extras.addExtra")}</button>` : null}
     ${addon
