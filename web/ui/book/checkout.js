@@ -153,6 +153,13 @@ export function Checkout({ api, choice, update }) {
         setBusy(false);
         return;
       }
+      if (b.payment?.provider === "cardpay") {
+        // A venue's own card account needs the provider's card form, which this page
+        // does not show yet: say so rather than call the booking done.
+        setError(t("book.cardNotHere", { reference: b.reference }));
+        setBusy(false);
+        return;
+      }
       update({ booked: { ...b, bookingToken: token } });
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));

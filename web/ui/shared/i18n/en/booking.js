@@ -34,6 +34,7 @@ export default {
   "book.method.bankpay": "Pay now by online bank",
   "book.confirm": "Confirm the booking",
   "book.payNow": "Pay {amount}",
+  "book.cardNotHere": "Card payment cannot be finished on this page at this venue yet. Your booking {reference} is waiting for its payment: contact the venue to pay, or book again and choose pay on arrival.",
   "book.paymentSlow": "The payment is taking longer than usual. You will get an email when it is confirmed.",
   "book.booked": "You are booked!",
   "book.reference": "Your booking reference:",
