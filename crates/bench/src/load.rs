@@ -16,6 +16,9 @@ pub struct Phase {
     pub errors: u64,
     pub elapsed: Duration,
     pub latency: Histogram<u64>,
+    /// What the first failed request got (a status, a transport or database error), so a
+    /// failed run says why.
+    pub first_error: Option<String>,
 }
 
 impl Phase {
@@ -25,6 +28,7 @@ impl Phase {
             errors: 0,
             elapsed: Duration::ZERO,
             latency: Histogram::new_with_bounds(1, 60_000_000, 3)?,
+            first_error: None,
         })
     }
 
@@ -34,6 +38,9 @@ impl Phase {
         self.errors += other.errors;
         self.elapsed += other.elapsed;
         self.latency.add(other.latency)?;
+        if self.first_error.is_none() {
+            self.first_error = other.first_error;
+        }
         Ok(())
     }
 
@@ -65,6 +72,9 @@ impl Phase {
             self.requests,
             self.errors
         );
+        if let Some(first) = &self.first_error {
+            println!("{:<14} first error: {first}", "");
+        }
     }
 }
 
@@ -115,6 +125,7 @@ pub async fn load(
                 .build(connector);
             let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)?;
             let (mut good, mut errors) = (0u64, 0u64);
+            let mut first_error = None;
             let mut i = first;
             while Instant::now() < deadline {
                 let req = make(worker, i)?;
@@ -125,31 +136,42 @@ pub async fn load(
                         let status = res.status();
                         let body = res.into_body().collect().await;
                         hist.record(sent.elapsed().as_micros().max(1) as u64)?;
-                        if ok(status) && body.is_ok() {
-                            good += 1;
-                        } else {
-                            errors += 1;
+                        match body {
+                            Ok(_) if ok(status) => good += 1,
+                            Ok(_) => {
+                                errors += 1;
+                                first_error.get_or_insert_with(|| format!("HTTP {status}"));
+                            }
+                            Err(e) => {
+                                errors += 1;
+                                first_error.get_or_insert_with(|| format!("reading the body: {e}"));
+                            }
                         }
                     }
-                    Err(_) => errors += 1,
+                    Err(e) => {
+                        errors += 1;
+                        first_error.get_or_insert_with(|| format!("sending: {e}"));
+                    }
                 }
             }
-            anyhow::Ok((good, errors, hist))
+            anyhow::Ok((good, errors, hist, first_error))
         }));
     }
     let mut latency = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)?;
-    let (mut requests, mut errors) = (0, 0);
+    let (mut requests, mut errors, mut first_error) = (0, 0, None);
     for t in tasks {
-        let (good, err, hist) = t.await??;
+        let (good, err, hist, first) = t.await??;
         requests += good + err;
         errors += err;
         latency.add(hist)?;
+        first_error = first_error.or(first);
     }
     Ok(Phase {
         requests,
         errors,
         elapsed: start.elapsed(),
         latency,
+        first_error,
     })
 }
 
