@@ -2,7 +2,8 @@
 # The pages' browser tests (web/tests/*.test.mjs): each starts its own `kairos serve` on a
 # fresh embedded database with the demo tenant and drives Debian's Chromium through
 # playwright-core (web/package-lock.json), with axe-core on every page. A test fails on a
-# script error, an error shown on the page or a 5xx from the API.
+# script error, an error shown on the page or a 5xx from the API. The card provider's
+# test server (localstripe, scripts/localstripe.sh) is started unless TEST_CARDPAY_URL is set.
 #
 #   scripts/browser-tests.sh                     # uses target/debug/kairos
 #   KAIROS=/path/to/kairos scripts/browser-tests.sh
@@ -21,6 +22,11 @@ fi
 bash "$ROOT/scripts/web-tools.sh"
 if [[ ! -x "$KAIROS" ]]; then
     cargo build --quiet -p kairos-server --manifest-path "$ROOT/Cargo.toml"
+fi
+# The card provider's test server (localstripe) for the venue's-own-account card tests.
+if [[ -z "${TEST_CARDPAY_URL:-}" ]]; then
+    eval "$(bash "$ROOT/scripts/localstripe.sh" start)"
+    trap 'bash "$ROOT/scripts/localstripe.sh" stop' EXIT
 fi
 if [[ -n "${SCREENSHOTS:-}" ]]; then
     SCREENSHOTS=$(cd "$ROOT" && mkdir -p "$SCREENSHOTS" && cd "$SCREENSHOTS" && pwd)

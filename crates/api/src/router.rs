@@ -77,7 +77,10 @@ pub fn router(state: AppState) -> Router {
         .into();
     api.merge(docs)
         .merge(payments::sandbox_http::routes())
-        .merge(crate::pages::routes())
+        .merge(crate::pages::routes(&crate::pages::content_policy(
+            &state.config.payments.cardpay_js_url,
+            &state.config.payments.cardpay_api_base,
+        )))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn(availability::invalidate_on_write))

@@ -104,6 +104,9 @@ pub struct Config {
     pub secret_key: Option<String>,
     /// The card provider's API (it speaks Stripe's), e.g. a Stripe-compatible test server.
     pub cardpay_api_base: String,
+    /// The card provider's browser library (Stripe.js, or a Stripe-compatible test
+    /// server's stand-in), loaded by the pages for a real account's card element.
+    pub cardpay_js_url: String,
     /// The bank provider's API (it speaks Paytrail's).
     pub bankpay_api_base: String,
     /// The platform's bankpay account, used when neither the site nor the tenant has one.
@@ -177,6 +180,7 @@ impl Default for Config {
             delivery_backoff_secs: 30,
             secret_key: None,
             cardpay_api_base: kairos_app::payments::settings::CARDPAY_API_BASE.into(),
+            cardpay_js_url: kairos_app::payments::settings::CARDPAY_JS_URL.into(),
             bankpay_api_base: kairos_app::payments::settings::BANKPAY_API_BASE.into(),
             bankpay_merchant_id: None,
             bankpay_secret: None,

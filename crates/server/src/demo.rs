@@ -117,6 +117,7 @@ async fn sandbox_cardpay(
                 )),
                 webhook_secret: None,
                 merchant_id: None,
+                publishable_key: None,
                 sandbox: true,
                 enabled: true,
             },

@@ -65,6 +65,7 @@ pub fn settings(
     Ok(kairos_app::payments::PaymentSettings {
         secrets,
         cardpay_api_base: config.cardpay_api_base.clone(),
+        cardpay_js_url: config.cardpay_js_url.clone(),
         bankpay_api_base: config.bankpay_api_base.clone(),
         env_bankpay,
         deadline: std::time::Duration::from_secs(config.payment_deadline_minutes * 60),

@@ -41,7 +41,9 @@ export function Payments({ api }) {
       params: { path: { provider: v.provider } },
       body: {
         secretKey: v.secretKey,
-        ...(v.provider === "cardpay" ? { webhookSecret: v.webhookSecret } : { merchantId: v.merchantId }),
+        ...(v.provider === "cardpay"
+          ? { webhookSecret: v.webhookSecret, ...(v.publishableKey ? { publishableKey: v.publishableKey } : {}) }
+          : { merchantId: v.merchantId }),
         sandbox: !!v.sandbox,
       },
     })));
@@ -70,14 +72,15 @@ export function Payments({ api }) {
         <th scope="col">${t("pay.key")}</th><th scope="col">${t("pay.mode")}</th><th scope="col"></th></tr></thead>
         <tbody>${(list?.credentials ?? []).map(
           (c) => html`<tr data-account=${c.provider}><td>${t(/** @type {any} */ (`pay.provider.${c.provider}`))}</td>
-            <td>${c.scope === "site" ? t("pay.site") : t("pay.tenant")}</td><td><code>${c.secretKeyHint}</code></td>
+            <td>${c.scope === "site" ? t("pay.site") : t("pay.tenant")}</td><td><code>${c.secretKeyHint}</code>${c.publishableKey
+              ? html` · <code>${c.publishableKey.slice(0, 12)}…</code>` : null}</td>
             <td>${c.sandbox ? t("pay.sandbox") : t("pay.live")}${c.enabled ? "" : ` · ${t("pay.off")}`}</td>
             <td><button type="button" class="danger" onClick=${() =>
               run(ok(api.DELETE("/api/v1/admin/payments/credentials/{provider}", { params: { path: { provider: c.provider } } })))}>
               ${t("pay.remove")}</button></td></tr>`,
         )}</tbody></table>
       <div class="buttons">
-        <button type="button" onClick=${() => setForm({ provider: "cardpay", secretKey: "", webhookSecret: "", sandbox: false })}>${t("pay.setCard")}</button>
+        <button type="button" onClick=${() => setForm({ provider: "cardpay", secretKey: "", webhookSecret: "", publishableKey: "", sandbox: false })}>${t("pay.setCard")}</button>
         <button type="button" onClick=${() => setForm({ provider: "bankpay", secretKey: "", merchantId: "", sandbox: false })}>${t("pay.setBank")}</button>
       </div>
       ${form
@@ -90,7 +93,9 @@ export function Payments({ api }) {
               onInput=${(/** @type {any} */ e) => setForm({ ...form, secretKey: e.currentTarget.value })} /></label>
             ${form.provider === "cardpay"
               ? html`<label>${t("pay.webhook")}<input type="password" required autocomplete="off" value=${form.webhookSecret}
-                  onInput=${(/** @type {any} */ e) => setForm({ ...form, webhookSecret: e.currentTarget.value })} /></label>`
+                  onInput=${(/** @type {any} */ e) => setForm({ ...form, webhookSecret: e.currentTarget.value })} /></label>
+                <label>${t("pay.publishable")}<input autocomplete="off" placeholder="pk_live_…" value=${form.publishableKey}
+                  onInput=${(/** @type {any} */ e) => setForm({ ...form, publishableKey: e.currentTarget.value })} /></label>`
               : null}
             <label class="check"><input type="checkbox" checked=${form.sandbox}
               onChange=${(/** @type {any} */ e) => setForm({ ...form, sandbox: e.currentTarget.checked })} />${t("pay.useSandbox")}</label>

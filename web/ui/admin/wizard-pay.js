@@ -6,6 +6,7 @@ import { t } from "../shared/i18n.js";
 import { ok, ApiFailure } from "../shared/api.js";
 import { money, moneyMinor, dateTime } from "../shared/format.js";
 import { SandboxCard } from "../shared/card.js";
+import { ProviderCard } from "../shared/provider-card.js";
 import { can } from "./session.js";
 import { statusName } from "./day-sheet.js";
 
@@ -283,7 +284,14 @@ export function DoneStep({ api, draft, headingRef, restart, go }) {
           : html`<${SandboxCard} payment=${payment} onPaid=${paid}
               amountText=${moneyMinor(payment.amount, payment.currency)} />`
         : null}
-      ${payment?.provider === "cardpay" && !payment.sandboxConfirmUrl && status !== "paid"
+      ${payment?.publishableKey && !payment.sandboxConfirmUrl && status !== "paid"
+        ? waiting
+          ? html`<p aria-busy="true">${t("card.waiting")}</p>`
+          : html`<${ProviderCard} payment=${payment} onPaid=${paid}
+              amountText=${moneyMinor(payment.amount, payment.currency)}
+              billing=${{ name: draft.customer.name, email: draft.customer.email }} />`
+        : null}
+      ${payment?.provider === "cardpay" && !payment.sandboxConfirmUrl && !payment.publishableKey && status !== "paid"
         ? html`<p>${t("wizard.cardElsewhere")}</p>`
         : null}
       ${payment?.redirectUrl

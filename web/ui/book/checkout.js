@@ -6,6 +6,7 @@ import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
 import { money, moneyMinor, time, longDate } from "../shared/format.js";
 import { SandboxCard } from "../shared/card.js";
+import { ProviderCard } from "../shared/provider-card.js";
 import { manageLink } from "./main.js";
 
 /** @typedef {import("./main.js").Choice} Choice */
@@ -148,14 +149,14 @@ export function Checkout({ api, choice, update }) {
         (window.top ?? window).location.href = b.payment.redirectUrl;
         return;
       }
-      if (b.payment?.sandboxConfirmUrl) {
+      if (b.payment?.sandboxConfirmUrl || b.payment?.publishableKey) {
         setPayment(b.payment);
         setBusy(false);
         return;
       }
       if (b.payment?.provider === "cardpay") {
-        // A venue's own card account needs the provider's card form, which this page
-        // does not show yet: say so rather than call the booking done.
+        // A venue's own card account without its publishable key: the provider's card
+        // form cannot be shown, so say so rather than call the booking done.
         setError(t("book.cardNotHere", { reference: b.reference }));
         setBusy(false);
         return;
@@ -184,7 +185,10 @@ export function Checkout({ api, choice, update }) {
       <dt>${t("wizard.price.tax")}</dt><dd>${money(p.tax, p.currency)}</dd>
       <dt><strong>${t("wizard.price.total")}</strong></dt><dd><strong>${money(p.total, p.currency)}</strong></dd>
     </dl>
-    ${payment
+    ${payment?.publishableKey
+      ? html`<${ProviderCard} payment=${payment} onPaid=${paid} amountText=${moneyMinor(payment.amount, payment.currency)}
+          billing=${{ name: choice.customer.name, email: choice.customer.email }} />`
+      : payment
       ? html`<${SandboxCard} payment=${payment} onPaid=${paid} amountText=${moneyMinor(payment.amount, payment.currency)} />`
       : html`
         <form class="row" onSubmit=${apply}>

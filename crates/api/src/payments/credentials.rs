@@ -36,6 +36,12 @@ pub struct CredentialsBody {
     /// bankpay only: the merchant id. Required for new bankpay credentials.
     #[schema(example = "375917", max_length = 64)]
     pub merchant_id: Option<String>,
+    /// cardpay only: the publishable key (`pk_…`), not a secret. With it, the booking
+    /// widget and the console take cards in the provider's own card element (Stripe.js);
+    /// without it, a real account's card payments cannot be taken in those pages. Absent
+    /// keeps the stored one.
+    #[schema(example = "pk_test_51H…", min_length = 8, max_length = 512)]
+    pub publishable_key: Option<String>,
     /// Default true.
     pub enabled: Option<bool>,
     /// Payments go to the built-in sandbox provider instead of the real one (for trying
@@ -61,6 +67,8 @@ pub struct CredentialsDto {
     #[schema(example = "…4242")]
     pub secret_key_hint: String,
     pub has_webhook_secret: bool,
+    /// cardpay's publishable key (not a secret), when stored.
+    pub publishable_key: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -96,6 +104,7 @@ fn dto(state: &AppState, tenant: &TenantId, c: StoredCredentials) -> Credentials
         merchant_id: c.merchant_id,
         secret_key_hint: hint,
         has_webhook_secret: c.webhook_secret.is_some(),
+        publishable_key: c.publishable_key,
         created_at: c.created_at,
         updated_at: c.updated_at,
     }
@@ -111,7 +120,7 @@ fn provider_of(raw: &str) -> ApiResult<Provider> {
     })
 }
 
-/// A secret: 8 to 512 visible ASCII characters.
+/// A key or secret: 8 to 512 visible ASCII characters.
 fn secret(errors: &mut FieldErrors, field: &str, value: Option<String>) -> Option<String> {
     let value = value?;
     let ok = (8..=512).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_graphic());
@@ -149,6 +158,19 @@ pub async fn put_credentials(
     let secret_key = secret(&mut errors, "secretKey", body.secret_key);
     let webhook_secret = secret(&mut errors, "webhookSecret", body.webhook_secret);
     let merchant_id = body.merchant_id.map(|m| m.trim().to_owned());
+    let publishable_key = secret(&mut errors, "publishableKey", body.publishable_key);
+    if provider == Provider::Bankpay && publishable_key.is_some() {
+        errors.add("publishableKey", "is cardpay's; bankpay has none");
+    }
+    if publishable_key
+        .as_deref()
+        .is_some_and(|k| !k.starts_with("pk_"))
+    {
+        errors.add(
+            "publishableKey",
+            "must be the publishable key (pk_…), never the secret key",
+        );
+    }
     match provider {
         Provider::Cardpay if merchant_id.is_some() => {
             errors.add("merchantId", "is bankpay's; cardpay has none");
@@ -189,6 +211,7 @@ pub async fn put_credentials(
                 secret_key: seal("secretKey", secret_key),
                 webhook_secret: seal("webhookSecret", webhook_secret),
                 merchant_id,
+                publishable_key,
                 sandbox: body.sandbox.unwrap_or(false),
                 enabled: body.enabled.unwrap_or(true),
             },

@@ -33,6 +33,13 @@ pub struct PaymentAction {
     pub sandbox_confirm_url: Option<String>,
     /// bankpay: the provider's page where the customer chooses a bank and pays.
     pub redirect_url: Option<String>,
+    /// cardpay through the venue's own account with a publishable key: the key, and the
+    /// provider's browser library (Stripe.js) that draws the card element and confirms
+    /// `clientSecret` with it.
+    #[schema(example = "pk_test_51H…")]
+    pub publishable_key: Option<String>,
+    #[schema(example = "https://js.stripe.com/v3/")]
+    pub provider_script_url: Option<String>,
 }
 
 impl From<intents::PaymentAction> for PaymentAction {
@@ -49,6 +56,8 @@ impl From<intents::PaymentAction> for PaymentAction {
             requires_action: a.requires_action,
             sandbox_confirm_url: a.test_confirm_url,
             redirect_url: a.redirect_url,
+            publishable_key: a.publishable_key,
+            provider_script_url: a.provider_script_url,
         }
     }
 }

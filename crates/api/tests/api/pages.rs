@@ -21,7 +21,21 @@ async fn the_console_is_served_at_every_admin_path_and_may_not_be_framed() {
             res.text
         );
         let csp = res.header("content-security-policy").unwrap();
-        assert!(csp.contains("script-src 'self'"), "{csp}");
+        // This origin, and Stripe.js with its frames and API for a venue's card account.
+        assert!(
+            csp.contains("script-src 'self' https://js.stripe.com;"),
+            "{csp}"
+        );
+        assert!(
+            csp.contains(
+                "frame-src https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com;"
+            ),
+            "{csp}"
+        );
+        assert!(
+            csp.contains("connect-src 'self' https://js.stripe.com https://api.stripe.com;"),
+            "{csp}"
+        );
         assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
         assert_eq!(res.header("x-content-type-options"), Some("nosniff"));
     }
@@ -97,4 +111,24 @@ async fn a_missing_file_is_the_apis_404_and_pages_are_not_served_as_files() {
     ] {
         app.get(path).send().await.assert_error(404, "NOT_FOUND");
     }
+}
+
+#[test]
+fn the_policy_follows_the_card_providers_addresses() {
+    // A Stripe-compatible test server serving its stand-in for Stripe.js and its API.
+    let csp = kairos_api::pages::content_policy(
+        "http://127.0.0.1:8420/js.stripe.com/v3/",
+        "http://127.0.0.1:8420",
+    );
+    assert!(
+        csp.contains("script-src 'self' http://127.0.0.1:8420;"),
+        "{csp}"
+    );
+    assert!(csp.contains("frame-src http://127.0.0.1:8420;"), "{csp}");
+    assert!(!csp.contains("stripe.com"), "{csp}");
+    // Addresses that are not URLs add nothing.
+    let csp = kairos_api::pages::content_policy("", "not a url");
+    assert!(csp.contains("script-src 'self';"), "{csp}");
+    assert!(csp.contains("connect-src 'self';"), "{csp}");
+    assert!(csp.contains("frame-src 'none';"), "{csp}");
 }

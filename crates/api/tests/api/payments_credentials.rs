@@ -35,6 +35,7 @@ async fn owners_store_credentials_that_are_never_shown_again() {
     assert_eq!(res.body["sandbox"], false);
     assert_eq!(res.body["secretKeyHint"], "…4242");
     assert_eq!(res.body["hasWebhookSecret"], true);
+    assert_eq!(res.body["publishableKey"], Value::Null);
     assert!(!res.text.contains("sk_test_51Habcdefgh4242") && !res.text.contains("whsec_"));
 
     // Stored sealed: the database holds no secret in the clear.
@@ -54,11 +55,22 @@ async fn owners_store_credentials_that_are_never_shown_again() {
             .contains("whsec")
     );
 
-    // An update may leave the secrets out: they are kept.
+    // An update may leave the secrets out: they are kept. The publishable key is not a
+    // secret: it is shown, and kept when left out too.
+    let res = put(
+        &app,
+        &t,
+        "cardpay",
+        json!({"publishableKey": "pk_test_51Habcdefgh"}),
+    )
+    .await;
+    res.assert_status(200);
+    assert_eq!(res.body["publishableKey"], "pk_test_51Habcdefgh");
     let res = put(&app, &t, "cardpay", json!({"enabled": false})).await;
     res.assert_status(200);
     assert_eq!(res.body["enabled"], false);
     assert_eq!(res.body["secretKeyHint"], "…4242");
+    assert_eq!(res.body["publishableKey"], "pk_test_51Habcdefgh");
 
     let list = app
         .get(CREDENTIALS)
@@ -115,6 +127,27 @@ async fn each_provider_gets_the_fields_it_uses() {
     assert_eq!(res.error_fields(), vec!["webhookSecret"]);
     let res = put(&app, &t, "bankpay", json!({"secretKey": "SAIPPUAKAUPPIAS"})).await;
     assert_eq!(res.error_fields(), vec!["merchantId"]);
+    // The publishable key is cardpay's, and never the secret key pasted in its place.
+    let res = put(
+        &app,
+        &t,
+        "bankpay",
+        json!({"secretKey": "SAIPPUAKAUPPIAS", "merchantId": "375917",
+            "publishableKey": "pk_test_12345678"}),
+    )
+    .await;
+    assert_eq!(res.error_fields(), vec!["publishableKey"]);
+    let res = put(
+        &app,
+        &t,
+        "cardpay",
+        json!({"secretKey": "sk_test_12345678", "webhookSecret": "whsec_12345678",
+            "publishableKey": "sk_test_12345678"}),
+    )
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(res.error_fields(), vec!["publishableKey"]);
+    assert!(res.text.contains("never the secret key"));
     let res = put(
         &app,
         &t,

@@ -20,7 +20,10 @@ async fn venue(app: &TestApp) -> (TenantFixture, kairos_testkit::CatalogFixture,
     app.put("/api/v1/admin/payments/credentials/cardpay")
         .tenant(&t.id)
         .token(&t.owner_token)
-        .json(json!({"secretKey": "sk_test_kairos_e2e", "webhookSecret": "whsec_kairos_e2e"}))
+        .json(
+            json!({"secretKey": "sk_test_kairos_e2e", "webhookSecret": "whsec_kairos_e2e",
+            "publishableKey": "pk_test_kairos_e2e"}),
+        )
         .send()
         .await
         .assert_status(200);
@@ -116,6 +119,12 @@ async fn paid_at_provider(
         .to_owned();
     assert!(res.body["payment"]["clientSecret"].is_string());
     assert!(res.body["payment"]["sandboxConfirmUrl"].is_null());
+    // The pages start the provider's card element with these.
+    assert_eq!(res.body["payment"]["publishableKey"], "pk_test_kairos_e2e");
+    assert_eq!(
+        res.body["payment"]["providerScriptUrl"],
+        "https://js.stripe.com/v3/"
+    );
 
     // The customer's card, as Stripe.js would confirm it.
     for (path, form) in [

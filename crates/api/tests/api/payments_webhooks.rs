@@ -87,6 +87,8 @@ async fn a_card_payment_confirmed_by_the_customer_makes_the_booking_paid() {
     let secret = p["clientSecret"].as_str().unwrap().to_owned();
     assert!(secret.starts_with(&intent));
     let url = p["sandboxConfirmUrl"].as_str().unwrap().to_owned();
+    // The sandbox's pages post test cards: no provider card element to start.
+    assert!(p["publishableKey"].is_null() && p["providerScriptUrl"].is_null());
 
     // The customer's browser confirms with a test card.
     let paid = app

@@ -25,6 +25,9 @@ pub struct Account {
     pub site: Option<Uuid>,
     /// The webhook signing secret.
     pub webhook_secret: Option<String>,
+    /// A real account's publishable key, for the provider's card element in the
+    /// customer's browser (None for sandbox accounts, whose pages post test cards).
+    pub publishable_key: Option<String>,
 }
 
 impl std::fmt::Debug for Account {
@@ -76,6 +79,7 @@ pub fn open_account(
         source,
         site: c.site_id,
         webhook_secret,
+        publishable_key: c.publishable_key.clone().filter(|_| !c.sandbox),
     })
 }
 

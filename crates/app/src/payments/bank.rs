@@ -163,6 +163,8 @@ pub async fn bank_action(
         provider_status: None,
         requires_action: true,
         test_confirm_url: None,
+        publishable_key: None,
+        provider_script_url: None,
         redirect_url: Some(redirect),
     };
     if let (Some(_), Some(url)) = (&payment.provider_payment_id, &payment.redirect_url) {

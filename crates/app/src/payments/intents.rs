@@ -119,6 +119,10 @@ pub struct PaymentAction {
     pub requires_action: bool,
     /// Accounts that offer it (the sandbox's): where a test card confirms the payment.
     pub test_confirm_url: Option<String>,
+    /// A real cardpay account with a publishable key: the key, and the provider's
+    /// browser library to load, for its card element.
+    pub publishable_key: Option<String>,
+    pub provider_script_url: Option<String>,
     /// bankpay: the provider's page where the customer chooses a bank and pays.
     pub redirect_url: Option<String>,
 }
@@ -190,5 +194,10 @@ pub async fn action_for_payment(
         client_secret: intent.client_secret,
         requires_action,
         redirect_url: None,
+        provider_script_url: account
+            .publishable_key
+            .as_ref()
+            .map(|_| app.payments.cardpay_js_url.clone()),
+        publishable_key: account.publishable_key,
     })
 }

@@ -4,6 +4,8 @@ use kairos_domain::secrets::SecretBox;
 
 /// Stripe's API, which cardpay speaks.
 pub const CARDPAY_API_BASE: &str = "https://api.stripe.com";
+/// Stripe's browser library (Stripe.js), which draws cardpay's card element.
+pub const CARDPAY_JS_URL: &str = "https://js.stripe.com/v3/";
 /// Paytrail's API, which bankpay speaks.
 pub const BANKPAY_API_BASE: &str = "https://services.paytrail.com";
 
@@ -30,6 +32,9 @@ pub struct PaymentSettings {
     pub secrets: SecretBox,
     /// `KAIROS_CARDPAY_API_BASE`.
     pub cardpay_api_base: String,
+    /// `KAIROS_CARDPAY_JS_URL`: the provider's browser library the pages load for a real
+    /// account's card element (allowed by the pages' content security policy).
+    pub cardpay_js_url: String,
     /// `KAIROS_BANKPAY_API_BASE`.
     pub bankpay_api_base: String,
     /// `KAIROS_BANKPAY_MERCHANT_ID` and `KAIROS_BANKPAY_SECRET`.
@@ -54,6 +59,7 @@ impl Default for PaymentSettings {
         Self {
             secrets: SecretBox::new(&key),
             cardpay_api_base: CARDPAY_API_BASE.to_owned(),
+            cardpay_js_url: CARDPAY_JS_URL.to_owned(),
             bankpay_api_base: BANKPAY_API_BASE.to_owned(),
             env_bankpay: None,
             deadline: std::time::Duration::from_secs(30 * 60),

@@ -54,6 +54,8 @@ pub struct CredentialsInput {
     pub webhook_secret: Option<String>,
     /// bankpay's merchant id; None keeps the stored one.
     pub merchant_id: Option<String>,
+    /// cardpay's publishable key (not a secret); None keeps the stored one.
+    pub publishable_key: Option<String>,
     pub sandbox: bool,
     pub enabled: bool,
 }
@@ -73,6 +75,8 @@ pub struct StoredCredentials {
     pub secret_key: String,
     pub webhook_secret: Option<String>,
     pub merchant_id: Option<String>,
+    /// cardpay's publishable key, for the provider's card element in the browser.
+    pub publishable_key: Option<String>,
     pub sandbox: bool,
     pub enabled: bool,
     pub created_at: Timestamp,

@@ -21,14 +21,15 @@ struct CredentialsRow {
     secret_key: String,
     webhook_secret: Option<String>,
     merchant_id: Option<String>,
+    publishable_key: Option<String>,
     sandbox: bool,
     enabled: bool,
     created_at: Timestamp,
     updated_at: Timestamp,
 }
 
-const COLUMNS: &str = "provider, site_id, secret_key, webhook_secret, merchant_id, sandbox, \
-     enabled, created_at, updated_at";
+const COLUMNS: &str = "provider, site_id, secret_key, webhook_secret, merchant_id, \
+     publishable_key, sandbox, enabled, created_at, updated_at";
 
 impl TryFrom<CredentialsRow> for StoredCredentials {
     type Error = StoreError;
@@ -40,6 +41,7 @@ impl TryFrom<CredentialsRow> for StoredCredentials {
             secret_key: r.secret_key,
             webhook_secret: r.webhook_secret,
             merchant_id: r.merchant_id,
+            publishable_key: r.publishable_key,
             sandbox: r.sandbox,
             enabled: r.enabled,
             created_at: r.created_at,
@@ -101,6 +103,10 @@ impl Repo {
             input.merchant_id,
             existing.as_ref().and_then(|e| e.merchant_id.clone()),
         );
+        let publishable_key = keep(
+            input.publishable_key,
+            existing.as_ref().and_then(|e| e.publishable_key.clone()),
+        );
         match input.provider {
             // A sandbox account's signing secret comes from its secret key.
             Provider::Cardpay if webhook_secret.is_none() && !input.sandbox => {
@@ -114,12 +120,13 @@ impl Repo {
         let created_at = existing.as_ref().map_or(now, |e| e.created_at);
         sqlx::query(
             "INSERT INTO payment_credentials (tenant_id, provider, scope_key, site_id,
-                 secret_key, webhook_secret, merchant_id, sandbox, enabled, created_at,
-                 updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                 secret_key, webhook_secret, merchant_id, publishable_key, sandbox, enabled,
+                 created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
              ON CONFLICT (tenant_id, provider, scope_key) DO UPDATE SET
                  secret_key = excluded.secret_key, webhook_secret = excluded.webhook_secret,
-                 merchant_id = excluded.merchant_id, sandbox = excluded.sandbox,
+                 merchant_id = excluded.merchant_id, publishable_key = excluded.publishable_key,
+                 sandbox = excluded.sandbox,
                  enabled = excluded.enabled, updated_at = excluded.updated_at",
         )
         .bind(tenant.as_str())
@@ -129,6 +136,7 @@ impl Repo {
         .bind(&secret_key)
         .bind(&webhook_secret)
         .bind(&merchant_id)
+        .bind(&publishable_key)
         .bind(input.sandbox)
         .bind(input.enabled)
         .bind(created_at)
@@ -149,6 +157,7 @@ impl Repo {
                 changes: json!({
                     "siteId": input.site_id,
                     "merchantId": merchant_id,
+                    "publishableKey": publishable_key,
                     "sandbox": input.sandbox,
                     "enabled": input.enabled,
                     "secretKeyChanged": existing.as_ref().is_none_or(|e| e.secret_key != secret_key),
@@ -163,6 +172,7 @@ impl Repo {
             secret_key,
             webhook_secret,
             merchant_id,
+            publishable_key,
             sandbox: input.sandbox,
             enabled: input.enabled,
             created_at,

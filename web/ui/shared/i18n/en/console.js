@@ -194,7 +194,7 @@ export default {
   "wizard.priceChanged": "The price changed while the booking was held. Go back to the codes step to see the new price, then confirm again.",
   "wizard.done": "Booked: {reference}",
   "wizard.doneStatus": "Status: {status}",
-  "wizard.cardElsewhere": "This venue's card provider takes cards in its own form, which the console does not show. Take the payment at the desk and mark the booking paid.",
+  "wizard.cardElsewhere": "The card account has no publishable key, so its card form cannot be shown here: add it under Setup → Payments, or take the payment at the desk and mark the booking paid.",
   "wizard.bankLink": "Send the customer this link to pay:",
   "wizard.another": "Make another booking",
   "wizard.toDaySheet": "Open the day sheet",
