@@ -30,7 +30,7 @@ test("staff find a booking, correct it, annotate it and move it", async () => {
   await page.getByRole("button", { name: "Edit details" }).click();
   await page.getByLabel("Phone", { exact: true }).fill("+358 40 999 0000");
   await page.getByRole("button", { name: "Save", exact: true }).click();
-  await page.getByText("+358 40 999 0000").waitFor();
+  await page.getByText("+358 40 999 0000").first().waitFor();
 
   await page.getByLabel("New note").fill("Allergic to nuts");
   await page.getByRole("button", { name: "Add the note" }).click();
@@ -57,6 +57,14 @@ test("staff find a booking, correct it, annotate it and move it", async () => {
   await page.getByTestId("status").filter({ hasText: "Paid" }).waitFor();
   await page.getByRole("button", { name: "Arrived" }).click();
   await page.getByTestId("status").filter({ hasText: "Arrived" }).waitFor();
+  // The history tells who changed what: the phone's old and new number, the notes, the move.
+  const history = page.getByTestId("history");
+  await history.getByText("Customer details changed: Phone: +358401234567 → +358 40 999 0000").waitFor();
+  for (const line of ["Booked", "Note added", "Note changed", "Note deleted", "Moved to another time", "Status: Pay on arrival → Paid", "Payment recorded"]) {
+    await history.getByText(line).first().waitFor({ timeout: 3000 }).catch(async () => {
+      throw new Error(`"${line}" is not in the history:\n${await history.innerText()}`);
+    });
+  }
 
   const found = await s.api.call("GET", "/api/v1/admin/bookings?customerEmail=ada@example.com");
   const detail = await s.api.call("GET", `/api/v1/admin/bookings/${found.bookings[0].bookingId}`);

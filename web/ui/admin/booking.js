@@ -11,6 +11,7 @@ import { notify } from "./notices.js";
 import { statusName } from "./day-sheet.js";
 import { CancelDialog } from "./cancel-dialog.js";
 import { Notes, MoveBooking } from "./booking-parts.js";
+import { History } from "./booking-history.js";
 
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
 
@@ -155,13 +156,7 @@ export function Booking({ api, session, id, go }) {
               ${i.overdue ? html` <span class="badge warn">${t("booking.overdue")}</span>` : null}</li>`,
           )}</ul>`}
     </section>
-    <section aria-labelledby="b-history">
-      <h2 id="b-history">${t("booking.history")}</h2>
-      <ol class="history">${b.statusHistory.map(
-        (h) => html`<li>${dateTime(h.at, tz)}: ${h.from ? `${statusName(h.from)} → ` : ""}${statusName(h.to)}
-          <span class="muted"> · ${h.actorName ?? h.actorType}${h.reason ? ` · ${h.reason}` : ""}</span></li>`,
-      )}</ol>
-    </section>
+    <${History} log=${b.auditLog} tz=${tz} />
     ${dialog === "cancel"
       ? html`<${CancelDialog} api=${api} session=${session}
           booking=${{ bookingId: b.bookingId, bookingReference: b.bookingReference }} currency=${cur}

@@ -86,6 +86,29 @@ pub struct StatusChange {
     pub at: DateTime<Utc>,
 }
 
+/// One entry of the booking's audit log: what was done, by whom, when.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditItem {
+    /// `booking.created`, `booking.status_changed`, `booking.customer_updated`,
+    /// `booking.moved`, `booking.rescheduled`, `booking.move_failed`,
+    /// `booking.party_reduced`, `booking.payment_recorded`, `booking.promotion_applied`,
+    /// `booking.promotion_removed`, `booking.voucher_applied`, `booking.note_added`,
+    /// `booking.note_updated`, `booking.note_deleted`.
+    #[schema(example = "booking.customer_updated")]
+    pub action: String,
+    /// What changed: `{field: {from, to}}` for each edited field (for
+    /// `booking.customer_updated`: customerName, customerEmail, customerPhone), and the
+    /// action's own details for the others.
+    #[schema(value_type = Object, example = json!({"customerEmail": {"from": "ada@example.com", "to": "ada@lovelace.dev"}}))]
+    pub changes: Value,
+    #[schema(value_type = ActorKindSchema)]
+    pub actor_type: String,
+    pub actor_id: Option<String>,
+    pub actor_name: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
 /// The full booking record.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -120,6 +143,10 @@ pub struct BookingDetail {
     /// Issues logged against the booking, newest first.
     pub issues: Vec<crate::issues::IssueSummary>,
     pub status_history: Vec<StatusChange>,
+    /// Everything done to the booking, oldest first (the status changes above among
+    /// them): who (user id and name), when, and each changed field's previous and new
+    /// value.
+    pub audit_log: Vec<AuditItem>,
     pub created_by: Option<String>,
     /// Why staff created it: phone_booking, walk_in, comp, correction or other; null for
     /// a customer's own booking or when not given.
@@ -177,6 +204,17 @@ pub async fn detail(
         .list_audit(tenant, "booking", &b.id.to_string())
         .await?;
     let currency = &b.price.currency;
+    let audit_log = audit
+        .iter()
+        .map(|e| AuditItem {
+            action: e.action.clone(),
+            changes: e.changes.clone(),
+            actor_type: e.actor_type.as_str().to_owned(),
+            actor_id: e.actor_id.clone(),
+            actor_name: e.actor_name.clone(),
+            at: e.occurred_at,
+        })
+        .collect();
     let history = audit
         .into_iter()
         .filter(|e| e.action == "booking.created" || e.action == "booking.status_changed")
@@ -257,6 +295,7 @@ pub async fn detail(
         notes: notes.iter().map(super::notes::NoteDto::from).collect(),
         issues,
         status_history: history,
+        audit_log,
         created_by: b.created_by.clone(),
         created_reason: b.created_reason.map(|r| r.as_str().to_owned()),
         terms_accepted_at: b.terms_accepted_at,

@@ -369,6 +369,30 @@ async fn customer_corrections_are_audited_field_by_field() {
     assert!(change.actor_id.is_some());
     assert_eq!(change.occurred_at, app.clock_now());
 
+    // The booking's record shows it to staff, after its creation.
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{id}"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    detail.assert_status(200);
+    let log = detail.body["auditLog"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", detail.text));
+    assert_eq!(log[0]["action"], "booking.created");
+    let shown = log
+        .iter()
+        .find(|e| e["action"] == "booking.customer_updated")
+        .unwrap_or_else(|| panic!("{}", detail.text));
+    assert_eq!(
+        shown["changes"]["customerEmail"],
+        json!({"from": "grace@example.com", "to": "grace.h@example.com"})
+    );
+    assert_eq!(shown["actorName"], "owner (test)");
+    assert_eq!(shown["actorType"], "admin");
+    assert!(shown["at"].is_string());
+
     app.patch("/api/v1/admin/bookings/01890000-0000-7000-8000-000000000000/customer")
         .tenant(&t.id)
         .token(&t.owner_token)

@@ -124,7 +124,10 @@ fn the_policy_follows_the_card_providers_addresses() {
         csp.contains("script-src 'self' http://127.0.0.1:8420;"),
         "{csp}"
     );
-    assert!(csp.contains("frame-src 'self' http://127.0.0.1:8420;"), "{csp}");
+    assert!(
+        csp.contains("frame-src 'self' http://127.0.0.1:8420;"),
+        "{csp}"
+    );
     assert!(!csp.contains("stripe.com"), "{csp}");
     // Addresses that are not URLs add nothing.
     let csp = kairos_api::pages::content_policy("", "not a url");
