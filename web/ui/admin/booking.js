@@ -1,5 +1,5 @@
 // A booking's page: customer (editable), slot, price, payments and refunds, notes, issues
-// and the history of its status, with the actions its status allows: confirm a hold,
+// and its history (the audit log, booking-history.js), with the actions its status allows: confirm a hold,
 // mark paid, arrived, completed or no-show (with the tenant's fee), move it to another
 // time (checked first), cancel it (the refund shown first).
 import { html, useState, useEffect } from "../shared/ui.js";
