@@ -11,6 +11,7 @@ pub mod customers;
 pub mod dead_letters;
 pub mod deleted;
 pub mod error;
+pub mod etag;
 pub mod export;
 pub mod extract;
 pub mod gift_cards;

@@ -133,11 +133,7 @@ fn file(path: &str, headers: &HeaderMap, policy: &str, framing: Framing) -> Resp
         header::REFERRER_POLICY,
         HeaderValue::from_static("same-origin"),
     );
-    let unchanged = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
-    if unchanged {
+    if crate::etag::unchanged(headers, &etag) {
         return (StatusCode::NOT_MODIFIED, out).into_response();
     }
     let mime = content.metadata.mimetype();

@@ -294,11 +294,7 @@ pub async fn day_sheet(
     digest.update(serde_json::to_vec(&(&body.products, &body.site_name)).unwrap_or_default());
     let etag = format!("\"{:x}\"", digest.finalize());
     let etag_value = HeaderValue::from_str(&etag).map_err(|_| ApiError::internal("etag"))?;
-    let unchanged = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
-    if unchanged {
+    if crate::etag::unchanged(&headers, &etag) {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag_value)]).into_response());
     }
     Ok((
