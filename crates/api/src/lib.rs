@@ -27,6 +27,7 @@ pub mod payments;
 pub mod promotions;
 pub mod rate_limit;
 pub mod request_body;
+pub mod resources;
 pub mod router;
 pub mod scheduling;
 pub mod serve;

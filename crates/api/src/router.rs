@@ -33,6 +33,8 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(auth::router())
         .merge(customers::router())
         .merge(catalog::router())
+        .merge(crate::resources::admin_router())
+        .merge(crate::resources::public_router())
         .merge(scheduling::router())
         .merge(availability::router())
         .merge(bookings::router())

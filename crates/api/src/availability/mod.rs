@@ -4,7 +4,7 @@
 mod addons;
 mod cache;
 mod site_config;
-mod slots;
+pub(crate) mod slots;
 
 use crate::state::AppState;
 use chrono::{DateTime, NaiveDate, Utc};

@@ -41,7 +41,7 @@ fn request_id(headers: &HeaderMap) -> String {
 }
 
 /// Loads an active product of an active site of this tenant; anything else is 404.
-pub(super) async fn active_product_and_site(
+pub(crate) async fn active_product_and_site(
     state: &AppState,
     tenant: &Tenant,
     product: &str,

@@ -4,7 +4,7 @@
 
 mod addons;
 mod error;
-mod products;
+pub(crate) mod products;
 mod sites;
 mod variants;
 
@@ -17,7 +17,7 @@ fn currency(code: &str) -> ApiResult<Currency> {
     Currency::parse(code).map_err(ApiError::internal)
 }
 
-fn text(errors: &mut FieldErrors, field: &str, value: &str, max: usize) -> String {
+pub(crate) fn text(errors: &mut FieldErrors, field: &str, value: &str, max: usize) -> String {
     let v = value.trim();
     if v.chars().count() > max {
         errors.add(field, format!("must be at most {max} characters"));
@@ -28,7 +28,12 @@ fn text(errors: &mut FieldErrors, field: &str, value: &str, max: usize) -> Strin
     v.to_owned()
 }
 
-fn required_text(errors: &mut FieldErrors, field: &str, value: Option<&str>, max: usize) -> String {
+pub(crate) fn required_text(
+    errors: &mut FieldErrors,
+    field: &str,
+    value: Option<&str>,
+    max: usize,
+) -> String {
     match value.map(str::trim) {
         None | Some("") => {
             errors.add(field, "is required");

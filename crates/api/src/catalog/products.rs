@@ -141,7 +141,7 @@ pub struct ProductList {
     pub total: usize,
 }
 
-pub(super) fn int_in(
+pub(crate) fn int_in(
     errors: &mut FieldErrors,
     field: &str,
     value: Option<i64>,
@@ -376,7 +376,7 @@ async fn site_currency(state: &AppState, auth: &AdminAuth, site: Uuid) -> ApiRes
     currency(&site.currency)
 }
 
-pub(super) async fn product_of(
+pub(crate) async fn product_of(
     state: &AppState,
     auth: &AdminAuth,
     raw: &str,

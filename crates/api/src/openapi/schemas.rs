@@ -335,3 +335,28 @@ closed_set!(
     "OffsetUnit",
     "Unit of triggerOffset: hours, or days (from a booking's date: 08:00 local time on that day)."
 );
+closed_set!(
+    ResourceTypeSchema = kairos_domain::resources::ResourceType,
+    "ResourceType",
+    "What a resource is (grouping and reporting only; no effect on booking logic)."
+);
+closed_set!(
+    SharedModeSchema = kairos_domain::resources::SharedMode,
+    "SharedMode",
+    "How bookings share a resource at one time: EXCLUSIVE (one booking), SHARED (bookings up to its capacity), POOLED (people up to its capacity)."
+);
+closed_set!(
+    DurationModeSchema = kairos_domain::resources::DurationMode,
+    "DurationMode",
+    "How a resource add-on's length is chosen: FIXED, SELECTABLE (one of durationOptions) or CUSTOM (min to max in steps)."
+);
+closed_set!(
+    PricingModeSchema = kairos_domain::resources::PricingMode,
+    "PricingMode",
+    "How a resource add-on is priced: FLAT, PER_HOUR, PER_PERSON or COMPOSITE (base + per person)."
+);
+closed_set!(
+    WindowPositionSchema = kairos_domain::resources::WindowPosition,
+    "WindowPosition",
+    "Where an add-on's window lies against the activity: BEFORE (ending at its start), DURING (from its start) or AFTER (from its end)."
+);

@@ -61,6 +61,7 @@ mod promotion_races;
 mod promotions;
 mod promotions_listing;
 mod rate_limits;
+mod resources;
 mod schedules;
 mod schedules_date_rules;
 mod schedules_regeneration;

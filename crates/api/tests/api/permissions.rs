@@ -63,6 +63,13 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("GET", "/api/v1/admin/products/{id}/addons/{addonId}", "ok ok ok ok 403 401 mis"),
     ("PATCH", "/api/v1/admin/products/{id}/addons/{addonId}", "ok ok 403 403 403 401 mis"),
     ("DELETE", "/api/v1/admin/products/{id}/addons/{addonId}", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/resources", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/resources", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/resources/{id}", "ok ok ok ok 403 401 mis"),
+    ("PATCH", "/api/v1/admin/resources/{id}", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/products/{id}/resource-addons", "ok ok ok ok 403 401 mis"),
+    ("POST", "/api/v1/admin/products/{id}/resource-addons", "ok ok 403 403 403 401 mis"),
+    ("PATCH", "/api/v1/admin/products/{id}/resource-addons/{configId}", "ok ok 403 403 403 401 mis"),
     // schedules: admin:read / admin:write
     ("GET", "/api/v1/admin/schedules/templates", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/schedules/templates", "ok ok 403 403 403 401 mis"),
@@ -84,6 +91,7 @@ const MATRIX: &[(&str, &str, &str)] = &[
     // public reads
     ("GET", "/api/v1/availability", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/availability/products/{productId}/addons", "ok ok ok ok ok ok ok"),
+    ("GET", "/api/v1/availability/resource-addons", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/availability/sites/{siteId}/config", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/availability/sites", "ok ok ok ok ok ok ok"),
     // the public booking flow: token holders and customers need no permission; staff

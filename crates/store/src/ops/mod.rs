@@ -24,6 +24,7 @@ mod messaging;
 mod operations;
 mod payments;
 mod promotions;
+mod resources;
 mod scheduling;
 mod system;
 mod tenancy;

@@ -1,0 +1,51 @@
+//! Resources (spec Part B 2.3, 4.2): the rooms, equipment, vehicles and staff of a site
+//! (`/api/v1/admin/resources`), the resource add-on configurations of a product
+//! (`/api/v1/admin/products/{id}/resource-addons`), and the public list of a product's
+//! resource add-ons (`/api/v1/availability/resource-addons`).
+
+mod admin;
+mod configs;
+
+use crate::error::ApiError;
+use crate::rate_limit::Tier;
+use crate::state::AppState;
+use kairos_store::ResourceError;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+impl From<ResourceError> for ApiError {
+    #[track_caller]
+    fn from(e: ResourceError) -> Self {
+        match e {
+            ResourceError::SiteNotFound => ApiError::not_found("Site"),
+            ResourceError::ResourceNotFound => ApiError::not_found("Resource"),
+            ResourceError::ProductNotFound => ApiError::not_found("Product"),
+            ResourceError::AddonNotFound => ApiError::not_found("Add-on"),
+            ResourceError::ConfigNotFound => ApiError::not_found("Resource add-on configuration"),
+            ResourceError::NotResourceAddon => ApiError::invalid_field(
+                "addonId",
+                "must be an add-on of type resource (addonType: resource)",
+            ),
+            ResourceError::OtherSite => {
+                ApiError::invalid_field("resourceId", "must be a resource of the product's site")
+            }
+            ResourceError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// The administration routes, under `/api/v1/admin`.
+pub fn admin_router() -> OpenApiRouter<AppState> {
+    Tier::Standard.apply(
+        OpenApiRouter::new()
+            .routes(routes!(admin::list_resources, admin::create_resource))
+            .routes(routes!(admin::get_resource, admin::update_resource))
+            .routes(routes!(configs::list_configs, configs::create_config))
+            .routes(routes!(configs::update_config)),
+    )
+}
+
+/// The public routes (tenant header only).
+pub fn public_router() -> OpenApiRouter<AppState> {
+    Tier::Standard.apply(OpenApiRouter::new().routes(routes!(configs::public_configs)))
+}

@@ -1,0 +1,134 @@
+//! Resources, the resource add-on configurations of products, and allocations.
+
+use crate::Timestamp;
+use kairos_domain::resources::{
+    DurationMode, DurationRule, Positions, Pricing, PricingMode, ResourceType, SharedMode,
+};
+use serde::Serialize;
+use uuid::Uuid;
+
+/// A room, piece of equipment, vehicle or staff member at a site.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Resource {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub resource_type: ResourceType,
+    pub shared_mode: SharedMode,
+    pub capacity: i32,
+    pub is_active: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A resource as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NewResource {
+    pub site_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub resource_type: ResourceType,
+    pub shared_mode: SharedMode,
+    pub capacity: i32,
+    pub is_active: bool,
+}
+
+/// How a product offers a resource as an add-on (spec Part B 2.3); prices in minor units.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NewAddonConfig {
+    pub addon_id: Uuid,
+    pub resource_id: Uuid,
+    pub duration_mode: DurationMode,
+    pub duration_options: Vec<i32>,
+    pub fixed_duration_mins: Option<i32>,
+    pub min_duration_mins: Option<i32>,
+    pub max_duration_mins: Option<i32>,
+    pub duration_step_mins: i32,
+    pub default_duration_mins: Option<i32>,
+    pub pricing_mode: PricingMode,
+    pub flat_price: Option<i64>,
+    pub per_hour_price: Option<i64>,
+    pub per_person_price: Option<i64>,
+    pub base_price: Option<i64>,
+    pub allow_before: bool,
+    pub allow_during: bool,
+    pub allow_after: bool,
+    pub buffer_before_mins: i32,
+    pub buffer_after_mins: i32,
+    pub max_capacity: Option<i32>,
+    pub is_active: bool,
+}
+
+impl NewAddonConfig {
+    /// The durations the configuration allows; None when its mode's fields are missing.
+    pub fn rule(&self) -> Option<DurationRule> {
+        match self.duration_mode {
+            DurationMode::Fixed => self.fixed_duration_mins.map(DurationRule::Fixed),
+            DurationMode::Selectable => (!self.duration_options.is_empty())
+                .then(|| DurationRule::Selectable(self.duration_options.clone())),
+            DurationMode::Custom => Some(DurationRule::Custom {
+                min: self.min_duration_mins?,
+                max: self.max_duration_mins?,
+                step: self.duration_step_mins,
+            }),
+        }
+    }
+
+    pub fn pricing(&self) -> Pricing {
+        Pricing {
+            mode: self.pricing_mode,
+            flat_price: self.flat_price,
+            per_hour_price: self.per_hour_price,
+            per_person_price: self.per_person_price,
+            base_price: self.base_price,
+        }
+    }
+
+    pub fn positions(&self) -> Positions {
+        Positions {
+            before: self.allow_before,
+            during: self.allow_during,
+            after: self.allow_after,
+        }
+    }
+}
+
+/// A stored resource add-on configuration, with the names it shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AddonConfig {
+    pub id: Uuid,
+    pub product_id: Uuid,
+    #[serde(flatten)]
+    pub config: NewAddonConfig,
+    pub addon_name: String,
+    pub addon_description: String,
+    pub resource_name: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Resource administration failures.
+#[derive(Debug, thiserror::Error)]
+pub enum ResourceError {
+    #[error("no such site")]
+    SiteNotFound,
+    #[error("no such resource")]
+    ResourceNotFound,
+    #[error("no such product")]
+    ProductNotFound,
+    #[error("no such add-on of the product")]
+    AddonNotFound,
+    #[error("no such resource add-on configuration")]
+    ConfigNotFound,
+    /// The add-on is not of type `resource`.
+    #[error("the add-on is not a resource add-on")]
+    NotResourceAddon,
+    /// The resource is at another site than the product.
+    #[error("the resource is at another site than the product")]
+    OtherSite,
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
+}
+
+crate::store_error_from_sqlx!(ResourceError);
