@@ -5,6 +5,7 @@
 
 mod admin;
 mod configs;
+mod windows;
 
 use crate::error::ApiError;
 use crate::rate_limit::Tier;
@@ -47,5 +48,9 @@ pub fn admin_router() -> OpenApiRouter<AppState> {
 
 /// The public routes (tenant header only).
 pub fn public_router() -> OpenApiRouter<AppState> {
-    Tier::Standard.apply(OpenApiRouter::new().routes(routes!(configs::public_configs)))
+    Tier::Standard.apply(
+        OpenApiRouter::new()
+            .routes(routes!(configs::public_configs))
+            .routes(routes!(windows::config_windows)),
+    )
 }

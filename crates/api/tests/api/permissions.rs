@@ -92,6 +92,7 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("GET", "/api/v1/availability", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/availability/products/{productId}/addons", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/availability/resource-addons", "ok ok ok ok ok ok ok"),
+    ("GET", "/api/v1/availability/resource-addons/{configId}/windows", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/availability/sites/{siteId}/config", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/availability/sites", "ok ok ok ok ok ok ok"),
     // the public booking flow: token holders and customers need no permission; staff

@@ -349,3 +349,130 @@ async fn each_mode_needs_its_fields_and_the_parts_must_belong_together() {
     );
     post(&app, &t, &configs, ok).await.assert_status(200);
 }
+
+#[tokio::test]
+async fn windows_lie_around_the_activity_priced_for_the_party() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("acme").await;
+    let c = app.catalog(&t).await;
+    let (room, addon) = room_and_addon(&app, &t, &c).await;
+    let configs = format!("/api/v1/admin/products/{}/resource-addons", c.product_id);
+    let config = post(
+        &app,
+        &t,
+        &configs,
+        json!({"addonId": addon, "resourceId": room, "durationMode": "SELECTABLE",
+            "selectableDurations": [30, 120], "pricingMode": "COMPOSITE", "basePrice": 20,
+            "perPersonPrice": 2.5, "bufferMinsAfter": 15, "maxCapacity": 8}),
+    )
+    .await;
+    config.assert_status(200);
+    let id = config.str("id").to_owned();
+    let windows = |query: String| {
+        let (app, t, id) = (&app, &t, id.clone());
+        async move {
+            app.get(&format!(
+                "/api/v1/availability/resource-addons/{id}/windows?{query}"
+            ))
+            .tenant(&t.id)
+            .send()
+            .await
+        }
+    };
+    let activity = "activity_starts_at=2026-12-01T16:00:00Z&activity_ends_at=2026-12-01T17:00:00Z";
+    let res = windows(format!("{activity}&party_size=6")).await;
+    res.assert_status(200);
+    assert_eq!(res.body["configId"], id.as_str());
+    let got: Vec<(String, String, String, i64, f64, bool)> = res.body["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["position"].as_str().unwrap().to_owned(),
+                w["startsAt"].as_str().unwrap().to_owned(),
+                w["endsAt"].as_str().unwrap().to_owned(),
+                w["durationMins"].as_i64().unwrap(),
+                w["price"].as_f64().unwrap(),
+                w["isAvailable"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let w = |p: &str, s: &str, e: &str, d: i64| {
+        // 20.00 + 2.50 × 6, whatever the length.
+        (p.to_owned(), s.to_owned(), e.to_owned(), d, 35.0, true)
+    };
+    assert_eq!(
+        got,
+        vec![
+            w("BEFORE", "2026-12-01T15:30:00Z", "2026-12-01T16:00:00Z", 30),
+            w(
+                "BEFORE",
+                "2026-12-01T14:00:00Z",
+                "2026-12-01T16:00:00Z",
+                120
+            ),
+            w("DURING", "2026-12-01T16:00:00Z", "2026-12-01T16:30:00Z", 30),
+            w("AFTER", "2026-12-01T17:00:00Z", "2026-12-01T17:30:00Z", 30),
+            w("AFTER", "2026-12-01T17:00:00Z", "2026-12-01T19:00:00Z", 120),
+        ]
+    );
+    // A party larger than the add-on serves gets no window.
+    let big = windows(format!("{activity}&party_size=9")).await;
+    assert!(
+        big.body["windows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["isAvailable"] == false)
+    );
+
+    // The activity must start before it ends (shape B), and every parameter be readable.
+    let backwards = windows(
+        "activity_starts_at=2026-12-01T17:00:00Z&activity_ends_at=2026-12-01T16:00:00Z".into(),
+    )
+    .await;
+    backwards.assert_status(400);
+    assert_eq!(backwards.body["statusCode"], 400);
+    assert!(
+        backwards.text.contains("start must be before end"),
+        "{}",
+        backwards.text
+    );
+    let bad = windows("activity_starts_at=tomorrow&party_size=0&exclude_booking_id=x".into()).await;
+    bad.assert_status(400);
+    for field in [
+        "activity_starts_at",
+        "activity_ends_at",
+        "party_size",
+        "exclude_booking_id",
+    ] {
+        assert!(bad.text.contains(field), "{field}: {}", bad.text);
+    }
+    let far = windows(
+        "activity_starts_at=9999-12-31T22:00:00Z&activity_ends_at=9999-12-31T23:00:00Z".into(),
+    )
+    .await;
+    far.assert_status(400);
+    assert!(far.text.contains("between the years"), "{}", far.text);
+    // Unknown, or no longer offered: not found.
+    app.get(&format!(
+        "/api/v1/availability/resource-addons/{}/windows?{activity}",
+        uuid::Uuid::new_v4()
+    ))
+    .tenant(&t.id)
+    .send()
+    .await
+    .assert_error(404, "NOT_FOUND");
+    patch(
+        &app,
+        &t,
+        &format!("/api/v1/admin/resources/{room}"),
+        json!({"isActive": false}),
+    )
+    .await
+    .assert_status(200);
+    windows(activity.into())
+        .await
+        .assert_error(404, "NOT_FOUND");
+}

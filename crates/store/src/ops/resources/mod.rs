@@ -197,3 +197,31 @@ impl Repo {
         Ok(after)
     }
 }
+
+#[operations]
+impl Repo {
+    /// The live allocations of a resource whose blocked ranges meet `[from, to)`, as
+    /// (blocked from, blocked until, units), leaving out `exclude_booking`'s own.
+    pub async fn resource_use(
+        &self,
+        tenant: &TenantId,
+        resource: Uuid,
+        range: (Timestamp, Timestamp),
+        exclude_booking: Option<Uuid>,
+    ) -> StoreResult<Vec<(Timestamp, Timestamp, i32)>> {
+        let rows: Vec<(Timestamp, Timestamp, i32)> = sqlx::query_as(
+            "SELECT blocked_from, blocked_until, units FROM resource_allocations
+             WHERE tenant_id = $1 AND resource_id = $2 AND status <> 'RELEASED'
+               AND blocked_from < $4 AND blocked_until > $3
+               AND ($5 IS NULL OR booking_id <> $5)",
+        )
+        .bind(tenant.as_str())
+        .bind(resource)
+        .bind(range.0)
+        .bind(range.1)
+        .bind(exclude_booking)
+        .fetch_all(&self.read)
+        .await?;
+        Ok(rows)
+    }
+}

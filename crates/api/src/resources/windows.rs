@@ -1,0 +1,180 @@
+//! `GET /api/v1/availability/resource-addons/{configId}/windows` (spec Part B 4.2): the
+//! windows a resource add-on may take around an activity, each priced for the party and
+//! marked available when its resource is free for it, buffers included.
+
+use super::configs::checked_config;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{Query, Tenant, path_id, uuid_param};
+use crate::openapi::schemas::WindowPositionSchema;
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use chrono::{DateTime, Datelike, Utc};
+use kairos_domain::FieldErrors;
+use kairos_domain::money::to_major;
+use kairos_domain::resources::{blocked, fits, peak_use, units, windows};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+/// The activity the windows are around, and the party.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct WindowQuery {
+    /// When the activity starts (ISO 8601).
+    #[param(value_type = DateTime<Utc>, required = true)]
+    pub activity_starts_at: Option<String>,
+    /// When the activity ends (ISO 8601), after it starts.
+    #[param(value_type = DateTime<Utc>, required = true)]
+    pub activity_ends_at: Option<String>,
+    /// 1 to 500; default 1.
+    #[param(minimum = 1, maximum = 500)]
+    pub party_size: Option<i64>,
+    /// A booking changing its own add-ons: its allocations do not count against it.
+    #[param(value_type = Option<Uuid>)]
+    pub exclude_booking_id: Option<String>,
+}
+
+/// A window of the add-on.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowDto {
+    #[schema(value_type = WindowPositionSchema)]
+    pub position: String,
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+    pub duration_mins: i32,
+    /// For the party, in the site currency's major units.
+    pub price: f64,
+    pub currency: String,
+    /// The resource is free for it (its buffers included), and the add-on serves a party
+    /// of this size.
+    pub is_available: bool,
+}
+
+/// `{configId, windows}`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Windows {
+    pub config_id: Uuid,
+    pub windows: Vec<WindowDto>,
+}
+
+fn instant(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<DateTime<Utc>> {
+    match raw.map(|r| DateTime::parse_from_rfc3339(r.trim())) {
+        None => {
+            errors.add(field, "is required");
+            None
+        }
+        // Windows and buffers reach a day around it: far enough from the ends of time.
+        Some(Ok(t)) if (2000..=2200).contains(&t.year()) => Some(t.with_timezone(&Utc)),
+        Some(Ok(_)) => {
+            errors.add(field, "must be between the years 2000 and 2200");
+            None
+        }
+        Some(Err(_)) => {
+            errors.add(
+                field,
+                "must be an ISO 8601 time such as 2026-12-01T16:00:00Z",
+            );
+            None
+        }
+    }
+}
+
+/// The windows of a resource add-on around an activity: BEFORE, DURING and AFTER as the
+/// configuration allows, one per duration it offers, each priced for the party and marked
+/// available when the resource is free for the window and its buffers. Tenant header only.
+#[utoipa::path(get, path = "/api/v1/availability/resource-addons/{configId}/windows", tag = "availability", security(()),
+    params(("configId" = Uuid, Path, description = "Resource add-on configuration id"), WindowQuery),
+    responses((status = 200, body = Windows),
+        (status = 400, description = "VALIDATION_ERROR (shape B): the activity must start before it ends; a bad parameter", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: the configuration", body = ErrorBody)))]
+pub async fn config_windows(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(config): Path<String>,
+    Query(q): Query<WindowQuery>,
+) -> ApiResult<axum::Json<Windows>> {
+    let config = path_id(&config, "Resource add-on configuration")?;
+    let mut errors = FieldErrors::new();
+    let start = instant(
+        &mut errors,
+        "activity_starts_at",
+        q.activity_starts_at.as_deref(),
+    );
+    let end = instant(
+        &mut errors,
+        "activity_ends_at",
+        q.activity_ends_at.as_deref(),
+    );
+    let party = q.party_size.unwrap_or(1);
+    if !(1..=500).contains(&party) {
+        errors.add("party_size", "must be 1 to 500");
+    }
+    let exclude = uuid_param(
+        &mut errors,
+        "exclude_booking_id",
+        q.exclude_booking_id.as_deref(),
+    );
+    if let (Some(s), Some(e)) = (start, end)
+        && s >= e
+    {
+        errors.add(
+            "activity_ends_at",
+            "invalid time window: start must be before end",
+        );
+    }
+    errors
+        .finish()
+        .map_err(|e| ApiError::validation(e).shape_b())?;
+    let (Some(start), Some(end)) = (start, end) else {
+        return Err(ApiError::internal("checked above"));
+    };
+    let party = i32::try_from(party).map_err(ApiError::internal)?;
+    let (c, resource, currency) = checked_config(&state, &tenant, config).await?;
+    let Some(rule) = c.config.rule() else {
+        return Err(ApiError::internal(
+            "a stored configuration without its durations",
+        ));
+    };
+    let found = windows(start, end, &rule, c.config.positions());
+    // One read of the resource's use across every window.
+    let (b, a) = (c.config.buffer_before_mins, c.config.buffer_after_mins);
+    let span = found.iter().fold((start, end), |(lo, hi), w| {
+        let (f, u) = blocked(w.starts_at, w.ends_at, b, a);
+        (lo.min(f), hi.max(u))
+    });
+    let taken = state
+        .store
+        .resource_use(tenant.id(), resource.id, span, exclude)
+        .await?;
+    let serves = c.config.max_capacity.is_none_or(|m| party <= m);
+    let pricing = c.config.pricing();
+    let mut out = Vec::new();
+    for w in found {
+        let (from, to) = blocked(w.starts_at, w.ends_at, b, a);
+        let peak = peak_use(&taken, from, to);
+        let price = pricing
+            .price(w.duration_mins, party)
+            .ok_or_else(|| ApiError::internal("a stored configuration without its price"))?;
+        out.push(WindowDto {
+            position: w.position.as_str().to_owned(),
+            starts_at: w.starts_at,
+            ends_at: w.ends_at,
+            duration_mins: w.duration_mins,
+            price: to_major(price, currency),
+            currency: currency.code().to_owned(),
+            is_available: serves
+                && fits(
+                    resource.shared_mode,
+                    resource.capacity,
+                    peak,
+                    units(resource.shared_mode, party),
+                ),
+        });
+    }
+    Ok(axum::Json(Windows {
+        config_id: c.id,
+        windows: out,
+    }))
+}
