@@ -33,6 +33,16 @@ pub mod dialect {
         }
     }
 
+    /// Whether `e` violates the exclusion constraint `name` (`exclusion_violation`).
+    pub fn violates_exclusion(e: &sqlx::Error, name: &str) -> bool {
+        match e {
+            sqlx::Error::Database(d) => {
+                d.code().as_deref() == Some("23P01") && d.constraint() == Some(name)
+            }
+            _ => false,
+        }
+    }
+
     /// The statements that bound a booking move's transaction: at most `timeout` for any
     /// statement and `lock_wait` for any lock (spec Part B 8: 10 s and 5 s).
     pub fn move_limits(

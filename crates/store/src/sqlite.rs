@@ -41,6 +41,12 @@ pub mod dialect {
         }
     }
 
+    /// Whether `e` violates the exclusion constraint `_name`: SQLite has none (its one
+    /// writer and the store's own check keep the rule).
+    pub fn violates_exclusion(_e: &sqlx::Error, _name: &str) -> bool {
+        false
+    }
+
     /// The statements that bound a booking move's transaction: none on SQLite, whose one
     /// writer holds the database from `BEGIN IMMEDIATE` (waiting at most the connection's
     /// busy timeout for it); the move's whole time is bounded by the caller.

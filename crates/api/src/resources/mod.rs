@@ -30,6 +30,20 @@ impl From<ResourceError> for ApiError {
             ResourceError::OtherSite => {
                 ApiError::invalid_field("resourceId", "must be a resource of the product's site")
             }
+            ResourceError::BookingNotFound => ApiError::new(
+                axum::http::StatusCode::NOT_FOUND,
+                kairos_app::error::code::BOOKING_NOT_FOUND,
+                "No such booking",
+            ),
+            ResourceError::NotHold => ApiError::conflict(
+                kairos_app::error::code::INVALID_TRANSITION,
+                "Resource add-ons are added to a booking while it is held",
+            ),
+            ResourceError::Unavailable { resource_id } => ApiError::conflict(
+                kairos_app::error::code::CONFLICT,
+                "The resource is not available for the requested window",
+            )
+            .with_details(serde_json::json!({"resourceId": resource_id})),
             ResourceError::Store(e) => e.into(),
         }
     }

@@ -62,6 +62,7 @@ mod promotions;
 mod promotions_listing;
 mod rate_limits;
 mod resources;
+mod resources_races;
 mod schedules;
 mod schedules_date_rules;
 mod schedules_regeneration;

@@ -108,6 +108,33 @@ pub struct AddonConfig {
     pub updated_at: Timestamp,
 }
 
+/// A resource window to take for a booking, worked out by the caller from the
+/// configuration (times, units, price in minor units).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AllocationRequest {
+    pub config_id: Uuid,
+    pub resource_id: Uuid,
+    pub position: kairos_domain::resources::WindowPosition,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    pub blocked_from: Timestamp,
+    pub blocked_until: Timestamp,
+    pub duration_mins: i32,
+    pub units: i32,
+    pub price: i64,
+}
+
+/// A resource taken for a booking (spec Part B 2.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Allocation {
+    pub id: Uuid,
+    pub booking_id: Uuid,
+    #[serde(flatten)]
+    pub request: AllocationRequest,
+    pub status: kairos_domain::resources::AllocationStatus,
+    pub created_at: Timestamp,
+}
+
 /// Resource administration failures.
 #[derive(Debug, thiserror::Error)]
 pub enum ResourceError {
@@ -127,6 +154,14 @@ pub enum ResourceError {
     /// The resource is at another site than the product.
     #[error("the resource is at another site than the product")]
     OtherSite,
+    /// The booking is not a hold (add-ons are taken with a hold).
+    #[error("the booking is not a hold")]
+    NotHold,
+    #[error("no such booking")]
+    BookingNotFound,
+    /// The resource is not free for the window (its buffers included).
+    #[error("the resource is not available for the requested window")]
+    Unavailable { resource_id: Uuid },
     #[error(transparent)]
     Store(#[from] crate::StoreError),
 }
