@@ -133,6 +133,33 @@ async fn check_parts(
     Ok(())
 }
 
+type Statement<'q> = sqlx::query::Query<'q, Db, <Db as sqlx::Database>::Arguments>;
+
+/// Binds a configuration's fields, `$4` to `$24` of both the insert and the update.
+fn bind_fields<'q>(q: Statement<'q>, new: &NewAddonConfig) -> Statement<'q> {
+    q.bind(new.addon_id)
+        .bind(new.resource_id)
+        .bind(new.duration_mode.as_str())
+        .bind(Json(new.duration_options.clone()))
+        .bind(new.fixed_duration_mins)
+        .bind(new.min_duration_mins)
+        .bind(new.max_duration_mins)
+        .bind(new.duration_step_mins)
+        .bind(new.default_duration_mins)
+        .bind(new.pricing_mode.as_str())
+        .bind(new.flat_price)
+        .bind(new.per_hour_price)
+        .bind(new.per_person_price)
+        .bind(new.base_price)
+        .bind(new.allow_before)
+        .bind(new.allow_during)
+        .bind(new.allow_after)
+        .bind(new.buffer_before_mins)
+        .bind(new.buffer_after_mins)
+        .bind(new.max_capacity)
+        .bind(new.is_active)
+}
+
 async fn config_in(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
@@ -163,7 +190,7 @@ impl Repo {
         let mut w = self.begin(tenant, now).await?;
         check_parts(&mut w.tx, tenant, product, &new).await?;
         let id = new_id();
-        sqlx::query(
+        let insert = sqlx::query(
             "INSERT INTO resource_addon_configs (tenant_id, id, product_id, addon_id, resource_id,
                  duration_mode, duration_options, fixed_duration_mins, min_duration_mins,
                  max_duration_mins, duration_step_mins, default_duration_mins, pricing_mode,
@@ -175,31 +202,11 @@ impl Repo {
         )
         .bind(tenant.as_str())
         .bind(id)
-        .bind(product)
-        .bind(new.addon_id)
-        .bind(new.resource_id)
-        .bind(new.duration_mode.as_str())
-        .bind(Json(&new.duration_options))
-        .bind(new.fixed_duration_mins)
-        .bind(new.min_duration_mins)
-        .bind(new.max_duration_mins)
-        .bind(new.duration_step_mins)
-        .bind(new.default_duration_mins)
-        .bind(new.pricing_mode.as_str())
-        .bind(new.flat_price)
-        .bind(new.per_hour_price)
-        .bind(new.per_person_price)
-        .bind(new.base_price)
-        .bind(new.allow_before)
-        .bind(new.allow_during)
-        .bind(new.allow_after)
-        .bind(new.buffer_before_mins)
-        .bind(new.buffer_after_mins)
-        .bind(new.max_capacity)
-        .bind(new.is_active)
-        .bind(now)
-        .execute(&mut *w.tx)
-        .await?;
+        .bind(product);
+        bind_fields(insert, &new)
+            .bind(now)
+            .execute(&mut *w.tx)
+            .await?;
         let created = config_in(&mut w.tx, tenant, product, id).await?;
         w.audit(
             actor,
@@ -261,7 +268,7 @@ impl Repo {
         let mut w = self.begin(tenant, now).await?;
         let before = config_in(&mut w.tx, tenant, product, id).await?;
         check_parts(&mut w.tx, tenant, product, &new).await?;
-        sqlx::query(
+        let update = sqlx::query(
             "UPDATE resource_addon_configs SET addon_id = $4, resource_id = $5,
                  duration_mode = $6, duration_options = $7, fixed_duration_mins = $8,
                  min_duration_mins = $9, max_duration_mins = $10, duration_step_mins = $11,
@@ -274,31 +281,11 @@ impl Repo {
         )
         .bind(tenant.as_str())
         .bind(product)
-        .bind(id)
-        .bind(new.addon_id)
-        .bind(new.resource_id)
-        .bind(new.duration_mode.as_str())
-        .bind(Json(&new.duration_options))
-        .bind(new.fixed_duration_mins)
-        .bind(new.min_duration_mins)
-        .bind(new.max_duration_mins)
-        .bind(new.duration_step_mins)
-        .bind(new.default_duration_mins)
-        .bind(new.pricing_mode.as_str())
-        .bind(new.flat_price)
-        .bind(new.per_hour_price)
-        .bind(new.per_person_price)
-        .bind(new.base_price)
-        .bind(new.allow_before)
-        .bind(new.allow_during)
-        .bind(new.allow_after)
-        .bind(new.buffer_before_mins)
-        .bind(new.buffer_after_mins)
-        .bind(new.max_capacity)
-        .bind(new.is_active)
-        .bind(now)
-        .execute(&mut *w.tx)
-        .await?;
+        .bind(id);
+        bind_fields(update, &new)
+            .bind(now)
+            .execute(&mut *w.tx)
+            .await?;
         let after = config_in(&mut w.tx, tenant, product, id).await?;
         w.audit(
             actor,
