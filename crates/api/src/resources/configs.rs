@@ -108,6 +108,7 @@ pub struct ConfigInput {
     #[schema(value_type = Option<DurationModeSchema>)]
     pub duration_mode: Option<String>,
     /// SELECTABLE: the minutes offered (1 to 24 values, each 1 to 1440).
+    #[schema(min_items = 1, max_items = 24)]
     pub selectable_durations: Option<Vec<i64>>,
     #[schema(minimum = 1, maximum = 1440)]
     pub fixed_duration_mins: Option<i64>,
