@@ -87,7 +87,7 @@ fn instant(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<D
 #[utoipa::path(get, path = "/api/v1/availability/resource-addons/{configId}/windows", tag = "availability", security(()),
     params(("configId" = Uuid, Path, description = "Resource add-on configuration id"), WindowQuery),
     responses((status = 200, body = Windows),
-        (status = 400, description = "VALIDATION_ERROR (shape B): the activity must start before it ends; a bad parameter", body = ErrorBody),
+        (status = 400, description = "VALIDATION_ERROR naming each bad parameter; an activity that does not start before it ends: \"invalid time window: start must be before end\"", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: the configuration", body = ErrorBody)))]
 pub async fn config_windows(
     State(state): State<AppState>,
@@ -124,9 +124,7 @@ pub async fn config_windows(
             "invalid time window: start must be before end",
         );
     }
-    errors
-        .finish()
-        .map_err(|e| ApiError::validation(e).shape_b())?;
+    errors.finish().map_err(ApiError::validation)?;
     let (Some(start), Some(end)) = (start, end) else {
         return Err(ApiError::internal("checked above"));
     };
