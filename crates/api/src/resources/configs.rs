@@ -4,7 +4,7 @@
 //! currency's major units, as the catalog's.
 
 use crate::availability::slots::active_product_and_site;
-use crate::catalog::products::product_of;
+use crate::catalog::products::{int_in, product_of};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Query, Staff, Tenant, can, choose, path_id, uuid_param};
 use crate::openapi::schemas::{DurationModeSchema, PricingModeSchema};
@@ -180,14 +180,7 @@ fn price(
     base: Option<i64>,
     currency: Currency,
 ) -> Option<i64> {
-    match value {
-        None => base,
-        Some(v) if v < 0.0 => {
-            errors.add(field, "must not be negative");
-            base
-        }
-        Some(v) => errors.check(field, from_major(v, currency)),
-    }
+    value.map_or(base, |v| errors.check(field, from_major(v, currency)))
 }
 
 fn fields(
@@ -258,14 +251,13 @@ fn fields(
         base.max_duration_mins,
         day.clone(),
     );
-    let step = minutes(
+    let step = int_in(
         &mut errors,
         "durationStepMins",
         input.duration_step_mins,
-        Some(base.duration_step_mins),
+        base.duration_step_mins,
         day.clone(),
-    )
-    .unwrap_or(base.duration_step_mins);
+    );
     let default = minutes(
         &mut errors,
         "defaultDurationMins",
@@ -325,22 +317,20 @@ fn fields(
         allow_before: input.allow_before.unwrap_or(base.allow_before),
         allow_during: input.allow_during.unwrap_or(base.allow_during),
         allow_after: input.allow_after.unwrap_or(base.allow_after),
-        buffer_before_mins: minutes(
+        buffer_before_mins: int_in(
             &mut errors,
             "bufferMinsBefore",
             input.buffer_mins_before,
-            Some(base.buffer_before_mins),
+            base.buffer_before_mins,
             buffers.clone(),
-        )
-        .unwrap_or(base.buffer_before_mins),
-        buffer_after_mins: minutes(
+        ),
+        buffer_after_mins: int_in(
             &mut errors,
             "bufferMinsAfter",
             input.buffer_mins_after,
-            Some(base.buffer_after_mins),
+            base.buffer_after_mins,
             buffers,
-        )
-        .unwrap_or(base.buffer_after_mins),
+        ),
         max_capacity: minutes(
             &mut errors,
             "maxCapacity",

@@ -4,11 +4,11 @@
 
 use super::configs::checked_config;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Query, Tenant, path_id, uuid_param};
+use crate::extract::{Query, Tenant, path_id, timestamp_param, uuid_param};
 use crate::openapi::schemas::WindowPositionSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::money::to_major;
 use kairos_domain::resources::{blocked, fits, peak_use, units, windows};
@@ -59,25 +59,15 @@ pub struct Windows {
     pub windows: Vec<WindowDto>,
 }
 
+/// A required timestamp parameter (the project's one rule: RFC 3339 with its offset,
+/// years 1900 to 2999).
 fn instant(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<DateTime<Utc>> {
-    match raw.map(|r| DateTime::parse_from_rfc3339(r.trim())) {
+    match raw {
         None => {
             errors.add(field, "is required");
             None
         }
-        // Windows and buffers reach a day around it: far enough from the ends of time.
-        Some(Ok(t)) if (2000..=2200).contains(&t.year()) => Some(t.with_timezone(&Utc)),
-        Some(Ok(_)) => {
-            errors.add(field, "must be between the years 2000 and 2200");
-            None
-        }
-        Some(Err(_)) => {
-            errors.add(
-                field,
-                "must be an ISO 8601 time such as 2026-12-01T16:00:00Z",
-            );
-            None
-        }
+        Some(raw) => timestamp_param(errors, field, raw),
     }
 }
 

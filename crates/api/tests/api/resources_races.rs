@@ -7,7 +7,7 @@
 use chrono::{DateTime, Duration, Utc};
 use kairos_domain::TenantId;
 use kairos_domain::resources::WindowPosition;
-use kairos_store::{AllocationRequest, ResourceError};
+use kairos_store::{Actor, AllocationRequest, ResourceError};
 use kairos_testkit::{TenantFixture, TestApp};
 use serde_json::json;
 use uuid::Uuid;
@@ -111,7 +111,13 @@ async fn race(
         let r = request(resource, config, (i * step) % 60, units);
         tasks.push(tokio::spawn(async move {
             store
-                .allocate_resources(&tenant, booking, vec![r], Utc::now())
+                .allocate_resources(
+                    &tenant,
+                    booking,
+                    vec![r],
+                    &Actor::system("test"),
+                    Utc::now(),
+                )
                 .await
         }));
     }
@@ -134,6 +140,24 @@ async fn a_hundred_requests_for_one_rooms_overlapping_windows_one_wins() {
     let (app, t, booking, room, config) = setup("EXCLUSIVE", 1).await;
     // Each starts a minute after the one before, within an hour: every pair overlaps.
     assert_eq!(race(&app, &t, booking, room, config, (100, 1, 1)).await, 1);
+    // The one taken is in the booking's audit log; the refused ones left nothing.
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{booking}"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    let held: Vec<_> = detail.body["auditLog"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", detail.text))
+        .iter()
+        .filter(|e| e["action"] == "booking.resources_held")
+        .collect();
+    assert_eq!(held.len(), 1, "{}", detail.text);
+    assert_eq!(
+        held[0]["changes"]["allocations"][0]["resource_id"],
+        room.to_string()
+    );
     // The windows offered say so, except to the booking that holds it.
     let windows = |exclude: &str| {
         let (app, t) = (&app, &t);
@@ -166,11 +190,23 @@ async fn a_hundred_requests_for_one_rooms_overlapping_windows_one_wins() {
     let after = |start| request(room, config, start, 1);
     let refused = app
         .store
-        .allocate_resources(&tenant, booking, vec![after(end - 10)], Utc::now())
+        .allocate_resources(
+            &tenant,
+            booking,
+            vec![after(end - 10)],
+            &Actor::system("test"),
+            Utc::now(),
+        )
         .await;
     assert!(matches!(refused, Err(ResourceError::Unavailable { .. })));
     app.store
-        .allocate_resources(&tenant, booking, vec![after(end)], Utc::now())
+        .allocate_resources(
+            &tenant,
+            booking,
+            vec![after(end)],
+            &Actor::system("test"),
+            Utc::now(),
+        )
         .await
         .unwrap_or_else(|e| panic!("{e}"));
 }
@@ -195,6 +231,7 @@ async fn only_a_hold_takes_resources_and_all_or_nothing() {
             &tenant,
             booking,
             vec![request(room, config, 0, 1), request(room, config, 30, 1)],
+            &Actor::system("test"),
             Utc::now(),
         )
         .await;
@@ -207,7 +244,13 @@ async fn only_a_hold_takes_resources_and_all_or_nothing() {
     assert!(used.is_empty(), "nothing was kept: {used:?}");
     let unknown = app
         .store
-        .allocate_resources(&tenant, Uuid::new_v4(), vec![], Utc::now())
+        .allocate_resources(
+            &tenant,
+            Uuid::new_v4(),
+            vec![],
+            &Actor::system("test"),
+            Utc::now(),
+        )
         .await;
     assert!(matches!(unknown, Err(ResourceError::BookingNotFound)));
     // Confirmed, the booking no longer takes add-ons this way.
@@ -230,6 +273,7 @@ async fn only_a_hold_takes_resources_and_all_or_nothing() {
             &tenant,
             booking,
             vec![request(room, config, 0, 1)],
+            &Actor::system("test"),
             Utc::now(),
         )
         .await;

@@ -60,6 +60,17 @@ impl Repo {
 }
 
 impl Write {
+    /// Whether the transaction's tenant has the site `site`.
+    pub(crate) async fn has_site(&mut self, site: uuid::Uuid) -> Result<bool, sqlx::Error> {
+        let found: Option<i32> =
+            sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
+                .bind(self.tenant.as_str())
+                .bind(site)
+                .fetch_optional(&mut *self.tx)
+                .await?;
+        Ok(found.is_some())
+    }
+
     /// Claims the Idempotency-Key of `idem` (if any) inside this transaction. `Some` is
     /// the stored answer of the same request made before: answer it, nothing else runs.
     pub(crate) async fn claim<T, E>(

@@ -84,13 +84,7 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Product, CatalogError> {
         let mut w = self.begin(tenant, now).await?;
-        let site_exists: Option<i32> =
-            sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
-                .bind(tenant.as_str())
-                .bind(new.site_id)
-                .fetch_optional(&mut *w.tx)
-                .await?;
-        if site_exists.is_none() {
+        if !w.has_site(new.site_id).await? {
             return Err(CatalogError::SiteNotFound);
         }
         let id = new_id();
@@ -181,13 +175,7 @@ impl Repo {
         .await?
         .ok_or(CatalogError::ProductNotFound)?
         .try_into()?;
-        let site: Option<i32> =
-            sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
-                .bind(tenant.as_str())
-                .bind(new.site_id)
-                .fetch_optional(&mut *w.tx)
-                .await?;
-        if site.is_none() {
+        if !w.has_site(new.site_id).await? {
             return Err(CatalogError::SiteNotFound);
         }
         let row: ProductRow = sqlx::query_as(sql!(

@@ -70,13 +70,11 @@ async fn check_site(w: &mut Write, site: Option<Uuid>) -> Result<(), GiftCardErr
     let Some(site) = site else {
         return Ok(());
     };
-    let found: Option<i32> =
-        sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
-            .bind(w.tenant.as_str())
-            .bind(site)
-            .fetch_optional(&mut *w.tx)
-            .await?;
-    found.map(|_| ()).ok_or(GiftCardError::SiteNotFound)
+    if w.has_site(site).await? {
+        Ok(())
+    } else {
+        Err(GiftCardError::SiteNotFound)
+    }
 }
 
 /// The product `id` inside `w`, locked (a change, or a purchase reading its value, waits

@@ -16,7 +16,6 @@ use super::super::dialect;
 use super::super::write::Write;
 use super::compose::{ChannelOutcome, Compose, Recipient, booking_facts, queue_message_to};
 use super::messages::MESSAGE_KIND;
-use super::site_exists;
 use crate::{
     Actor, Bulk, BulkReport, Idempotency, MessagingError, NewBulk, StoreError, StoreResult,
     Timestamp, Written, stored,
@@ -199,7 +198,7 @@ impl Repo {
             return Ok(Written::Replayed(replay));
         }
         if let Some(site) = new.filter.site_id
-            && !site_exists(&mut w.tx, tenant.as_str(), site).await?
+            && !w.has_site(site).await?
         {
             return w.finish(Err(MessagingError::SiteNotFound), None).await;
         }

@@ -18,22 +18,3 @@ pub(crate) use compose::{
     queue_message_to,
 };
 pub(crate) use rules::insert_default_rules;
-
-use super::Db;
-use sqlx::Transaction;
-use uuid::Uuid;
-
-/// Whether the tenant has the site.
-async fn site_exists(
-    tx: &mut Transaction<'static, Db>,
-    tenant: &str,
-    site: Uuid,
-) -> Result<bool, sqlx::Error> {
-    let found: Option<i32> =
-        sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
-            .bind(tenant)
-            .bind(site)
-            .fetch_optional(&mut **tx)
-            .await?;
-    Ok(found.is_some())
-}

@@ -4,7 +4,6 @@
 use super::super::audit::Change;
 use super::super::write::Write;
 use super::super::{Repo, dialect};
-use super::site_exists;
 use crate::stored;
 use crate::{
     Actor, AutomationRule, AutomationRuleFilter, AutomationRulePatch, MessagingError,
@@ -99,7 +98,7 @@ async fn check_scope(
     products: &[Uuid],
 ) -> Result<(), MessagingError> {
     for site in sites {
-        if !site_exists(&mut w.tx, w.tenant.as_str(), *site).await? {
+        if !w.has_site(*site).await? {
             return Err(MessagingError::RuleSiteNotFound(*site));
         }
     }

@@ -2,7 +2,6 @@
 
 use super::super::audit::Change;
 use super::super::{Repo, dialect};
-use super::site_exists;
 use crate::stored;
 use crate::{
     Actor, MessageTemplate, MessageTemplateFilter, MessageTemplatePatch, MessagingError,
@@ -85,7 +84,7 @@ impl Repo {
     ) -> Result<MessageTemplate, MessagingError> {
         let mut w = self.begin(tenant, now).await?;
         if let Some(site) = new.site_id
-            && !site_exists(&mut w.tx, tenant.as_str(), site).await?
+            && !w.has_site(site).await?
         {
             return Err(MessagingError::SiteNotFound);
         }
@@ -194,7 +193,7 @@ impl Repo {
         let site_id = patch.site_id.unwrap_or(before.site_id);
         if let Some(site) = site_id
             && Some(site) != before.site_id
-            && !site_exists(&mut w.tx, tenant.as_str(), site).await?
+            && !w.has_site(site).await?
         {
             return Err(MessagingError::SiteNotFound);
         }

@@ -67,16 +67,10 @@ impl Repo {
         now: Timestamp,
     ) -> Result<StoredCredentials, PaymentsError> {
         let mut w = self.begin(tenant, now).await?;
-        if let Some(site) = input.site_id {
-            let found: Option<i32> =
-                sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
-                    .bind(tenant.as_str())
-                    .bind(site)
-                    .fetch_optional(&mut *w.tx)
-                    .await?;
-            if found.is_none() {
-                return Err(PaymentsError::SiteNotFound);
-            }
+        if let Some(site) = input.site_id
+            && !w.has_site(site).await?
+        {
+            return Err(PaymentsError::SiteNotFound);
         }
         let scope = scope_key(input.site_id);
         let existing: Option<CredentialsRow> = sqlx::query_as(sql!(

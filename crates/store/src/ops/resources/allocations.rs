@@ -2,8 +2,9 @@
 //! transaction, each checked against the resource's live allocations under a lock of the
 //! resource, so a resource is never given beyond what its shared mode allows.
 
+use super::super::audit::Change;
 use super::super::{Repo, dialect};
-use crate::{Allocation, AllocationRequest, ResourceError, Timestamp};
+use crate::{Actor, Allocation, AllocationRequest, ResourceError, Timestamp};
 use kairos_domain::resources::{AllocationStatus, SharedMode, fits, peak_use};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
@@ -22,16 +23,17 @@ impl Repo {
         tenant: &TenantId,
         booking: Uuid,
         requests: Vec<AllocationRequest>,
+        actor: &Actor,
         now: Timestamp,
     ) -> Result<Vec<Allocation>, ResourceError> {
-        let mut tx = self.begin_write().await?;
+        let mut w = self.begin(tenant, now).await?;
         let status: Option<String> = sqlx::query_scalar(sql!(
             "SELECT status FROM bookings WHERE tenant_id = $1 AND id = $2{}",
             dialect::FOR_UPDATE
         ))
         .bind(tenant.as_str())
         .bind(booking)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *w.tx)
         .await?;
         match status.as_deref() {
             None => return Err(ResourceError::BookingNotFound),
@@ -48,7 +50,7 @@ impl Repo {
             ))
             .bind(tenant.as_str())
             .bind(r.resource_id)
-            .fetch_optional(&mut *tx)
+            .fetch_optional(&mut *w.tx)
             .await?;
             let Some((mode, capacity, true)) = resource else {
                 return Err(ResourceError::ResourceNotFound);
@@ -63,7 +65,7 @@ impl Repo {
             .bind(r.resource_id)
             .bind(r.blocked_from)
             .bind(r.blocked_until)
-            .fetch_all(&mut *tx)
+            .fetch_all(&mut *w.tx)
             .await?;
             let peak = peak_use(&taken, r.blocked_from, r.blocked_until);
             if !fits(mode, capacity, peak, r.units) {
@@ -94,7 +96,7 @@ impl Repo {
             .bind(mode == SharedMode::Exclusive)
             .bind(r.price)
             .bind(now)
-            .execute(&mut *tx)
+            .execute(&mut *w.tx)
             .await;
             match inserted {
                 Err(e) if dialect::violates_exclusion(&e, EXCLUSIVE_CONSTRAINT) => {
@@ -112,7 +114,18 @@ impl Repo {
                 created_at: now,
             });
         }
-        tx.commit().await?;
+        if !made.is_empty() {
+            w.audit(
+                actor,
+                Change {
+                    action: "booking.resources_held",
+                    entity_type: "booking",
+                    entity_id: booking.to_string(),
+                    changes: serde_json::json!({ "allocations": made }),
+                },
+            );
+        }
+        w.commit(None).await?;
         Ok(made)
     }
 }

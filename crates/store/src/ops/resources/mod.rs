@@ -51,20 +51,6 @@ impl TryFrom<ResourceRow> for Resource {
 pub(crate) const RESOURCE_COLUMNS: &str = "id, site_id, name, description, resource_type, \
      shared_mode, capacity, is_active, created_at, updated_at";
 
-async fn site_exists(
-    tx: &mut Transaction<'static, Db>,
-    tenant: &TenantId,
-    site: Uuid,
-) -> Result<(), ResourceError> {
-    let found: Option<i32> =
-        sqlx::query_scalar("SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2")
-            .bind(tenant.as_str())
-            .bind(site)
-            .fetch_optional(&mut **tx)
-            .await?;
-    found.map(|_| ()).ok_or(ResourceError::SiteNotFound)
-}
-
 /// One resource, read in the transaction.
 pub(crate) async fn resource_in(
     tx: &mut Transaction<'static, Db>,
@@ -91,7 +77,9 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Resource, ResourceError> {
         let mut w = self.begin(tenant, now).await?;
-        site_exists(&mut w.tx, tenant, new.site_id).await?;
+        if !w.has_site(new.site_id).await? {
+            return Err(ResourceError::SiteNotFound);
+        }
         let id = new_id();
         let row: ResourceRow = sqlx::query_as(sql!(
             "INSERT INTO resources (tenant_id, id, site_id, name, description, resource_type,
