@@ -253,6 +253,32 @@ async fn only_a_hold_takes_resources_and_all_or_nothing() {
         )
         .await;
     assert!(matches!(unknown, Err(ResourceError::BookingNotFound)));
+    // A configuration of no one, or of another resource, takes nothing.
+    let mut stray = request(room, Uuid::new_v4(), 0, 1);
+    let refused = app
+        .store
+        .allocate_resources(
+            &tenant,
+            booking,
+            vec![stray.clone()],
+            &Actor::system("test"),
+            Utc::now(),
+        )
+        .await;
+    assert!(matches!(refused, Err(ResourceError::ConfigNotFound)));
+    stray.config_id = config;
+    stray.resource_id = Uuid::new_v4();
+    let refused = app
+        .store
+        .allocate_resources(
+            &tenant,
+            booking,
+            vec![stray],
+            &Actor::system("test"),
+            Utc::now(),
+        )
+        .await;
+    assert!(matches!(refused, Err(ResourceError::ConfigNotFound)));
     // Confirmed, the booking no longer takes add-ons this way.
     let b = app
         .get(&format!("/api/v1/admin/bookings/{booking}"))

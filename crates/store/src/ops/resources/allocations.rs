@@ -42,6 +42,17 @@ impl Repo {
         }
         let mut made = Vec::new();
         for r in requests {
+            // The configuration is the tenant's and gives this resource.
+            let gives: Option<Uuid> = sqlx::query_scalar(
+                "SELECT resource_id FROM resource_addon_configs WHERE tenant_id = $1 AND id = $2",
+            )
+            .bind(tenant.as_str())
+            .bind(r.config_id)
+            .fetch_optional(&mut *w.tx)
+            .await?;
+            if gives != Some(r.resource_id) {
+                return Err(ResourceError::ConfigNotFound);
+            }
             // The resource's row is the lock every allocation of it takes first.
             let resource: Option<(String, i32, bool)> = sqlx::query_as(sql!(
                 "SELECT shared_mode, capacity, is_active FROM resources
