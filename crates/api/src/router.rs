@@ -35,6 +35,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(catalog::router())
         .merge(crate::resources::admin_router())
         .merge(crate::resources::public_router())
+        .merge(crate::resources::booking_router())
         .merge(scheduling::router())
         .merge(availability::router())
         .merge(bookings::router())

@@ -3,24 +3,35 @@
 //! Pure functions over the records the write transaction read (ARCHITECTURE: decisions
 //! inside the transaction); the arithmetic is `kairos_domain::pricing::quote`.
 
-use crate::{Addon, ChosenAddon, PriceBreakdown, Product, Reductions, Variant};
+use crate::{Addon, BookingAddon, ChosenAddon, PriceBreakdown, Product, Reductions, Variant};
 use kairos_domain::FieldErrors;
-use kairos_domain::catalog::{AddonPriceType, VariantPriceMode};
+use kairos_domain::catalog::{AddonPriceType, AddonType, VariantPriceMode};
 use kairos_domain::pricing::{
     AddonChoice, AddonMode, AddonPrice, PriceInput, VariantPrice, VoucherLine, quote_with,
 };
 use kairos_domain::promotions::Promotion;
 use kairos_domain::tenancy::Currency;
 
+/// What a booking chose beside its product: catalog add-ons and resource add-ons.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Chosen<'a> {
+    pub addons: &'a [ChosenAddon],
+    pub resources: &'a [BookingAddon],
+}
+
 /// Prices a booking from the catalog as it is now. `chosen` add-ons must exist, be
 /// active and belong to the product (checked by the caller for new bookings; on confirm an
 /// add-on that disappeared simply changes the price). `reductions` are the booking's
-/// promotions and vouchers.
+/// promotions and vouchers. `resources` are the booking's live resource add-ons, each a
+/// line at the price it was taken for.
 pub fn price_booking(
     product: &Product,
     variant: Option<&Variant>,
     catalog: &[Addon],
-    chosen: &[ChosenAddon],
+    Chosen {
+        addons: chosen,
+        resources,
+    }: Chosen<'_>,
     party_size: u32,
     currency: Currency,
     reductions: &Reductions,
@@ -51,6 +62,13 @@ pub fn price_booking(
                 quantity: c.quantity,
             })
         })
+        .chain(resources.iter().map(|r| AddonChoice {
+            id: r.addon_id.to_string(),
+            name: r.addon_name.clone(),
+            mode: AddonMode::YesNo,
+            price: AddonPrice::Fixed(r.allocation.request.price),
+            quantity: 1,
+        }))
         .collect();
     let input = PriceInput {
         currency: currency.code().to_owned(),
@@ -100,6 +118,13 @@ pub fn check_addons(errors: &mut FieldErrors, catalog: &[Addon], chosen: &[Chose
             );
             continue;
         };
+        if addon.addon_type == AddonType::Resource {
+            errors.add(
+                format!("{field}.addonId"),
+                "is a resource add-on: choose its window with POST /bookings/{id}/resource-addons",
+            );
+            continue;
+        }
         match addon.mode {
             AddonMode::YesNo if c.quantity != 1 => {
                 errors.add(format!("{field}.quantity"), "must be 1 for a yes/no add-on");

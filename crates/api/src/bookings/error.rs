@@ -186,6 +186,40 @@ impl From<BookingRefusal> for ApiError {
                 "The vouchers applied do not cover the total; pay the rest with another method",
             )
             .with_details(json!({"amountDue": major(total, &currency), "currency": currency})),
+            BookingRefusal::AddonConfigNotFound { index } => ApiError::new(
+                StatusCode::NOT_FOUND,
+                code::NOT_FOUND,
+                "Resource add-on configuration not found: it is not an active resource add-on of this booking's product",
+            )
+            .with_details(json!({"field": format!("selections[{index}].configId")})),
+            BookingRefusal::DurationNotAllowed { field, message } => {
+                let mut errors = kairos_domain::FieldErrors::new();
+                errors.add(field, message);
+                let mut e = ApiError::validation(errors);
+                e.status = StatusCode::UNPROCESSABLE_ENTITY;
+                e
+            }
+            BookingRefusal::ResourceUnavailable { resource_id } => ApiError::conflict(
+                code::CONFLICT,
+                "The resource is not available for the requested window; choose another window",
+            )
+            .with_details(json!({"reason": "resource_unavailable", "resourceId": resource_id})),
+            BookingRefusal::AddonsClosed { status } => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!("A {status} booking's resource add-ons cannot be changed online; contact the venue"),
+            )
+            .with_details(json!({"currentStatus": status.as_str()})),
+            BookingRefusal::AllocationNotFound { allocation_id } => ApiError::new(
+                StatusCode::NOT_FOUND,
+                code::NOT_FOUND,
+                "The booking has no such resource add-on",
+            )
+            .with_details(json!({"allocationId": allocation_id})),
+            BookingRefusal::ResourceConflict {
+                conflicts,
+                pricing_hash,
+                currency,
+            } => crate::resources::conflict_error(&conflicts, &pricing_hash, &currency),
             BookingRefusal::NothingToPay => ApiError::conflict(
                 code::CONFLICT,
                 "Nothing is left to pay on this booking; confirm it with paymentMethod voucher",

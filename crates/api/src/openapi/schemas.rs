@@ -360,3 +360,28 @@ closed_set!(
     "WindowPosition",
     "Where an add-on's window lies against the activity: BEFORE (ending at its start), DURING (from its start) or AFTER (from its end)."
 );
+closed_set!(
+    AllocationStatusSchema = kairos_domain::resources::AllocationStatus,
+    "AllocationStatus",
+    "A resource allocation's status: HELD with a hold, CONFIRMED with the booking, RELEASED when given back."
+);
+string_enum!(
+    ConflictActionSchema,
+    "ResourceConflictAction",
+    ["SELECT_ALTERNATIVE", "PROCEED_WITHOUT"]
+);
+string_enum!(
+    ConflictPaymentModeSchema,
+    "ConflictPaymentMode",
+    ["cardpay", "poa"]
+);
+string_enum!(
+    PaymentAdjustmentTypeSchema,
+    "PaymentAdjustmentType",
+    ["NONE", "ADDITIONAL_CHARGE", "REFUND", "AMOUNT_DUE_REDUCED"]
+);
+string_enum!(
+    ConflictReasonSchema,
+    "ResourceConflictReason",
+    ["resource_inactive", "addon_withdrawn", "capacity_exceeded"]
+);

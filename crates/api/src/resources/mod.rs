@@ -4,8 +4,12 @@
 //! resource add-ons (`/api/v1/availability/resource-addons`).
 
 mod admin;
+mod booking_addons;
 mod configs;
+mod conflicts;
 mod windows;
+
+pub use conflicts::conflict_error;
 
 use crate::error::ApiError;
 use crate::rate_limit::Tier;
@@ -66,5 +70,18 @@ pub fn public_router() -> OpenApiRouter<AppState> {
         OpenApiRouter::new()
             .routes(routes!(configs::public_configs))
             .routes(routes!(windows::config_windows)),
+    )
+}
+
+/// A booking's resource add-ons (booking token, customer or staff).
+pub fn booking_router() -> OpenApiRouter<AppState> {
+    Tier::Standard.apply(
+        OpenApiRouter::new()
+            .routes(routes!(
+                booking_addons::add_addons,
+                booking_addons::list_addons,
+                booking_addons::change_addons
+            ))
+            .routes(routes!(conflicts::resolve_conflict)),
     )
 }

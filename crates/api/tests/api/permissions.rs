@@ -127,6 +127,10 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("POST", "/api/v1/bookings/{id}/apply-promo", "ok ok ok 403 ok ok mis"),
     ("DELETE", "/api/v1/bookings/{id}/promotions/{code}", "ok ok ok 403 ok ok mis"),
     ("POST", "/api/v1/bookings/{id}/apply-voucher", "ok ok ok 403 ok ok mis"),
+    ("POST", "/api/v1/bookings/{id}/resource-addons", "ok ok ok 403 ok ok mis"),
+    ("GET", "/api/v1/bookings/{id}/resource-addons", "ok ok ok ok ok ok mis"),
+    ("PATCH", "/api/v1/bookings/{id}/resource-addons", "ok ok ok 403 ok ok mis"),
+    ("POST", "/api/v1/bookings/{id}/resource-addons/resolve-conflict", "ok ok ok 403 ok ok mis"),
     ("POST", "/api/v1/promotions/vouchers/redeem", "ok ok ok 403 ok ok mis"),
     // vouchers: administration with admin:write, the public balance
     ("GET", "/api/v1/admin/vouchers", "ok ok 403 403 403 401 mis"),

@@ -326,6 +326,31 @@ pub enum BookingRefusal {
     /// Confirming with `voucher` needs vouchers that cover the total.
     #[error("vouchers do not cover the total")]
     VouchersDoNotCover { total: i64, currency: String },
+    /// `selections[index]` names no active resource add-on of the booking's product.
+    #[error("no such resource add-on configuration")]
+    AddonConfigNotFound { index: usize },
+    /// A resource add-on's window is not a length it allows (spec Part B 7: 422).
+    #[error("{message}")]
+    DurationNotAllowed { field: String, message: String },
+    /// The resource is not free for the window, buffers included, or the add-on does not
+    /// serve a party of this size.
+    #[error("the resource is not available for the requested window")]
+    ResourceUnavailable { resource_id: Uuid },
+    /// The booking's resource add-ons cannot be changed in its status.
+    #[error("a {status} booking's resource add-ons cannot be changed")]
+    AddonsClosed {
+        status: kairos_domain::bookings::BookingStatus,
+    },
+    /// The booking has no live resource add-on with this allocation id.
+    #[error("no such resource add-on of the booking")]
+    AllocationNotFound { allocation_id: Uuid },
+    /// Confirmation found held add-ons no longer free; nothing changed.
+    #[error("a resource add-on is no longer available")]
+    ResourceConflict {
+        conflicts: Vec<crate::ResourceConflict>,
+        pricing_hash: String,
+        currency: String,
+    },
 }
 
 /// Why a booking operation failed.

@@ -167,3 +167,107 @@ pub enum ResourceError {
 }
 
 crate::store_error_from_sqlx!(ResourceError);
+
+/// A window of a resource add-on chosen for a booking (`selections[]` of
+/// `POST /bookings/{id}/resource-addons`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AddonSelection {
+    pub config_id: Uuid,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    pub duration_mins: i32,
+}
+
+/// A resource add-on of a booking (spec Part B 2.4's booking add-on record): its
+/// allocation with the add-on's and the resource's names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BookingAddon {
+    pub allocation: Allocation,
+    pub addon_id: Uuid,
+    pub addon_name: String,
+    pub resource_name: String,
+}
+
+/// What a payment must do after a confirmed booking's add-ons changed, in minor units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum PaymentAdjustment {
+    /// Nothing: the total did not change.
+    None,
+    /// The total went up by this much; the booking owes it.
+    AdditionalCharge(i64),
+    /// The total went down by this much: owed back by the cancellation rules.
+    Refund(i64),
+    /// The total went down by this much and nothing was paid yet: less is due.
+    DueReduced(i64),
+}
+
+/// A booking's resource add-ons after a change, with its price before and after.
+#[derive(Debug, Clone)]
+pub struct AddonsChanged {
+    pub booking: crate::Booking,
+    /// The allocations this change made.
+    pub added: Vec<Allocation>,
+    /// Every live add-on of the booking now.
+    pub addons: Vec<BookingAddon>,
+    pub before: crate::PriceBreakdown,
+    pub adjustment: PaymentAdjustment,
+}
+
+/// Why a held resource add-on cannot be confirmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConflictReason {
+    /// The resource was deactivated.
+    ResourceInactive,
+    /// The add-on's configuration was deactivated.
+    AddonWithdrawn,
+    /// The resource's capacity no longer covers the window with the other bookings.
+    CapacityExceeded,
+}
+
+impl ConflictReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConflictReason::ResourceInactive => "resource_inactive",
+            ConflictReason::AddonWithdrawn => "addon_withdrawn",
+            ConflictReason::CapacityExceeded => "capacity_exceeded",
+        }
+    }
+}
+
+/// Another window of the same add-on that is free, offered instead (minor units).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlternativeWindow {
+    pub position: kairos_domain::resources::WindowPosition,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    pub duration_mins: i32,
+    pub price: i64,
+}
+
+/// A held add-on that confirmation found no longer free (spec Part B 4.2's
+/// `resourceConflict.conflicts[]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceConflict {
+    pub allocation_id: Uuid,
+    pub addon_id: Uuid,
+    pub addon_name: String,
+    pub resource_id: Uuid,
+    pub resource_name: String,
+    pub requested_starts_at: Timestamp,
+    pub requested_ends_at: Timestamp,
+    pub reason: ConflictReason,
+    pub alternatives: Vec<AlternativeWindow>,
+}
+
+/// How a customer settles a resource conflict (`resolve-conflict`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConflictResolution {
+    /// Move the allocation to another window of its add-on.
+    SelectAlternative {
+        allocation_id: Uuid,
+        starts_at: Timestamp,
+        ends_at: Timestamp,
+    },
+    /// Confirm without these add-ons (they are released).
+    ProceedWithout { release: Vec<Uuid> },
+}

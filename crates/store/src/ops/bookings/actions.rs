@@ -9,7 +9,7 @@ use super::reductions::{load_reductions, return_excess};
 use super::reschedule::reschedule;
 use super::transition::{apply_transition, check_window, insert_payment};
 use super::{Repo, Write, load_for_update};
-use crate::pricing::price_booking;
+use crate::pricing::{Chosen, price_booking};
 use crate::{
     Actor, Booking, BookingAction, BookingError, BookingRefusal, Idempotency, PriceBreakdown,
     Reductions, StoreError, Timestamp, Written,
@@ -132,18 +132,23 @@ pub(super) async fn current_price(
     if withdrawn_addon {
         return Err(BookingRefusal::ItemWithdrawn.into());
     }
+    let resources =
+        super::super::resources::allocations::live_addons(&mut *w.tx, &w.tenant, b.id).await?;
     Ok(price_booking(
         &offer.product,
         variant.as_ref(),
         &catalog,
-        &b.addons,
+        Chosen {
+            addons: &b.addons,
+            resources: &resources,
+        },
         u32::try_from(b.party_size).unwrap_or(0),
         offer.currency,
         reductions,
     ))
 }
 
-async fn act(
+pub(super) async fn act(
     w: &mut Write,
     b: &mut Booking,
     action: BookingAction,

@@ -4,7 +4,7 @@ use super::offer::{Offer, load_addons, load_offer, load_variant};
 use super::search::phone_key;
 use super::seats::take_seats_reclaiming;
 use super::{Change, Repo, Write, dialect};
-use crate::pricing::{check_addons, price_booking};
+use crate::pricing::{Chosen, check_addons, price_booking};
 use crate::{
     Actor, Booking, BookingCustomer, BookingError, BookingRefusal, CreatedBooking, HoldCapScope,
     HoldCaps, Idempotency, NewBooking, Reductions, SeatPolicy, SlotChoice, Timestamp, Written,
@@ -127,7 +127,10 @@ async fn create(
         &offer.product,
         variant.as_ref(),
         &catalog,
-        &new.addons,
+        Chosen {
+            addons: &new.addons,
+            resources: &[],
+        },
         party,
         offer.currency,
         &Reductions::default(),

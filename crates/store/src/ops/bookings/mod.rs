@@ -22,6 +22,7 @@ mod payments;
 mod reduce;
 mod reductions;
 mod reschedule;
+mod resource_addons;
 mod search;
 mod seats;
 mod transition;

@@ -1,6 +1,7 @@
 //! Status changes through the booking status machine, with their audit rows, the times
 //! automation rules count from, and payment rows.
 
+use super::super::resources::allocations;
 use super::offer::site_policy;
 use super::reductions::on_status_change;
 use super::seats::{release_seats, take_seats_reclaiming};
@@ -79,6 +80,19 @@ pub(super) async fn apply_transition(
     reason: Option<&str>,
 ) -> Result<(), BookingError> {
     let tr = transition(booking.status, trigger).map_err(BookingRefusal::InvalidTransition)?;
+    // Resource add-ons follow the booking (spec Part B 3.2): confirmed with it after a
+    // recheck (a conflict refuses before anything is written), released when it ends.
+    if tr.from == BookingStatus::Hold
+        && !matches!(
+            tr.to,
+            BookingStatus::Hold | BookingStatus::Expired | BookingStatus::Canceled
+        )
+    {
+        allocations::confirm_held(w, booking).await?;
+    }
+    if matches!(tr.to, BookingStatus::Expired | BookingStatus::Canceled) {
+        allocations::release(w, booking.id, None).await?;
+    }
     match tr.capacity {
         CapacityEffect::Release => {
             release_seats(

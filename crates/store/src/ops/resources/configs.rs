@@ -160,7 +160,7 @@ fn bind_fields<'q>(q: Statement<'q>, new: &NewAddonConfig) -> Statement<'q> {
         .bind(new.is_active)
 }
 
-async fn config_in(
+pub(super) async fn config_in(
     tx: &mut Transaction<'static, Db>,
     tenant: &TenantId,
     product: Uuid,

@@ -1,7 +1,7 @@
 //! Resources (spec Part B 2.3): the rooms, equipment, vehicles and staff at a site, and
 //! the resource add-on configurations of products, one file each.
 
-mod allocations;
+pub(crate) mod allocations;
 mod configs;
 
 use super::audit::{Change, diff};

@@ -1,0 +1,130 @@
+//! A bookable product with a resource add-on, for the resource add-on tests.
+
+use kairos_testkit::{BookingFixture, TenantFixture, TestApp, TestResponse};
+use serde_json::{Value, json};
+
+pub struct Room {
+    pub app: TestApp,
+    pub t: TenantFixture,
+    pub fx: BookingFixture,
+    pub resource: String,
+    pub config: String,
+}
+
+/// A resource of `mode` and `capacity` offered by the fixture's product through a
+/// configuration: FIXED 60 minutes at a flat 10.00, before, during or after, with the
+/// fields of `config` on top.
+pub async fn room(mode: &str, capacity: u32, config: Value) -> Room {
+    let app = TestApp::builder()
+        .limits(kairos_api::rate_limit::Limits::UNLIMITED)
+        .spawn()
+        .await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    let resource = app
+        .post("/api/v1/admin/resources")
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(
+            json!({"siteId": fx.catalog.site_id, "name": "Party room", "resourceType": "ROOM",
+            "sharedMode": mode, "capacity": capacity}),
+        )
+        .send()
+        .await;
+    resource.assert_status(200);
+    let addon = app
+        .post(&format!(
+            "/api/v1/admin/products/{}/addons",
+            fx.catalog.product_id
+        ))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(
+            json!({"name": "Party room", "addonType": "resource", "mode": "yesno",
+            "priceType": "fixed", "price": 0}),
+        )
+        .send()
+        .await;
+    addon.assert_status(200);
+    let mut body = json!({"addonId": addon.str("id"), "resourceId": resource.str("id"),
+        "durationMode": "FIXED", "fixedDurationMins": 60, "pricingMode": "FLAT",
+        "flatPrice": 10});
+    if let (Some(b), Some(extra)) = (body.as_object_mut(), config.as_object()) {
+        for (k, v) in extra {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    let config = app
+        .post(&format!(
+            "/api/v1/admin/products/{}/resource-addons",
+            fx.catalog.product_id
+        ))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(body)
+        .send()
+        .await;
+    config.assert_status(200);
+    let (resource, config) = (resource.str("id").to_owned(), config.str("id").to_owned());
+    Room {
+        app,
+        t,
+        fx,
+        resource,
+        config,
+    }
+}
+
+impl Room {
+    /// A hold of `party` on slot `slot` made by staff (no hold caps).
+    pub async fn hold(&self, slot: usize, party: u32) -> TestResponse {
+        let res = self
+            .app
+            .post("/api/v1/bookings/hold")
+            .tenant(&self.t.id)
+            .token(&self.t.owner_token)
+            .json(json!({
+                "siteId": self.fx.catalog.site_id, "productId": self.fx.catalog.product_id,
+                "slotId": self.fx.slots[slot], "partySize": party,
+                "customer": {"name": "Ada Lovelace", "email": "ada@example.com"}
+            }))
+            .send()
+            .await;
+        res.assert_status(200);
+        res
+    }
+
+    /// `POST /bookings/{id}/resource-addons` with one window of the configuration.
+    pub async fn add(&self, booking: &str, starts: &str, ends: &str, mins: i64) -> TestResponse {
+        self.app
+            .post(&format!("/api/v1/bookings/{booking}/resource-addons"))
+            .tenant(&self.t.id)
+            .token(&self.t.owner_token)
+            .json(
+                json!({"selections": [{"configId": self.config, "startsAt": starts,
+                "endsAt": ends, "durationMins": mins}]}),
+            )
+            .send()
+            .await
+    }
+
+    pub async fn addons(&self, booking: &str) -> TestResponse {
+        let res = self
+            .app
+            .get(&format!("/api/v1/bookings/{booking}/resource-addons"))
+            .tenant(&self.t.id)
+            .token(&self.t.owner_token)
+            .send()
+            .await;
+        res.assert_status(200);
+        res
+    }
+}
+
+/// `at` moved by `minutes` (RFC 3339).
+pub fn shift(at: &str, minutes: i64) -> String {
+    let t = chrono::DateTime::parse_from_rfc3339(at).unwrap_or_else(|e| panic!("{at}: {e}"));
+    (t + chrono::Duration::minutes(minutes))
+        .with_timezone(&chrono::Utc)
+        .to_rfc3339()
+}
