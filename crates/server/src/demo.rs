@@ -6,13 +6,16 @@ use chrono::{DateTime, Utc};
 use kairos_api::auth::passwords;
 use kairos_domain::TenantId;
 use kairos_domain::auth::Role;
+use kairos_domain::catalog::{AddonPriceType, AddonType};
 use kairos_domain::gift_cards::{ProductFields, ValueType};
 use kairos_domain::payments::credentials::Provider;
+use kairos_domain::pricing::AddonMode;
+use kairos_domain::resources::{DurationMode, PricingMode, ResourceType, SharedMode};
 use kairos_domain::scheduling::{BlackoutKind, DateRecurrence, RecurrenceKind, ScopeType};
 use kairos_domain::secrets::SecretBox;
 use kairos_store::{
-    Actor, CredentialsInput, DateRuleKind, GiftCardProductFilter, NewAdminUser, NewDateRule,
-    NewProduct, NewSite, NewTemplate, NewTenant, Store,
+    Actor, CredentialsInput, DateRuleKind, GiftCardProductFilter, NewAddon, NewAddonConfig,
+    NewAdminUser, NewDateRule, NewProduct, NewResource, NewSite, NewTemplate, NewTenant, Store,
 };
 
 pub const TENANT_ID: &str = "demo";
@@ -38,11 +41,13 @@ pub async fn ensure(
     if store.get_tenant(&tenant).await?.is_some() {
         sandbox_cardpay(store, secrets, &tenant, now).await?;
         gift_cards(store, &tenant, now).await?;
+        party_room(store, &tenant, now).await?;
         return Ok(None);
     }
     let created = create(store, &tenant, now).await?;
     sandbox_cardpay(store, secrets, &tenant, now).await?;
     gift_cards(store, &tenant, now).await?;
+    party_room(store, &tenant, now).await?;
     Ok(Some(created))
 }
 
@@ -85,6 +90,97 @@ async fn gift_cards(store: &Store, tenant: &TenantId, now: DateTime<Utc>) -> any
         )
         .await
         .context("putting the demo gift card on sale")?;
+    Ok(())
+}
+
+/// Offers the demo's party room after the escape room unless the room exists: an
+/// EXCLUSIVE room for an hour or an hour and a half after the game, 30 EUR plus 5 EUR a
+/// person, with 15 minutes of cleanup kept free after it.
+async fn party_room(store: &Store, tenant: &TenantId, now: DateTime<Utc>) -> anyhow::Result<()> {
+    let actor = Actor::system("demo");
+    let Some(game) = store
+        .list_products(tenant)
+        .await?
+        .into_iter()
+        .find(|p| p.name.contains("escape room"))
+    else {
+        return Ok(());
+    };
+    let rooms = store
+        .list_resources(tenant, Some(game.site_id), None)
+        .await?;
+    if rooms.iter().any(|r| r.name == "Party room") {
+        return Ok(());
+    }
+    let room = store
+        .create_resource(
+            tenant,
+            NewResource {
+                site_id: game.site_id,
+                name: "Party room".into(),
+                description: "Cake, drinks and a long table for up to 12 after the game".into(),
+                resource_type: ResourceType::Room,
+                shared_mode: SharedMode::Exclusive,
+                capacity: 1,
+                is_active: true,
+            },
+            &actor,
+            now,
+        )
+        .await
+        .context("adding the demo party room")?;
+    let addon = store
+        .create_addon(
+            tenant,
+            game.id,
+            NewAddon {
+                name: "Party room after the game".into(),
+                description: "The party room for you after the escape room".into(),
+                addon_type: AddonType::Resource,
+                mode: AddonMode::YesNo,
+                price_type: AddonPriceType::Fixed,
+                amount: 0,
+                max_quantity: None,
+                display_order: 0,
+                is_active: true,
+            },
+            &actor,
+            now,
+        )
+        .await
+        .context("adding the demo party room add-on")?;
+    store
+        .create_addon_config(
+            tenant,
+            game.id,
+            NewAddonConfig {
+                addon_id: addon.id,
+                resource_id: room.id,
+                duration_mode: DurationMode::Selectable,
+                duration_options: vec![60, 90],
+                fixed_duration_mins: None,
+                min_duration_mins: None,
+                max_duration_mins: None,
+                duration_step_mins: 30,
+                default_duration_mins: Some(60),
+                pricing_mode: PricingMode::Composite,
+                flat_price: None,
+                per_hour_price: None,
+                per_person_price: Some(500),
+                base_price: Some(3000),
+                allow_before: false,
+                allow_during: false,
+                allow_after: true,
+                buffer_before_mins: 0,
+                buffer_after_mins: 15,
+                max_capacity: Some(12),
+                is_active: true,
+            },
+            &actor,
+            now,
+        )
+        .await
+        .context("offering the demo party room")?;
     Ok(())
 }
 

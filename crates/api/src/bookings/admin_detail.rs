@@ -94,7 +94,7 @@ pub struct AuditItem {
     /// `booking.moved`, `booking.rescheduled`, `booking.move_failed`,
     /// `booking.party_reduced`, `booking.payment_recorded`, `booking.promotion_applied`,
     /// `booking.promotion_removed`, `booking.voucher_applied`, `booking.note_added`,
-    /// `booking.note_updated`, `booking.note_deleted`, `booking.resources_held`.
+    /// `booking.note_updated`, `booking.note_deleted`, `booking.resource_addons_changed`.
     #[schema(example = "booking.customer_updated")]
     pub action: String,
     /// What changed: `{field: {from, to}}` for each edited field (for

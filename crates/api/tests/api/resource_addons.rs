@@ -321,3 +321,74 @@ async fn patch_swaps_add_ons_on_a_hold_and_adjusts_a_pay_on_arrival_booking() {
     closed.assert_status(409);
     assert_eq!(closed.body["error"], "INVALID_TRANSITION");
 }
+
+#[tokio::test]
+async fn a_moved_booking_takes_its_add_ons_along_or_does_not_move() {
+    let r = room("EXCLUSIVE", 1, json!({})).await;
+    let h = r.hold(0, 1).await;
+    let id = h.str("id");
+    let end = h.str("endTime");
+    r.add(id, end, &shift(end, 60), 60).await.assert_status(200);
+    // Another customer's booking has the room after the third slot.
+    let other = r.hold_for(2, 1, "bea@example.com").await;
+    let other_end = other.str("endTime");
+    r.add(other.str("id"), other_end, &shift(other_end, 60), 60)
+        .await
+        .assert_status(200);
+    let reschedule = |slot: usize| {
+        r.app
+            .post(&format!("/api/v1/bookings/{id}/reschedule"))
+            .tenant(&r.t.id)
+            .token(&r.t.owner_token)
+            .json(json!({"slotId": r.fx.slots[slot]}))
+            .send()
+    };
+    // Moved to the second slot, its room after moves an hour later.
+    let moved = reschedule(1).await;
+    moved.assert_status(200);
+    let new_end = moved.str("endTime").to_owned();
+    let addons = r.addons(id).await;
+    assert_eq!(
+        addons.body["addons"][0]["startsAt"],
+        new_end.as_str(),
+        "{}",
+        addons.text
+    );
+    assert_eq!(addons.body["addons"][0]["position"], "AFTER");
+    // The third slot's room after is the other booking's: the move is refused, nothing moves.
+    let refused = reschedule(2).await;
+    refused.assert_status(409);
+    assert_eq!(
+        refused.body["details"]["reason"], "resource_unavailable",
+        "{}",
+        refused.text
+    );
+    assert_eq!(
+        r.addons(id).await.body["addons"][0]["startsAt"],
+        new_end.as_str()
+    );
+    // Staff moves say the same.
+    let commit = r
+        .app
+        .post("/api/v1/admin/calendar/commit-move")
+        .tenant(&r.t.id)
+        .token(&r.t.owner_token)
+        .json(
+            json!({"booking_id": id, "new_slot_id": r.fx.slots[2], "actor_id": "mia",
+            "reason": "customer asked"}),
+        )
+        .send()
+        .await;
+    commit.assert_status(409);
+    assert_eq!(
+        commit.body["details"]["reason"], "hard_conflicts",
+        "{}",
+        commit.text
+    );
+    let overlap = &commit.body["details"]["hard_conflicts"][0];
+    assert_eq!(overlap["type"], "resource_overlap", "{}", commit.text);
+    assert_eq!(overlap["details"]["resource_name"], "Party room");
+    // The first slot again: its room after is free, and it moves back.
+    reschedule(0).await.assert_status(200);
+    assert_eq!(r.addons(id).await.body["addons"][0]["startsAt"], end);
+}

@@ -78,6 +78,11 @@ pub async fn room(mode: &str, capacity: u32, config: Value) -> Room {
 impl Room {
     /// A hold of `party` on slot `slot` made by staff (no hold caps).
     pub async fn hold(&self, slot: usize, party: u32) -> TestResponse {
+        self.hold_for(slot, party, "ada@example.com").await
+    }
+
+    /// A hold for the customer with `email`.
+    pub async fn hold_for(&self, slot: usize, party: u32, email: &str) -> TestResponse {
         let res = self
             .app
             .post("/api/v1/bookings/hold")
@@ -86,7 +91,7 @@ impl Room {
             .json(json!({
                 "siteId": self.fx.catalog.site_id, "productId": self.fx.catalog.product_id,
                 "slotId": self.fx.slots[slot], "partySize": party,
-                "customer": {"name": "Ada Lovelace", "email": "ada@example.com"}
+                "customer": {"name": "Ada Lovelace", "email": email}
             }))
             .send()
             .await;

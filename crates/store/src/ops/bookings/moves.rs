@@ -5,6 +5,7 @@
 //! duration, setup and cleanup included), so a move releases that slot's seats and takes
 //! the new one's, all or nothing.
 
+use super::super::resources::allocations;
 use super::offer::site_policy;
 use super::seats::{release_seats, take_seats_reclaiming};
 use super::{Change, Repo, Write, dialect, load_for_update, lock_slots};
@@ -123,6 +124,18 @@ async fn check(w: &mut Write, b: &Booking, t: &Target) -> Result<MoveCheck, Move
                 format!("The customer's other booking is less than {MIN_GAP_MINUTES} minutes away"),
                 json!({"booking_id": other, "starts_at": starts, "ends_at": ends,
                     "min_gap_minutes": MIN_GAP_MINUTES}),
+            ));
+        }
+    }
+    // Its resource add-ons move with it: each must be free at the new time.
+    for m in allocations::moved_with(w, b, (t.starts_at, t.ends_at)).await? {
+        if !m.fits {
+            hard.push(conflict(
+                ConflictType::ResourceOverlap,
+                format!("{} is not free at the new time", m.resource_name),
+                json!({"allocation_id": m.id, "resource_id": m.request.resource_id,
+                    "resource_name": m.resource_name, "starts_at": m.request.starts_at,
+                    "ends_at": m.request.ends_at}),
             ));
         }
     }
@@ -264,6 +277,19 @@ async fn commit(w: &mut Write, req: &MoveRequest, actor: &Actor) -> Result<MoveD
             suggested_action: "send confirmed_override: true to move anyway, or choose another slot",
             check: Some(Box::new(checked)),
         });
+    }
+    // Its resource add-ons move with it, or the move is refused.
+    match allocations::follow(w, &b, (t.starts_at, t.ends_at)).await {
+        Ok(()) => {}
+        Err(BookingError::Refused(BookingRefusal::ResourceUnavailable { .. })) => {
+            return Err(failed(
+                "resource_unavailable",
+                "A resource add-on of the booking is not free at the new time",
+                "choose another slot, or change the booking's resource add-ons first",
+            ));
+        }
+        Err(BookingError::Store(e)) => return Err(e.into()),
+        Err(other) => return Err(StoreError::Corrupt(other.to_string()).into()),
     }
     let (old_before, _, _) = seats(w, previous).await?;
     let (new_before, _, _) = seats(w, t.id).await?;

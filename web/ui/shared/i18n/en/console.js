@@ -241,7 +241,7 @@ export default {
   "history.note_added": "Note added",
   "history.note_updated": "Note changed",
   "history.note_deleted": "Note deleted",
-  "history.resources_held": "Rooms or equipment held",
+  "history.resource_addons_changed": "Rooms or equipment changed",
   "history.field.customerName": "Name",
   "history.field.customerEmail": "Email",
   "history.field.customerPhone": "Phone",
