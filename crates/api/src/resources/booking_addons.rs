@@ -19,7 +19,9 @@ use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::ids::parse_id;
 use kairos_domain::payments::PaymentMethod;
-use kairos_store::{AddonSelection, AddonsChanged, Allocation, BookingAddon, PaymentAdjustment};
+use kairos_store::{
+    AddonChange, AddonSelection, AddonsChanged, Allocation, BookingAddon, PaymentAdjustment,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -482,8 +484,7 @@ pub async fn change_addons(
             .change_resource_addons(
                 access.tenant.id(),
                 booking.id,
-                add,
-                remove,
+                AddonChange { add, remove },
                 &access.actor(&booking),
                 state.now(),
                 key.as_ref().map(|k| k.for_store(&render)),

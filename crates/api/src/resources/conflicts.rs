@@ -15,7 +15,7 @@ use kairos_app::payments::bank::ReturnUrls;
 use kairos_domain::FieldErrors;
 use kairos_domain::ids::parse_id;
 use kairos_domain::payments::PaymentMethod;
-use kairos_store::{Booking, ConflictResolution, ResourceConflict};
+use kairos_store::{Booking, ConflictResolution, ResourceConflict, Settlement};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -274,9 +274,11 @@ pub async fn resolve_conflict(
             .resolve_resource_conflict(
                 access.tenant.id(),
                 booking.id,
-                resolution,
-                hash.to_owned(),
-                method,
+                Settlement {
+                    resolution,
+                    expected_hash: hash.to_owned(),
+                    payment_method: method,
+                },
                 &access.actor(&booking),
                 state.now(),
                 key.as_ref().map(|k| k.for_store(&render)),

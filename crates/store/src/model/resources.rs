@@ -271,3 +271,20 @@ pub enum ConflictResolution {
     /// Confirm without these add-ons (they are released).
     ProceedWithout { release: Vec<Uuid> },
 }
+
+/// A change of a booking's resource add-ons (`PATCH`): windows to take, allocations to
+/// give back.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AddonChange {
+    pub add: Vec<AddonSelection>,
+    pub remove: Vec<Uuid>,
+}
+
+/// How a resource conflict is settled, at what price, paid how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settlement {
+    pub resolution: ConflictResolution,
+    /// The `pricingHash` the customer saw with the conflict.
+    pub expected_hash: String,
+    pub payment_method: kairos_domain::payments::PaymentMethod,
+}

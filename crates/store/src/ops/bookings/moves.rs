@@ -5,7 +5,7 @@
 //! duration, setup and cleanup included), so a move releases that slot's seats and takes
 //! the new one's, all or nothing.
 
-use super::super::resources::allocations;
+use super::super::resources::following;
 use super::offer::site_policy;
 use super::seats::{release_seats, take_seats_reclaiming};
 use super::{Change, Repo, Write, dialect, load_for_update, lock_slots};
@@ -128,7 +128,7 @@ async fn check(w: &mut Write, b: &Booking, t: &Target) -> Result<MoveCheck, Move
         }
     }
     // Its resource add-ons move with it: each must be free at the new time.
-    for m in allocations::moved_with(w, b, (t.starts_at, t.ends_at)).await? {
+    for m in following::moved_with(w, b, (t.starts_at, t.ends_at)).await? {
         if !m.fits {
             hard.push(conflict(
                 ConflictType::ResourceOverlap,
@@ -279,7 +279,7 @@ async fn commit(w: &mut Write, req: &MoveRequest, actor: &Actor) -> Result<MoveD
         });
     }
     // Its resource add-ons move with it, or the move is refused.
-    match allocations::follow(w, &b, (t.starts_at, t.ends_at)).await {
+    match following::follow(w, &b, (t.starts_at, t.ends_at)).await {
         Ok(()) => {}
         Err(BookingError::Refused(BookingRefusal::ResourceUnavailable { .. })) => {
             return Err(failed(

@@ -1,6 +1,6 @@
 //! Moving a booking to another slot of its product.
 
-use super::super::resources::allocations;
+use super::super::resources::following;
 use super::seats::{release_seats, take_seats_reclaiming};
 use super::transition::check_window;
 use super::{Change, Write, load_slot, lock_slots};
@@ -41,7 +41,7 @@ pub(super) async fn reschedule(
     }
     lock_slots(&mut w.tx, &w.tenant, &mut [b.slot_id, target.id]).await?;
     // Its resource add-ons move with it, or the move is refused.
-    allocations::follow(w, b, (target.starts_at, target.ends_at)).await?;
+    following::follow(w, b, (target.starts_at, target.ends_at)).await?;
     take_seats_reclaiming(w, target.id, b.party_size, SeatPolicy::Checked).await?;
     release_seats(&mut w.tx, &w.tenant, b.slot_id, b.party_size, w.now).await?;
     sqlx::query(

@@ -7,13 +7,12 @@ use super::actions::act;
 use super::reductions::{checked_price, live_hold, store_price};
 use super::{Repo, Write, load_for_update};
 use crate::{
-    Actor, AddonSelection, AddonsChanged, Booking, BookingAction, BookingAddon, BookingError,
-    BookingRefusal, ConflictResolution, Idempotency, PaymentAdjustment, StoreResult, Timestamp,
-    Written,
+    Actor, AddonChange, AddonSelection, AddonsChanged, Booking, BookingAction, BookingAddon,
+    BookingError, BookingRefusal, ConflictResolution, Idempotency, PaymentAdjustment, Settlement,
+    StoreResult, Timestamp, Written,
 };
 use kairos_domain::TenantId;
 use kairos_domain::bookings::BookingStatus;
-use kairos_domain::payments::PaymentMethod;
 use kairos_domain::resources::AllocationStatus;
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -54,8 +53,7 @@ impl Repo {
         &self,
         tenant: &TenantId,
         booking: Uuid,
-        add: Vec<AddonSelection>,
-        remove: Vec<Uuid>,
+        requested: AddonChange,
         actor: &Actor,
         now: Timestamp,
         idem: Option<Idempotency<'_, AddonsChanged>>,
@@ -71,7 +69,7 @@ impl Repo {
             } else {
                 b
             };
-            change(&mut w, b, &add, &remove, actor).await
+            change(&mut w, b, &requested.add, &requested.remove, actor).await
         }
         .await;
         w.finish(result, idem.map(|i| i.render))
@@ -96,9 +94,7 @@ impl Repo {
         &self,
         tenant: &TenantId,
         booking: Uuid,
-        resolution: ConflictResolution,
-        expected_hash: String,
-        payment_method: PaymentMethod,
+        settlement: Settlement,
         actor: &Actor,
         now: Timestamp,
         idem: Option<Idempotency<'_, Booking>>,
@@ -107,6 +103,11 @@ impl Repo {
         if let Some(replay) = w.claim::<_, BookingError>(idem.as_ref()).await? {
             return Ok(Written::Replayed(replay));
         }
+        let Settlement {
+            resolution,
+            expected_hash,
+            payment_method,
+        } = settlement;
         let result = async {
             let b = live_hold(&mut w, booking, actor).await?;
             checked_price(&mut w, &b, Some(&expected_hash)).await?;

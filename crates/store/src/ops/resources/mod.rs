@@ -3,6 +3,7 @@
 
 pub(crate) mod allocations;
 mod configs;
+pub(crate) mod following;
 
 use super::audit::{Change, diff};
 use super::{Db, Repo};
