@@ -23,6 +23,7 @@ pub mod moves;
 pub mod payments;
 pub mod pricing;
 pub mod promotions;
+pub mod resource_policies;
 pub mod resources;
 pub mod scheduling;
 pub mod secrets;

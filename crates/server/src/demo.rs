@@ -123,6 +123,7 @@ async fn party_room(store: &Store, tenant: &TenantId, now: DateTime<Utc>) -> any
                 shared_mode: SharedMode::Exclusive,
                 capacity: 1,
                 is_active: true,
+                policies: Default::default(),
             },
             &actor,
             now,

@@ -204,6 +204,11 @@ impl From<BookingRefusal> for ApiError {
                 "The resource is not available for the requested window; choose another window",
             )
             .with_details(json!({"reason": "resource_unavailable", "resourceId": resource_id})),
+            BookingRefusal::ResourcePolicy { policy, message } => ApiError::conflict(
+                code::CONFLICT,
+                format!("The resource is not available for the requested window: {message}"),
+            )
+            .with_details(json!({"reason": "resource_policy", "policy": policy})),
             BookingRefusal::AddonsClosed { status } => ApiError::conflict(
                 code::INVALID_TRANSITION,
                 format!("A {status} booking's resource add-ons cannot be changed online; contact the venue"),

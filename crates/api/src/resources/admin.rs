@@ -1,5 +1,6 @@
 //! The resources of a site: `/api/v1/admin/resources`.
 
+use super::policies::{PolicyInput, PolicySetDto};
 use crate::catalog::products::int_in;
 use crate::catalog::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
@@ -9,6 +10,7 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
+use kairos_domain::resource_policies::PolicySet;
 use kairos_domain::resources::{ResourceType, SharedMode};
 use kairos_store::{NewResource, Resource};
 use serde::{Deserialize, Serialize};
@@ -31,11 +33,16 @@ pub struct ResourceDto {
     /// EXCLUSIVE: 1; SHARED: bookings at one time; POOLED: people at one time.
     pub capacity: i32,
     pub is_active: bool,
+    /// The resource group it is in, if any.
+    pub group_id: Option<Uuid>,
+    /// Its own booking policies (null: its group's or the default applies; see
+    /// `GET /admin/resource-groups/resources/{resourceId}/effective-policies`).
+    pub policies: PolicySetDto,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
-fn dto(r: Resource) -> ResourceDto {
+pub(super) fn dto(r: Resource) -> ResourceDto {
     ResourceDto {
         id: r.id,
         site_id: r.site_id,
@@ -45,6 +52,8 @@ fn dto(r: Resource) -> ResourceDto {
         shared_mode: r.shared_mode.as_str().to_owned(),
         capacity: r.capacity,
         is_active: r.is_active,
+        group_id: r.group_id,
+        policies: r.policies.into(),
         created_at: r.created_at,
         updated_at: r.updated_at,
     }
@@ -70,6 +79,8 @@ pub struct ResourceInput {
     #[schema(minimum = 1, maximum = 10000)]
     pub capacity: Option<i64>,
     pub is_active: Option<bool>,
+    /// Its own booking policies: fields left out stay, `null` clears one.
+    pub policies: Option<PolicyInput>,
 }
 
 crate::openapi::schemas::create_form!(
@@ -134,6 +145,9 @@ fn fields(
         base.capacity,
         1..=10_000,
     );
+    let policies = input.policies.as_ref().map_or(base.policies, |p| {
+        p.patch(&mut errors, "policies.").apply(base.policies)
+    });
     if shared_mode == SharedMode::Exclusive && capacity != 1 && input.capacity.is_some() {
         errors.add("capacity", "must be 1 for an EXCLUSIVE resource");
     }
@@ -150,6 +164,7 @@ fn fields(
             capacity
         },
         is_active: input.is_active.unwrap_or(base.is_active),
+        policies,
     })
 }
 
@@ -221,6 +236,7 @@ pub async fn create_resource(
         shared_mode: SharedMode::Exclusive,
         capacity: 1,
         is_active: true,
+        policies: PolicySet::default(),
     };
     let new = fields(input, base, true).map_err(ApiError::validation)?;
     let r = state
@@ -269,6 +285,7 @@ pub async fn update_resource(
         shared_mode: current.shared_mode,
         capacity: current.capacity,
         is_active: current.is_active,
+        policies: current.policies,
     };
     let new = fields(input, base, false).map_err(ApiError::validation)?;
     let r = state

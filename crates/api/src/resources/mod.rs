@@ -7,6 +7,8 @@ mod admin;
 mod booking_addons;
 mod configs;
 mod conflicts;
+mod groups;
+mod policies;
 mod windows;
 
 pub use conflicts::conflict_error;
@@ -27,13 +29,19 @@ impl From<ResourceError> for ApiError {
             ResourceError::ProductNotFound => ApiError::not_found("Product"),
             ResourceError::AddonNotFound => ApiError::not_found("Add-on"),
             ResourceError::ConfigNotFound => ApiError::not_found("Resource add-on configuration"),
+            ResourceError::GroupNotFound => ApiError::not_found("Resource group"),
+            ResourceError::GroupNameTaken => ApiError::conflict(
+                kairos_app::error::code::CONFLICT,
+                "The site has a resource group of this name already",
+            ),
             ResourceError::NotResourceAddon => ApiError::invalid_field(
                 "addonId",
                 "must be an add-on of type resource (addonType: resource)",
             ),
-            ResourceError::OtherSite => {
-                ApiError::invalid_field("resourceId", "must be a resource of the product's site")
-            }
+            ResourceError::OtherSite => ApiError::invalid_field(
+                "resourceId",
+                "must be a resource of the same site (the product's or the group's)",
+            ),
             ResourceError::BookingNotFound => ApiError::new(
                 axum::http::StatusCode::NOT_FOUND,
                 kairos_app::error::code::BOOKING_NOT_FOUND,
@@ -60,7 +68,19 @@ pub fn admin_router() -> OpenApiRouter<AppState> {
             .routes(routes!(admin::list_resources, admin::create_resource))
             .routes(routes!(admin::get_resource, admin::update_resource))
             .routes(routes!(configs::list_configs, configs::create_config))
-            .routes(routes!(configs::update_config)),
+            .routes(routes!(configs::update_config))
+            .routes(routes!(groups::list_groups, groups::create_group))
+            .routes(routes!(
+                groups::get_group,
+                groups::update_group,
+                groups::delete_group
+            ))
+            .routes(routes!(groups::group_resources))
+            .routes(routes!(groups::assign))
+            .routes(routes!(groups::assign_bulk))
+            .routes(routes!(groups::unassign))
+            .routes(routes!(groups::patch_policies))
+            .routes(routes!(groups::effective_policies)),
     )
 }
 

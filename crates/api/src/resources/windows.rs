@@ -11,6 +11,7 @@ use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::money::to_major;
+use kairos_domain::resource_policies::effective;
 use kairos_domain::resources::{blocked, fits, peak_use, units, windows};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -46,8 +47,9 @@ pub struct WindowDto {
     /// For the party, in the site currency's major units.
     pub price: f64,
     pub currency: String,
-    /// The resource is free for it (its buffers included), and the add-on serves a party
-    /// of this size.
+    /// The resource is free for it (its buffers included), the add-on serves a party of
+    /// this size, and the window meets the resource's booking policies for a customer
+    /// (lead time, horizon, longest window, not staff only).
     pub is_available: bool,
 }
 
@@ -126,8 +128,15 @@ pub async fn config_windows(
         ));
     };
     let found = windows(start, end, &rule, c.config.positions());
+    // The resource's booking policies (its own, its group's, the defaults): buffers at
+    // least theirs, and the lead time, horizon, longest window and staff-only rule.
+    let (own, group) = state
+        .store
+        .resource_policy_sets(tenant.id(), resource.id)
+        .await?;
+    let (policies, _) = effective(&own, group.as_ref());
     // One read of the resource's use across every window.
-    let (b, a) = (c.config.buffer_before_mins, c.config.buffer_after_mins);
+    let (b, a) = policies.buffers(c.config.buffer_before_mins, c.config.buffer_after_mins);
     let span = found.iter().fold((start, end), |(lo, hi), w| {
         let (f, u) = blocked(w.starts_at, w.ends_at, b, a);
         (lo.min(f), hi.max(u))
@@ -153,6 +162,9 @@ pub async fn config_windows(
             price: to_major(price, currency),
             currency: currency.code().to_owned(),
             is_available: serves
+                && policies
+                    .check(state.now(), w.starts_at, w.duration_mins, false)
+                    .is_ok()
                 && fits(
                     resource.shared_mode,
                     resource.capacity,

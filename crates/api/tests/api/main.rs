@@ -63,6 +63,7 @@ mod promotions_listing;
 mod rate_limits;
 mod resource_addons;
 mod resource_conflicts;
+mod resource_groups;
 mod resource_setup;
 mod resources;
 mod resources_races;

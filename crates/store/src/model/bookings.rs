@@ -336,6 +336,12 @@ pub enum BookingRefusal {
     /// serve a party of this size.
     #[error("the resource is not available for the requested window")]
     ResourceUnavailable { resource_id: Uuid },
+    /// A window breaks a booking policy of its resource (lead time, horizon, staff only).
+    #[error("{message}")]
+    ResourcePolicy {
+        policy: &'static str,
+        message: String,
+    },
     /// The booking's resource add-ons cannot be changed in its status.
     #[error("a {status} booking's resource add-ons cannot be changed")]
     AddonsClosed {

@@ -1,6 +1,7 @@
 //! Resources, the resource add-on configurations of products, and allocations.
 
 use crate::Timestamp;
+use kairos_domain::resource_policies::PolicySet;
 use kairos_domain::resources::{
     DurationMode, DurationRule, Positions, Pricing, PricingMode, ResourceType, SharedMode,
 };
@@ -18,6 +19,10 @@ pub struct Resource {
     pub shared_mode: SharedMode,
     pub capacity: i32,
     pub is_active: bool,
+    /// The group it is in, if any.
+    pub group_id: Option<Uuid>,
+    /// Its own booking policies (those set; the rest come from its group or the defaults).
+    pub policies: PolicySet,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
@@ -32,6 +37,7 @@ pub struct NewResource {
     pub shared_mode: SharedMode,
     pub capacity: i32,
     pub is_active: bool,
+    pub policies: PolicySet,
 }
 
 /// How a product offers a resource as an add-on (spec Part B 2.3); prices in minor units.
@@ -151,9 +157,14 @@ pub enum ResourceError {
     /// The add-on is not of type `resource`.
     #[error("the add-on is not a resource add-on")]
     NotResourceAddon,
-    /// The resource is at another site than the product.
-    #[error("the resource is at another site than the product")]
+    /// The resource is at another site than the product (or the group).
+    #[error("the resource is at another site")]
     OtherSite,
+    #[error("no such resource group")]
+    GroupNotFound,
+    /// The site has a group of this name already.
+    #[error("a group of this name exists at the site")]
+    GroupNameTaken,
     /// The booking is not a hold (add-ons are taken with a hold).
     #[error("the booking is not a hold")]
     NotHold,
@@ -287,4 +298,26 @@ pub struct Settlement {
     /// The `pricingHash` the customer saw with the conflict.
     pub expected_hash: String,
     pub payment_method: kairos_domain::payments::PaymentMethod,
+}
+
+/// Resources of a site under one set of booking policies (Part A 4.11).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResourceGroup {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub name: String,
+    pub description: String,
+    pub policies: PolicySet,
+    /// How many resources are in it.
+    pub resource_count: i64,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A resource group as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NewResourceGroup {
+    pub site_id: Uuid,
+    pub name: String,
+    pub description: String,
 }

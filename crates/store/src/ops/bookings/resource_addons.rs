@@ -181,7 +181,8 @@ async fn change(
     }
     let before = b.price.clone();
     allocations::release(w, b.id, Some(remove)).await?;
-    let requests = requests_for(w, &b, add).await?;
+    let by_staff = actor.kind == kairos_domain::auth::ActorKind::Admin;
+    let requests = requests_for(w, &b, add, by_staff).await?;
     let added = take(w, b.id, b.party_size, requests, status).await?;
     // Re-priced as the booking is: its promotions and vouchers with the new lines.
     let (price, reductions) = checked_price(w, &b, None).await?;

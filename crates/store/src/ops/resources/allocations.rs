@@ -12,6 +12,7 @@ use crate::{
     BookingAddon, BookingError, BookingRefusal, ConflictReason, ResourceConflict, ResourceError,
     StoreError, StoreResult, Timestamp,
 };
+use kairos_domain::resource_policies::{Breach, Policies, effective};
 use kairos_domain::resources::{
     AllocationStatus, SharedMode, WindowPosition, blocked, fits, peak_use, position_of, units,
     windows,
@@ -48,6 +49,7 @@ pub(crate) async fn requests_for(
     w: &mut Write,
     b: &Booking,
     selections: &[AddonSelection],
+    by_staff: bool,
 ) -> Result<Vec<AllocationRequest>, BookingError> {
     let mut errors = FieldErrors::new();
     let mut out = Vec::new();
@@ -94,17 +96,28 @@ pub(crate) async fn requests_for(
             }
             .into());
         }
+        let policies = policies_of(w, c.config.resource_id).await?;
+        if let Err(breach) = policies.check(w.now, s.starts_at, s.duration_mins, by_staff) {
+            return Err(match breach {
+                Breach::TooLong { .. } => BookingRefusal::DurationNotAllowed {
+                    field: field("durationMins"),
+                    message: breach.message(),
+                },
+                _ => BookingRefusal::ResourcePolicy {
+                    policy: breach.policy(),
+                    message: breach.message(),
+                },
+            }
+            .into());
+        }
         let price = c
             .config
             .pricing()
             .price(s.duration_mins, b.party_size)
             .ok_or_else(|| StoreError::Corrupt("configuration price".into()))?;
-        let (blocked_from, blocked_until) = blocked(
-            s.starts_at,
-            s.ends_at,
-            c.config.buffer_before_mins,
-            c.config.buffer_after_mins,
-        );
+        let (before, after) =
+            policies.buffers(c.config.buffer_before_mins, c.config.buffer_after_mins);
+        let (blocked_from, blocked_until) = blocked(s.starts_at, s.ends_at, before, after);
         out.push(AllocationRequest {
             config_id: c.id,
             resource_id: c.config.resource_id,
@@ -120,6 +133,13 @@ pub(crate) async fn requests_for(
     }
     errors.finish().map_err(BookingError::Invalid)?;
     Ok(out)
+}
+
+/// The effective booking policies of `resource` (its own, else its group's, else the
+/// defaults), read in the transaction.
+async fn policies_of(w: &mut Write, resource: Uuid) -> StoreResult<Policies> {
+    let (own, group) = super::groups::policy_sets(&mut w.tx, &w.tenant, resource).await?;
+    Ok(effective(&own, group.as_ref()).0)
 }
 
 /// The resource's mode, capacity and active flag, locked (PostgreSQL; SQLite's write lock
@@ -454,14 +474,18 @@ async fn free_windows(
     let Some(rule) = c.config.rule() else {
         return Ok(Vec::new());
     };
+    let policies = policies_of(w, c.config.resource_id).await?;
+    let (before, after) = policies.buffers(c.config.buffer_before_mins, c.config.buffer_after_mins);
     let mut out = Vec::new();
     for win in windows(b.starts_at, b.ends_at, &rule, c.config.positions()) {
-        let (from, to) = blocked(
-            win.starts_at,
-            win.ends_at,
-            c.config.buffer_before_mins,
-            c.config.buffer_after_mins,
-        );
+        // Offered to whoever holds the booking: the staff-only rule was met when it was taken.
+        if policies
+            .check(w.now, win.starts_at, win.duration_mins, true)
+            .is_err()
+        {
+            continue;
+        }
+        let (from, to) = blocked(win.starts_at, win.ends_at, before, after);
         let others = use_of(
             &mut w.tx,
             &w.tenant,

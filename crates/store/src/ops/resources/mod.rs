@@ -4,16 +4,19 @@
 pub(crate) mod allocations;
 mod configs;
 pub(crate) mod following;
+mod groups;
 
 use super::audit::{Change, diff};
 use super::{Db, Repo};
 use crate::stored;
 use crate::{Actor, NewResource, Resource, ResourceError, StoreError, StoreResult, Timestamp};
+use kairos_domain::resource_policies::PolicySet;
 use kairos_domain::resources::{ResourceType, SharedMode};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
 use sqlx::Transaction;
+use sqlx::types::Json;
 use uuid::Uuid;
 
 #[derive(kairos_store_macros::FromRow)]
@@ -26,6 +29,8 @@ pub(crate) struct ResourceRow {
     shared_mode: String,
     capacity: i32,
     is_active: bool,
+    group_id: Option<Uuid>,
+    policies: Json<PolicySet>,
     created_at: Timestamp,
     updated_at: Timestamp,
 }
@@ -43,6 +48,8 @@ impl TryFrom<ResourceRow> for Resource {
             shared_mode: stored("shared_mode", &r.shared_mode, SharedMode::parse)?,
             capacity: r.capacity,
             is_active: r.is_active,
+            group_id: r.group_id,
+            policies: r.policies.0,
             created_at: r.created_at,
             updated_at: r.updated_at,
         })
@@ -50,7 +57,7 @@ impl TryFrom<ResourceRow> for Resource {
 }
 
 pub(crate) const RESOURCE_COLUMNS: &str = "id, site_id, name, description, resource_type, \
-     shared_mode, capacity, is_active, created_at, updated_at";
+     shared_mode, capacity, is_active, group_id, policies, created_at, updated_at";
 
 /// One resource, read in the transaction.
 pub(crate) async fn resource_in(
@@ -84,8 +91,8 @@ impl Repo {
         let id = new_id();
         let row: ResourceRow = sqlx::query_as(sql!(
             "INSERT INTO resources (tenant_id, id, site_id, name, description, resource_type,
-                 shared_mode, capacity, is_active, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+                 shared_mode, capacity, is_active, policies, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $10, $10)
              RETURNING {RESOURCE_COLUMNS}"
         ))
         .bind(tenant.as_str())
@@ -98,6 +105,7 @@ impl Repo {
         .bind(new.capacity)
         .bind(new.is_active)
         .bind(now)
+        .bind(Json(new.policies))
         .fetch_one(&mut *w.tx)
         .await?;
         w.audit(
@@ -158,7 +166,8 @@ impl Repo {
         let before = resource_in(&mut w.tx, tenant, id).await?;
         let row: ResourceRow = sqlx::query_as(sql!(
             "UPDATE resources SET name = $3, description = $4, resource_type = $5,
-                 shared_mode = $6, capacity = $7, is_active = $8, updated_at = $9
+                 shared_mode = $6, capacity = $7, is_active = $8, updated_at = $9,
+                 policies = $10
              WHERE tenant_id = $1 AND id = $2
              RETURNING {RESOURCE_COLUMNS}"
         ))
@@ -171,6 +180,7 @@ impl Repo {
         .bind(new.capacity)
         .bind(new.is_active)
         .bind(now)
+        .bind(Json(new.policies))
         .fetch_one(&mut *w.tx)
         .await?;
         let after = Resource::try_from(row)?;
