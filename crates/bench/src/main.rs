@@ -6,7 +6,8 @@
 //! a ceiling measured in the same run, with the ratio: `/healthz` of the same server for
 //! availability, the minimal raw hold through the same pool for holds, the minimal raw
 //! INSERTs of the same vouchers for the import, the same emails sent by lettre alone for
-//! the outbox.
+//! the outbox; `/healthz` for a resource add-on's windows and plain holds beside holds
+//! that take an add-on.
 
 mod app;
 mod availability;
@@ -14,6 +15,7 @@ mod holds;
 mod import;
 mod load;
 mod outbox;
+mod resources;
 mod scale;
 
 use anyhow::Context;
@@ -48,6 +50,9 @@ enum Command {
     /// POST /bookings/hold (party 1) on hundreds of slots, then on one slot, against the
     /// minimal raw hold through the same pool.
     Holds,
+    /// GET the windows of a resource add-on against the same server's /healthz; holds
+    /// that take a resource add-on next to plain holds.
+    Resources,
     /// Holds and availability on a small database, then beside hundreds of tenants and
     /// tens of thousands of live bookings (availability cache off).
     Scale(scale::Growth),
@@ -84,6 +89,7 @@ fn main() -> anyhow::Result<()> {
         let result = match cli.command {
             Command::Availability => availability::run(&cli, &run).await,
             Command::Holds => holds::run(&cli, &run).await,
+            Command::Resources => resources::run(&cli, &run).await,
             Command::Scale(growth) => scale::run(&cli, &run, growth).await,
             Command::Import(ref rows) => import::run(&cli, &run, rows.clone()).await,
             Command::Outbox(ref messages) => outbox::run(&cli, &run, messages.clone()).await,

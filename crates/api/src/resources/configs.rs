@@ -512,33 +512,6 @@ pub async fn update_config(
     Ok(axum::Json(config_dto(c, currency)))
 }
 
-/// An offered configuration with its resource and the site's currency: active, its add-on
-/// and resource active, its product on sale; else 404.
-pub(super) async fn checked_config(
-    state: &AppState,
-    tenant: &Tenant,
-    id: Uuid,
-) -> ApiResult<(kairos_store::AddonConfig, kairos_store::Resource, Currency)> {
-    let c = state.store.addon_config(tenant.id(), id).await?;
-    let (product, site) =
-        active_product_and_site(state, tenant, &c.product_id.to_string(), None).await?;
-    let offered = state
-        .store
-        .list_addon_configs(tenant.id(), product.id, true)
-        .await?
-        .into_iter()
-        .any(|o| o.id == c.id);
-    if !offered {
-        return Err(ApiError::not_found("Resource add-on configuration"));
-    }
-    let resource = state
-        .store
-        .resource(tenant.id(), c.config.resource_id)
-        .await?;
-    let currency = Currency::parse(&site.currency).map_err(ApiError::internal)?;
-    Ok((c, resource, currency))
-}
-
 /// Query of the public list.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

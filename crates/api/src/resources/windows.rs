@@ -2,7 +2,6 @@
 //! windows a resource add-on may take around an activity, each priced for the party and
 //! marked available when its resource is free for it, buffers included.
 
-use super::configs::checked_config;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Query, Tenant, path_id, timestamp_param, uuid_param};
 use crate::openapi::schemas::WindowPositionSchema;
@@ -11,8 +10,8 @@ use axum::extract::{Path, State};
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::money::to_major;
-use kairos_domain::resource_policies::effective;
 use kairos_domain::resources::{blocked, fits, peak_use, units, windows};
+use kairos_domain::tenancy::Currency;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -121,7 +120,14 @@ pub async fn config_windows(
         return Err(ApiError::internal("checked above"));
     };
     let party = i32::try_from(party).map_err(ApiError::internal)?;
-    let (c, resource, currency) = checked_config(&state, &tenant, config).await?;
+    // One read of the configuration with its resource, policies and currency.
+    let offered = state
+        .store
+        .offered_addon(tenant.id(), config)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Resource add-on configuration"))?;
+    let currency = Currency::parse(&offered.currency).map_err(ApiError::internal)?;
+    let (c, policies) = (&offered.config, offered.policies);
     let Some(rule) = c.config.rule() else {
         return Err(ApiError::internal(
             "a stored configuration without its durations",
@@ -130,20 +136,15 @@ pub async fn config_windows(
     let found = windows(start, end, &rule, c.config.positions());
     // The resource's booking policies (its own, its group's, the defaults): buffers at
     // least theirs, and the lead time, horizon, longest window and staff-only rule.
-    let (own, group) = state
-        .store
-        .resource_policy_sets(tenant.id(), resource.id)
-        .await?;
-    let (policies, _) = effective(&own, group.as_ref());
-    // One read of the resource's use across every window.
     let (b, a) = policies.buffers(c.config.buffer_before_mins, c.config.buffer_after_mins);
+    // One read of the resource's use across every window.
     let span = found.iter().fold((start, end), |(lo, hi), w| {
         let (f, u) = blocked(w.starts_at, w.ends_at, b, a);
         (lo.min(f), hi.max(u))
     });
     let taken = state
         .store
-        .resource_use(tenant.id(), resource.id, span, exclude)
+        .resource_use(tenant.id(), c.config.resource_id, span, exclude)
         .await?;
     let serves = c.config.max_capacity.is_none_or(|m| party <= m);
     let pricing = c.config.pricing();
@@ -166,10 +167,10 @@ pub async fn config_windows(
                     .check(state.now(), w.starts_at, w.duration_mins, false)
                     .is_ok()
                 && fits(
-                    resource.shared_mode,
-                    resource.capacity,
+                    offered.shared_mode,
+                    offered.capacity,
                     peak,
-                    units(resource.shared_mode, party),
+                    units(offered.shared_mode, party),
                 ),
         });
     }

@@ -321,3 +321,15 @@ pub struct NewResourceGroup {
     pub name: String,
     pub description: String,
 }
+
+/// A resource add-on configuration as the public windows read it: offered now (it, its
+/// add-on, resource, product and site active), with its resource's mode and capacity,
+/// the resource's effective booking policies and the site's currency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OfferedAddon {
+    pub config: AddonConfig,
+    pub shared_mode: SharedMode,
+    pub capacity: i32,
+    pub policies: kairos_domain::resource_policies::Policies,
+    pub currency: String,
+}

@@ -5,9 +5,11 @@ use super::super::audit::{Change, diff};
 use super::super::{Db, Repo};
 use crate::stored;
 use crate::{
-    Actor, AddonConfig, NewAddonConfig, ResourceError, StoreError, StoreResult, Timestamp,
+    Actor, AddonConfig, NewAddonConfig, OfferedAddon, ResourceError, StoreError, StoreResult,
+    Timestamp,
 };
-use kairos_domain::resources::{DurationMode, PricingMode};
+use kairos_domain::resource_policies::{PolicySet, effective};
+use kairos_domain::resources::{DurationMode, PricingMode, SharedMode};
 use kairos_domain::{TenantId, new_id};
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -97,6 +99,34 @@ const SELECT: &str = "SELECT c.id, c.product_id, c.addon_id, c.resource_id, c.du
      FROM resource_addon_configs c
      JOIN product_addons a ON a.tenant_id = c.tenant_id AND a.id = c.addon_id
      JOIN resources r ON r.tenant_id = c.tenant_id AND r.id = c.resource_id";
+
+/// A configuration with what the public windows need beside it.
+const SELECT_OFFERED: &str =
+    "SELECT c.id, c.product_id, c.addon_id, c.resource_id, c.duration_mode,
+         c.duration_options, c.fixed_duration_mins, c.min_duration_mins, c.max_duration_mins,
+         c.duration_step_mins, c.default_duration_mins, c.pricing_mode, c.flat_price,
+         c.per_hour_price, c.per_person_price, c.base_price, c.allow_before, c.allow_during,
+         c.allow_after, c.buffer_before_mins, c.buffer_after_mins, c.max_capacity, c.is_active,
+         a.name AS addon_name, a.description AS addon_description, r.name AS resource_name,
+         c.created_at, c.updated_at, r.shared_mode, r.capacity,
+         r.policies AS resource_policies, g.policies AS group_policies, s.currency
+     FROM resource_addon_configs c
+     JOIN product_addons a ON a.tenant_id = c.tenant_id AND a.id = c.addon_id
+     JOIN resources r ON r.tenant_id = c.tenant_id AND r.id = c.resource_id
+     JOIN products p ON p.tenant_id = c.tenant_id AND p.id = c.product_id
+     JOIN sites s ON s.tenant_id = p.tenant_id AND s.id = p.site_id
+     LEFT JOIN resource_groups g ON g.tenant_id = r.tenant_id AND g.id = r.group_id";
+
+#[derive(kairos_store_macros::FromRow)]
+struct OfferedRow {
+    #[sqlx(flatten)]
+    config: ConfigRow,
+    shared_mode: String,
+    capacity: i32,
+    resource_policies: Json<PolicySet>,
+    group_policies: Option<Json<PolicySet>>,
+    currency: String,
+}
 
 /// Checks that the add-on is the product's, of type `resource`, and the resource at the
 /// product's site.
@@ -222,6 +252,39 @@ impl Repo {
     }
 
     /// A product's configurations; `active_only` for the public list.
+    /// The configuration `id` as the public windows read it, in one query: only while it,
+    /// its add-on, its resource, its product and its site are all active; with the
+    /// resource's mode and capacity, its effective booking policies and the site's
+    /// currency.
+    pub async fn offered_addon(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+    ) -> StoreResult<Option<OfferedAddon>> {
+        let row: Option<OfferedRow> = sqlx::query_as(sql!(
+            "{SELECT_OFFERED} WHERE c.tenant_id = $1 AND c.id = $2 AND c.is_active
+                 AND a.is_active AND r.is_active AND p.is_active AND s.is_active"
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .fetch_optional(&self.read)
+        .await?;
+        row.map(|r| {
+            let (policies, _) = effective(
+                &r.resource_policies.0,
+                r.group_policies.as_ref().map(|g| &g.0),
+            );
+            Ok(OfferedAddon {
+                config: r.config.try_into()?,
+                shared_mode: stored("shared_mode", &r.shared_mode, SharedMode::parse)?,
+                capacity: r.capacity,
+                policies,
+                currency: r.currency,
+            })
+        })
+        .transpose()
+    }
+
     pub async fn list_addon_configs(
         &self,
         tenant: &TenantId,

@@ -359,18 +359,6 @@ impl Repo {
         Ok(after)
     }
 
-    /// The policies of `resource` and of its group (the windows it offers follow them).
-    pub async fn resource_policy_sets(
-        &self,
-        tenant: &TenantId,
-        resource: Uuid,
-    ) -> StoreResult<(PolicySet, Option<PolicySet>)> {
-        let mut tx = self.read.begin().await?;
-        let sets = policy_sets(&mut tx, tenant, resource).await?;
-        tx.commit().await?;
-        Ok(sets)
-    }
-
     /// The resource and its group, if it is in one (for its effective policies).
     pub async fn resource_with_group(
         &self,
