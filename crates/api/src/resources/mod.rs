@@ -9,6 +9,7 @@ mod configs;
 mod conflicts;
 mod groups;
 mod policies;
+mod skills;
 mod windows;
 
 pub use conflicts::conflict_error;
@@ -80,7 +81,20 @@ pub fn admin_router() -> OpenApiRouter<AppState> {
             .routes(routes!(groups::assign_bulk))
             .routes(routes!(groups::unassign))
             .routes(routes!(groups::patch_policies))
-            .routes(routes!(groups::effective_policies)),
+            .routes(routes!(groups::effective_policies))
+            .routes(routes!(skills::list_skills, skills::create_skill))
+            .routes(routes!(
+                skills::get_skill,
+                skills::update_skill,
+                skills::delete_skill
+            ))
+            .routes(routes!(skills::assign_skill))
+            .routes(routes!(skills::assign_skill_bulk))
+            .routes(routes!(skills::remove_skill))
+            .routes(routes!(skills::resource_skills))
+            .routes(routes!(skills::set_requirements, skills::get_requirements))
+            .routes(routes!(skills::expiring))
+            .routes(routes!(skills::availability)),
     )
 }
 

@@ -65,6 +65,7 @@ mod resource_addons;
 mod resource_conflicts;
 mod resource_groups;
 mod resource_setup;
+mod resource_skills;
 mod resources;
 mod resources_races;
 mod schedules;

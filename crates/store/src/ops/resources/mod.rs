@@ -5,6 +5,7 @@ pub(crate) mod allocations;
 mod configs;
 pub(crate) mod following;
 mod groups;
+mod skills;
 
 use super::audit::{Change, diff};
 use super::{Db, Repo};
