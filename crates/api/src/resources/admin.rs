@@ -80,7 +80,8 @@ pub struct ResourceInput {
     pub capacity: Option<i64>,
     pub is_active: Option<bool>,
     /// Its own booking policies: fields left out stay, `null` clears one.
-    pub policies: Option<PolicyInput>,
+    #[schema(value_type = Option<PolicyInput>)]
+    pub policies: Option<serde_json::Value>,
 }
 
 crate::openapi::schemas::create_form!(
@@ -145,9 +146,21 @@ fn fields(
         base.capacity,
         1..=10_000,
     );
-    let policies = input.policies.as_ref().map_or(base.policies, |p| {
-        p.patch(&mut errors, "policies.").apply(base.policies)
-    });
+    // An object only (serde would also read a struct from an array).
+    let policies = match input.policies {
+        None => base.policies,
+        Some(v) if v.is_object() => match serde_json::from_value::<PolicyInput>(v) {
+            Ok(p) => p.patch(&mut errors, "policies.").apply(base.policies),
+            Err(e) => {
+                errors.add("policies", format!("is not valid: {e}"));
+                base.policies
+            }
+        },
+        Some(_) => {
+            errors.add("policies", "must be an object");
+            base.policies
+        }
+    };
     if shared_mode == SharedMode::Exclusive && capacity != 1 && input.capacity.is_some() {
         errors.add("capacity", "must be 1 for an EXCLUSIVE resource");
     }

@@ -130,8 +130,8 @@ pub struct EffectivePolicies {
 }
 
 fn id_field(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<Uuid> {
-    match raw {
-        None => {
+    match raw.map(str::trim) {
+        None | Some("") => {
             errors.add(field, "is required");
             None
         }

@@ -260,8 +260,8 @@ pub struct StaffAvailability {
 }
 
 fn id_field(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<Uuid> {
-    match raw {
-        None => {
+    match raw.map(str::trim) {
+        None | Some("") => {
             errors.add(field, "is required");
             None
         }

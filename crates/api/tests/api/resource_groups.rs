@@ -211,6 +211,16 @@ async fn a_resources_own_policy_wins_over_its_groups_and_its_groups_over_the_def
     for field in ["maxAdvanceDays", "bufferBeforeMins"] {
         assert!(bad.text.contains(field), "{field}: {}", bad.text);
     }
+    // Policies are an object; an array is refused, not read as one.
+    let array = owner(
+        &r,
+        "PATCH",
+        &format!("/api/v1/admin/resources/{}", r.resource),
+        Some(json!({"policies": [null, null]})),
+    )
+    .await;
+    array.assert_status(400);
+    assert!(array.text.contains("policies"), "{}", array.text);
     let own = owner(
         &r,
         "PATCH",

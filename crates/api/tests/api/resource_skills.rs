@@ -196,6 +196,20 @@ async fn skills_are_kept_and_given_to_staff_with_a_level_and_an_expiry() {
     )
     .await;
     twice.assert_status(400);
+    let empty = call(
+        &app,
+        &t,
+        "POST",
+        &req_path,
+        Some(json!({"requirements": [{"skillId": "", "minLevel": 1}]})),
+    )
+    .await;
+    empty.assert_status(400);
+    assert!(
+        empty.text.contains("requirements[0].skillId"),
+        "{}",
+        empty.text
+    );
     let unknown = call(
         &app,
         &t,
