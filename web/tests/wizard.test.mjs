@@ -150,12 +150,15 @@ test("the wizard can be done with the keyboard alone", async () => {
     );
   };
   await heading("Site");
+  // The choices load after the heading takes the focus: Tab only once they are there.
+  await step.locator('input[name="site"]').first().waitFor();
   await tabTo(page, /Helsinki Adventure Centre/);
   await page.keyboard.press("Space");
   await nextEnabled(page);
   await tabTo(page, /^Next$/);
   await page.keyboard.press("Enter");
   await heading("Activity");
+  await step.locator('input[name="product"]').first().waitFor();
   await tabTo(page, /session/i);
   await page.keyboard.press("Space");
   await nextEnabled(page);
