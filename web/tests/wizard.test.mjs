@@ -159,7 +159,7 @@ test("the wizard can be done with the keyboard alone", async () => {
   await page.keyboard.press("Enter");
   await heading("Activity");
   await step.locator('input[name="product"]').first().waitFor();
-  await tabTo(page, /session/i);
+  await tabTo(page, /Bouldering session/);
   await page.keyboard.press("Space");
   await nextEnabled(page);
   await tabTo(page, /^Next$/);
