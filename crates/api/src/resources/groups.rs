@@ -4,6 +4,7 @@
 
 use super::admin::{ResourceDto, dto};
 use super::policies::{PoliciesDto, PolicyInput, PolicySetDto, sources};
+use super::required_id;
 use crate::catalog::{required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Query, Staff, can, path_id, uuid_param};
@@ -129,16 +130,6 @@ pub struct EffectivePolicies {
     pub group_policies: Option<PolicySetDto>,
 }
 
-fn id_field(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<Uuid> {
-    match raw.map(str::trim) {
-        None | Some("") => {
-            errors.add(field, "is required");
-            None
-        }
-        Some(raw) => uuid_param(errors, field, Some(raw)),
-    }
-}
-
 /// The tenant's resource groups (of one site), by name. Needs `admin:read`.
 #[utoipa::path(get, path = "/api/v1/admin/resource-groups", tag = "resources", security(("bearer" = [])),
     params(GroupQuery),
@@ -174,7 +165,7 @@ pub async fn create_group(
     Json(input): Json<GroupInput>,
 ) -> ApiResult<axum::Json<GroupDto>> {
     let mut errors = FieldErrors::new();
-    let site_id = id_field(&mut errors, "siteId", input.site_id.as_deref());
+    let site_id = required_id(&mut errors, "siteId", input.site_id.as_deref());
     let name = required_text(&mut errors, "name", input.name.as_deref(), 200);
     let description = input
         .description
@@ -305,8 +296,8 @@ pub async fn assign(
     Json(req): Json<AssignRequest>,
 ) -> ApiResult<axum::Json<ResourceDto>> {
     let mut errors = FieldErrors::new();
-    let group = id_field(&mut errors, "groupId", req.group_id.as_deref());
-    let resource = id_field(&mut errors, "resourceId", req.resource_id.as_deref());
+    let group = required_id(&mut errors, "groupId", req.group_id.as_deref());
+    let resource = required_id(&mut errors, "resourceId", req.resource_id.as_deref());
     let (Some(group), Some(resource), true) = (group, resource, errors.is_empty()) else {
         return Err(ApiError::validation(errors));
     };
@@ -338,7 +329,7 @@ pub async fn assign_bulk(
     Json(req): Json<BulkAssignRequest>,
 ) -> ApiResult<axum::Json<GroupResources>> {
     let mut errors = FieldErrors::new();
-    let group = id_field(&mut errors, "groupId", req.group_id.as_deref());
+    let group = required_id(&mut errors, "groupId", req.group_id.as_deref());
     let raw = req.resource_ids.unwrap_or_default();
     if raw.is_empty() || raw.len() > MAX_BULK {
         errors.add(

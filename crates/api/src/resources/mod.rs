@@ -9,6 +9,7 @@ mod configs;
 mod conflicts;
 mod groups;
 mod policies;
+mod skill_needs;
 mod skills;
 mod windows;
 
@@ -62,6 +63,22 @@ impl From<ResourceError> for ApiError {
     }
 }
 
+/// A required id field of a body or query: missing or empty is "is required", a bad one
+/// "is not an id".
+fn required_id(
+    errors: &mut kairos_domain::FieldErrors,
+    field: &str,
+    raw: Option<&str>,
+) -> Option<uuid::Uuid> {
+    match raw.map(str::trim) {
+        None | Some("") => {
+            errors.add(field, "is required");
+            None
+        }
+        Some(raw) => crate::extract::uuid_param(errors, field, Some(raw)),
+    }
+}
+
 /// The administration routes, under `/api/v1/admin`.
 pub fn admin_router() -> OpenApiRouter<AppState> {
     Tier::Standard.apply(
@@ -92,9 +109,12 @@ pub fn admin_router() -> OpenApiRouter<AppState> {
             .routes(routes!(skills::assign_skill_bulk))
             .routes(routes!(skills::remove_skill))
             .routes(routes!(skills::resource_skills))
-            .routes(routes!(skills::set_requirements, skills::get_requirements))
-            .routes(routes!(skills::expiring))
-            .routes(routes!(skills::availability)),
+            .routes(routes!(
+                skill_needs::set_requirements,
+                skill_needs::get_requirements
+            ))
+            .routes(routes!(skill_needs::expiring))
+            .routes(routes!(skill_needs::availability)),
     )
 }
 

@@ -373,3 +373,80 @@ async fn qualified_staff_are_listed_with_who_is_free() {
         backwards.text
     );
 }
+
+#[tokio::test]
+async fn another_tenants_staff_skills_and_groups_are_not_found() {
+    let app = TestApp::spawn().await;
+    let (t, other) = (app.tenant("acme").await, app.tenant("other").await);
+    let site = app.catalog(&t).await.site_id;
+    let their_site = app.catalog(&other).await.site_id;
+    let theirs = staff(&app, &other, &their_site, "Their guide", "STAFF").await;
+    let skill = call(
+        &app,
+        &t,
+        "POST",
+        "/api/v1/admin/skills",
+        Some(json!({"name": "Guide"})),
+    )
+    .await
+    .str("id")
+    .to_owned();
+    let grant = call(
+        &app,
+        &t,
+        "POST",
+        "/api/v1/admin/skills/assign",
+        Some(json!({"skillId": skill, "resourceId": theirs})),
+    )
+    .await;
+    grant.assert_status(404);
+    call(
+        &app,
+        &t,
+        "GET",
+        &format!("/api/v1/admin/skills/resources/{theirs}"),
+        None,
+    )
+    .await
+    .assert_status(404);
+    // Their tenant does not see our skill either.
+    call(
+        &app,
+        &other,
+        "GET",
+        &format!("/api/v1/admin/skills/{skill}"),
+        None,
+    )
+    .await
+    .assert_status(404);
+    let group = call(
+        &app,
+        &t,
+        "POST",
+        "/api/v1/admin/resource-groups",
+        Some(json!({"siteId": site, "name": "Guides"})),
+    )
+    .await
+    .str("id")
+    .to_owned();
+    call(
+        &app,
+        &t,
+        "POST",
+        "/api/v1/admin/resource-groups/assign",
+        Some(json!({"groupId": group, "resourceId": theirs})),
+    )
+    .await
+    .assert_status(404);
+    let path = format!("/api/v1/admin/resource-groups/resources/{theirs}/effective-policies");
+    call(&app, &t, "GET", &path, None).await.assert_status(404);
+    let held = call(
+        &app,
+        &other,
+        "GET",
+        &format!("/api/v1/admin/skills/resources/{theirs}"),
+        None,
+    )
+    .await;
+    assert_eq!(held.body["items"], json!([]), "{}", held.text);
+}
