@@ -200,10 +200,19 @@ async fn compute(
         .store
         .open_slots(tenant.id(), product.id, lo, hi, seats, state.now())
         .await?;
+    // A session is offered only while what its product needs (rooms, staff) is free.
+    let buffers = (product.setup_time, product.cleanup_time);
+    let served = state
+        .store
+        .sessions_served(tenant.id(), product.id, buffers, &slots, seats)
+        .await?;
+    let slots = slots
+        .into_iter()
+        .zip(served)
+        .filter_map(|(s, ok)| ok.then_some(s));
     let preview = pricing_preview(&product, u32::try_from(party_size).unwrap_or(1), currency);
     let labels = include_labels.then(|| product.label_codes.clone());
     let slots: Vec<AvailabilitySlot> = slots
-        .into_iter()
         .map(|s| AvailabilitySlot {
             slot_id: s.id.to_string(),
             starts_at: s.starts_at,

@@ -17,7 +17,7 @@ use kairos_domain::bookings::{Trigger, transition};
 use kairos_domain::ids::parse_id;
 use kairos_domain::scheduling::{local_date, start_of_day};
 use kairos_domain::tenancy::parse_time_zone;
-use kairos_store::{DaySheet, DaySheetBooking};
+use kairos_store::{DaySheet, DaySheetBooking, DaySheetResource};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::{IntoParams, ToSchema};
@@ -81,6 +81,34 @@ pub struct DaySheetSlotDto {
     pub orphaned: bool,
     /// Every booking of the slot but expired holds, cancelled ones included.
     pub bookings: Vec<DaySheetBookingDto>,
+    /// What the session was given while it has a booking: the rooms and equipment its
+    /// product needs, and the staff chosen for its skills.
+    pub resources: Vec<SheetResourceDto>,
+}
+
+/// A room, piece of equipment or staff member in use, and when.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SheetResourceDto {
+    pub resource_id: String,
+    pub name: String,
+    /// ROOM, EQUIPMENT, VEHICLE, STAFF or OTHER.
+    pub resource_type: String,
+    /// The skill a staff member serves the session with.
+    pub skill_name: Option<String>,
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+}
+
+fn resource_dto(r: &DaySheetResource) -> SheetResourceDto {
+    SheetResourceDto {
+        resource_id: r.resource_id.to_string(),
+        name: r.name.clone(),
+        resource_type: r.resource_type.clone(),
+        skill_name: r.skill_name.clone(),
+        starts_at: r.starts_at,
+        ends_at: r.ends_at,
+    }
 }
 
 /// A booking as the desk sees it.
@@ -109,6 +137,8 @@ pub struct DaySheetBookingDto {
     /// mark_paid, mark_arrived, mark_completed, mark_no_show, cancel.
     #[schema(example = json!(["mark_arrived", "mark_no_show", "cancel"]))]
     pub actions: Vec<String>,
+    /// The booking's resource add-ons (a party room after the activity).
+    pub resources: Vec<SheetResourceDto>,
 }
 
 /// The desk's actions, in the order a page offers them.
@@ -132,7 +162,11 @@ pub struct DaySheetTotals {
     pub no_shows: u32,
 }
 
-fn booking_dto(b: &DaySheetBooking, currency: &str) -> DaySheetBookingDto {
+fn booking_dto(
+    b: &DaySheetBooking,
+    resources: &[DaySheetResource],
+    currency: &str,
+) -> DaySheetBookingDto {
     let k = &b.booking;
     DaySheetBookingDto {
         booking_id: k.id.to_string(),
@@ -155,6 +189,11 @@ fn booking_dto(b: &DaySheetBooking, currency: &str) -> DaySheetBookingDto {
             .into_iter()
             .filter(|t| transition(k.status, *t).is_ok())
             .map(|t| t.name().to_owned())
+            .collect(),
+        resources: resources
+            .iter()
+            .filter(|r| r.booking_id == Some(k.id))
+            .map(resource_dto)
             .collect(),
     }
 }
@@ -188,7 +227,7 @@ fn sheet_products(
                     }
                     S::Hold | S::Canceled | S::Expired => {}
                 }
-                booking_dto(b, currency)
+                booking_dto(b, &sheet.resources, currency)
             })
             .collect();
         let dto = DaySheetSlotDto {
@@ -200,6 +239,12 @@ fn sheet_products(
             available: (slot.capacity - slot.booked).max(0),
             orphaned: slot.is_orphaned,
             bookings,
+            resources: sheet
+                .resources
+                .iter()
+                .filter(|r| r.slot_id == slot.id && r.booking_id.is_none())
+                .map(resource_dto)
+                .collect(),
         };
         match products.last_mut() {
             Some(p) if p.product_id == slot.product_id.to_string() => p.slots.push(dto),

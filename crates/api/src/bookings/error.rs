@@ -204,6 +204,22 @@ impl From<BookingRefusal> for ApiError {
                 "The resource is not available for the requested window; choose another window",
             )
             .with_details(json!({"reason": "resource_unavailable", "resourceId": resource_id})),
+            BookingRefusal::SessionUnavailable {
+                resource_id,
+                skill_id,
+            } => {
+                let (message, details) = match (resource_id, skill_id) {
+                    (Some(r), _) => (
+                        "A room, piece of equipment or other resource this session needs is taken at this time; choose another time",
+                        json!({"reason": "resource_unavailable", "resourceId": r}),
+                    ),
+                    (None, s) => (
+                        "No qualified staff member is free for this session; choose another time",
+                        json!({"reason": "staff_unavailable", "skillId": s}),
+                    ),
+                };
+                ApiError::conflict(code::SLOT_UNAVAILABLE, message).with_details(details)
+            }
             BookingRefusal::ResourcePolicy { policy, message } => ApiError::conflict(
                 code::CONFLICT,
                 format!("The resource is not available for the requested window: {message}"),

@@ -8,6 +8,7 @@ mod booking_addons;
 mod configs;
 mod conflicts;
 mod groups;
+mod needs;
 mod policies;
 mod skill_needs;
 mod skills;
@@ -114,7 +115,11 @@ pub fn admin_router() -> OpenApiRouter<AppState> {
                 skill_needs::get_requirements
             ))
             .routes(routes!(skill_needs::expiring))
-            .routes(routes!(skill_needs::availability)),
+            .routes(routes!(skill_needs::availability))
+            .routes(routes!(
+                needs::set_product_resources,
+                needs::get_product_resources
+            )),
     )
 }
 

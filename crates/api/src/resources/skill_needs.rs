@@ -95,7 +95,7 @@ pub struct QualifiedDto {
     pub name: String,
     pub level: i32,
     pub expires_at: Option<DateTime<Utc>>,
-    /// None of their live allocations meets the range.
+    /// Nothing of theirs meets the range: no live allocation, no session with a booking.
     pub is_free: bool,
 }
 
@@ -214,7 +214,7 @@ pub async fn expiring(
 
 /// Staff qualified for a skill over a time range: active STAFF resources holding it at
 /// `minLevel` or above, not expiring before the range ends, each marked free when none
-/// of their allocations meets it. Needs `admin:read`.
+/// of their allocations or sessions meets it. Needs `admin:read`.
 #[utoipa::path(get, path = "/api/v1/admin/skills/availability", tag = "resources", security(("bearer" = [])),
     params(AvailabilityQuery),
     responses((status = 200, body = StaffAvailability), (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),

@@ -72,6 +72,7 @@ mod schedules;
 mod schedules_date_rules;
 mod schedules_regeneration;
 mod schema_names;
+mod session_resources;
 mod staff;
 mod staff_cancellation;
 mod tenancy;

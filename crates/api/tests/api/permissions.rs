@@ -70,6 +70,8 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("GET", "/api/v1/admin/products/{id}/resource-addons", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/products/{id}/resource-addons", "ok ok 403 403 403 401 mis"),
     ("PATCH", "/api/v1/admin/products/{id}/resource-addons/{configId}", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/admin/products/{id}/resources", "ok ok ok ok 403 401 mis"),
+    ("PUT", "/api/v1/admin/products/{id}/resources", "ok ok 403 403 403 401 mis"),
     ("GET", "/api/v1/admin/resource-groups", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/resource-groups", "ok ok 403 403 403 401 mis"),
     ("GET", "/api/v1/admin/resource-groups/{id}", "ok ok ok ok 403 401 mis"),

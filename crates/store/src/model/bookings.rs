@@ -336,6 +336,14 @@ pub enum BookingRefusal {
     /// serve a party of this size.
     #[error("the resource is not available for the requested window")]
     ResourceUnavailable { resource_id: Uuid },
+    /// The session cannot take the booking: a resource its product needs is taken
+    /// (`resource_id`), or no qualified staff member is free for a skill it needs
+    /// (`skill_id`).
+    #[error("a resource the session needs is not available")]
+    SessionUnavailable {
+        resource_id: Option<Uuid>,
+        skill_id: Option<Uuid>,
+    },
     /// A window breaks a booking policy of its resource (lead time, horizon, staff only).
     #[error("{message}")]
     ResourcePolicy {
@@ -484,6 +492,24 @@ pub struct BookingPage {
 pub struct DaySheet {
     pub slots: Vec<DaySheetSlot>,
     pub bookings: Vec<DaySheetBooking>,
+    /// The rooms, equipment and staff in use: each session's (`booking_id` none) and each
+    /// booking's resource add-ons.
+    pub resources: Vec<DaySheetResource>,
+}
+
+/// A resource in use on the day sheet.
+#[derive(Debug, Clone, kairos_store_macros::FromRow)]
+pub struct DaySheetResource {
+    pub slot_id: Uuid,
+    /// The booking whose add-on it is; none: the session's.
+    pub booking_id: Option<Uuid>,
+    pub resource_id: Uuid,
+    pub name: String,
+    pub resource_type: String,
+    /// The skill a staff member was chosen for.
+    pub skill_name: Option<String>,
+    pub starts_at: crate::Timestamp,
+    pub ends_at: crate::Timestamp,
 }
 
 /// A slot of the day sheet with its product's name.

@@ -333,3 +333,13 @@ pub struct OfferedAddon {
     pub policies: kairos_domain::resource_policies::Policies,
     pub currency: String,
 }
+
+/// A resource every session of a product needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProductResource {
+    pub resource_id: Uuid,
+    pub name: String,
+    pub resource_type: ResourceType,
+    pub shared_mode: SharedMode,
+    pub is_active: bool,
+}

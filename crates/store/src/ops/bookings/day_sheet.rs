@@ -2,7 +2,9 @@
 
 use super::super::availability::{SLOT_COLUMNS, SlotRow};
 use super::{BOOKING_COLUMNS, BookingRow, Repo, dialect};
-use crate::{Booking, DaySheet, DaySheetBooking, DaySheetSlot, StoreResult, Timestamp};
+use crate::{
+    Booking, DaySheet, DaySheetBooking, DaySheetResource, DaySheetSlot, StoreResult, Timestamp,
+};
 use kairos_domain::TenantId;
 use kairos_store_macros::operations;
 use uuid::Uuid;
@@ -26,8 +28,9 @@ struct SheetBookingRow {
 impl Repo {
     /// Every slot of the site starting in `[from, to)`, orphaned and full ones included,
     /// ordered by product name then start, and every booking starting in the range but
-    /// expired holds, with its count of notes and of open issues. One read transaction,
-    /// so slot counts and bookings agree.
+    /// expired holds, with its count of notes and of open issues, and the resources in
+    /// use (sessions' and add-ons'). One read transaction, so slot counts and bookings
+    /// agree.
     pub async fn day_sheet(
         &self,
         tenant: &TenantId,
@@ -71,8 +74,34 @@ impl Repo {
         .bind(to)
         .fetch_all(&mut *tx)
         .await?;
+        let resources: Vec<DaySheetResource> = sqlx::query_as(
+            "SELECT u.slot_id, NULL AS booking_id, u.resource_id, r.name, r.resource_type,
+                    k.name AS skill_name, s.starts_at, s.ends_at
+             FROM session_resources u
+             JOIN slots s ON s.tenant_id = u.tenant_id AND s.id = u.slot_id
+             JOIN resources r ON r.tenant_id = u.tenant_id AND r.id = u.resource_id
+             LEFT JOIN skills k ON k.tenant_id = u.tenant_id AND k.id = u.skill_id
+             WHERE u.tenant_id = $1 AND s.site_id = $2 AND s.starts_at >= $3
+               AND s.starts_at < $4 AND s.booked > 0
+             UNION ALL
+             SELECT b.slot_id, a.booking_id, a.resource_id, r.name, r.resource_type, NULL,
+                    a.starts_at, a.ends_at
+             FROM resource_allocations a
+             JOIN bookings b ON b.tenant_id = a.tenant_id AND b.id = a.booking_id
+             JOIN resources r ON r.tenant_id = a.tenant_id AND r.id = a.resource_id
+             WHERE a.tenant_id = $1 AND b.site_id = $2 AND b.starts_at >= $3
+               AND b.starts_at < $4 AND a.status <> 'RELEASED'
+             ORDER BY 4, 7",
+        )
+        .bind(tenant.as_str())
+        .bind(site)
+        .bind(from)
+        .bind(to)
+        .fetch_all(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(DaySheet {
+            resources,
             slots: slots
                 .into_iter()
                 .map(|r| DaySheetSlot {

@@ -48,13 +48,15 @@ async fn take_seats(
 
 /// Takes `seats` of a slot; when the slot looks full, expires its overdue holds and tries
 /// once more, so an expired hold never blocks capacity. `SlotUnavailable` when the slot
-/// still cannot take them.
+/// still cannot take them. The session is first given what its product needs (rooms,
+/// staff), or the seats are refused.
 pub(super) async fn take_seats_reclaiming(
     w: &mut Write,
     slot: Uuid,
     seats: i32,
     policy: SeatPolicy,
 ) -> Result<Booked, BookingError> {
+    super::super::resources::sessions::claim(w, slot, seats).await?;
     if let Some(booked) = take_seats(&mut w.tx, &w.tenant, slot, seats, policy, w.now).await? {
         return Ok(booked);
     }

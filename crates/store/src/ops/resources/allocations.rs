@@ -167,28 +167,73 @@ pub(super) async fn lock_resource(
     .transpose()
 }
 
-/// The live allocations of `resource` meeting `[from, to)`, as (blocked from, blocked
-/// until, units), leaving out `exclude_booking`'s own.
+/// What holds a resource: its live allocations, and the sessions it was given to while
+/// they have a booking (a POOLED resource gives a session one unit per person booked).
+/// `$1` tenant, `$2` resource, `[$3, $4)` the range met.
+pub(crate) const USES: &str =
+    "SELECT blocked_from, blocked_until, units, booking_id, NULL AS slot_id
+     FROM resource_allocations
+     WHERE tenant_id = $1 AND resource_id = $2 AND status <> 'RELEASED'
+       AND blocked_from < $4 AND blocked_until > $3
+     UNION ALL
+     SELECT u.blocked_from, u.blocked_until,
+            CASE WHEN r.shared_mode = 'POOLED' THEN s.booked ELSE 1 END, NULL, u.slot_id
+     FROM session_resources u
+     JOIN slots s ON s.tenant_id = u.tenant_id AND s.id = u.slot_id
+     JOIN resources r ON r.tenant_id = u.tenant_id AND r.id = u.resource_id
+     WHERE u.tenant_id = $1 AND u.resource_id = $2 AND s.booked > 0
+       AND u.blocked_from < $4 AND u.blocked_until > $3";
+
+/// One use of a resource: a booking's allocation, or a session's.
+#[derive(kairos_store_macros::FromRow)]
+pub(crate) struct Use {
+    pub blocked_from: Timestamp,
+    pub blocked_until: Timestamp,
+    pub units: i32,
+    pub booking_id: Option<Uuid>,
+    pub slot_id: Option<Uuid>,
+}
+
+impl Use {
+    pub(crate) fn triple(&self) -> (Timestamp, Timestamp, i32) {
+        (self.blocked_from, self.blocked_until, self.units)
+    }
+}
+
+/// Every use of `resource` meeting `[from, to)` ([`USES`]).
+pub(crate) async fn uses<'e, E>(
+    db: E,
+    tenant: &TenantId,
+    resource: Uuid,
+    (from, to): (Timestamp, Timestamp),
+) -> StoreResult<Vec<Use>>
+where
+    E: sqlx::Executor<'e, Database = Db>,
+{
+    Ok(sqlx::query_as(USES)
+        .bind(tenant.as_str())
+        .bind(resource)
+        .bind(from)
+        .bind(to)
+        .fetch_all(db)
+        .await?)
+}
+
+/// The uses of `resource` meeting `[from, to)`, as (blocked from, blocked until, units),
+/// leaving out `exclude_booking`'s own allocations.
 pub(super) async fn use_of(
     tx: &mut Tx,
     tenant: &TenantId,
     resource: Uuid,
-    (from, to): (Timestamp, Timestamp),
+    range: (Timestamp, Timestamp),
     exclude_booking: Option<Uuid>,
 ) -> StoreResult<Vec<(Timestamp, Timestamp, i32)>> {
-    Ok(sqlx::query_as(
-        "SELECT blocked_from, blocked_until, units FROM resource_allocations
-         WHERE tenant_id = $1 AND resource_id = $2 AND status <> 'RELEASED'
-           AND blocked_from < $4 AND blocked_until > $3
-           AND ($5 IS NULL OR booking_id <> $5)",
-    )
-    .bind(tenant.as_str())
-    .bind(resource)
-    .bind(from)
-    .bind(to)
-    .bind(exclude_booking)
-    .fetch_all(&mut **tx)
-    .await?)
+    Ok(uses(&mut **tx, tenant, resource, range)
+        .await?
+        .iter()
+        .filter(|u| exclude_booking.is_none() || u.booking_id != exclude_booking)
+        .map(Use::triple)
+        .collect())
 }
 
 /// Takes every request for the locked booking `booking` of `party` people, with

@@ -5,6 +5,7 @@ pub(crate) mod allocations;
 mod configs;
 pub(crate) mod following;
 mod groups;
+pub(crate) mod sessions;
 mod skills;
 
 use super::audit::{Change, diff};
@@ -201,8 +202,9 @@ impl Repo {
 
 #[operations]
 impl Repo {
-    /// The live allocations of a resource whose blocked ranges meet `[from, to)`, as
-    /// (blocked from, blocked until, units), leaving out `exclude_booking`'s own.
+    /// The uses of a resource (allocations, and sessions with a booking) whose blocked
+    /// ranges meet `[from, to)`, as (blocked from, blocked until, units), leaving out
+    /// `exclude_booking`'s own allocations.
     pub async fn resource_use(
         &self,
         tenant: &TenantId,
@@ -210,19 +212,11 @@ impl Repo {
         range: (Timestamp, Timestamp),
         exclude_booking: Option<Uuid>,
     ) -> StoreResult<Vec<(Timestamp, Timestamp, i32)>> {
-        let rows: Vec<(Timestamp, Timestamp, i32)> = sqlx::query_as(
-            "SELECT blocked_from, blocked_until, units FROM resource_allocations
-             WHERE tenant_id = $1 AND resource_id = $2 AND status <> 'RELEASED'
-               AND blocked_from < $4 AND blocked_until > $3
-               AND ($5 IS NULL OR booking_id <> $5)",
-        )
-        .bind(tenant.as_str())
-        .bind(resource)
-        .bind(range.0)
-        .bind(range.1)
-        .bind(exclude_booking)
-        .fetch_all(&self.read)
-        .await?;
-        Ok(rows)
+        Ok(allocations::uses(&self.read, tenant, resource, range)
+            .await?
+            .iter()
+            .filter(|u| exclude_booking.is_none() || u.booking_id != exclude_booking)
+            .map(allocations::Use::triple)
+            .collect())
     }
 }

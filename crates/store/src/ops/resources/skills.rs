@@ -462,7 +462,7 @@ impl Repo {
 
     /// Active STAFF resources holding `skill` at `min_level` or above, valid for the
     /// whole of `[from, to)` (no expiry, or one after `to`), by name, each marked free
-    /// when none of its live allocations meets the range.
+    /// when none of its live allocations and sessions meets the range.
     pub async fn qualified_staff(
         &self,
         tenant: &TenantId,
@@ -477,7 +477,12 @@ impl Repo {
                     CAST((SELECT COUNT(*) FROM resource_allocations a
                           WHERE a.tenant_id = r.tenant_id AND a.resource_id = r.id
                             AND a.status <> 'RELEASED'
-                            AND a.blocked_from < $5 AND a.blocked_until > $4) AS BIGINT)
+                            AND a.blocked_from < $5 AND a.blocked_until > $4)
+                        + (SELECT COUNT(*) FROM session_resources u
+                          JOIN slots s ON s.tenant_id = u.tenant_id AND s.id = u.slot_id
+                          WHERE u.tenant_id = r.tenant_id AND u.resource_id = r.id
+                            AND s.booked > 0
+                            AND u.blocked_from < $5 AND u.blocked_until > $4) AS BIGINT)
              FROM resource_skills h
              JOIN resources r ON r.tenant_id = h.tenant_id AND r.id = h.resource_id
              WHERE h.tenant_id = $1 AND h.skill_id = $2 AND h.level >= $3
