@@ -186,12 +186,31 @@ async fn a_session_takes_the_room_its_product_needs_until_it_has_no_booking() {
         now.contains(&slots[0]) && !now.contains(&slots[1]) && now.contains(&slots[2]),
         "{now:?}"
     );
-    hold(&app, &t, &fx, &slots[0], 1).await.assert_status(200);
+    let second = hold(&app, &t, &fx, &slots[0], 1).await;
+    second.assert_status(200);
     let refused = hold(&app, &t, &fx, &slots[1], 1).await;
     refused.assert_status(409);
     assert_eq!(refused.body["error"], "SLOT_UNAVAILABLE");
     assert_eq!(refused.body["details"]["reason"], "resource_unavailable");
     assert_eq!(refused.body["details"]["resourceId"], room.as_str());
+    // Staff cannot move a booking there either while the 10:00 session has the wall.
+    let moved = call(
+        &app,
+        &t,
+        "POST",
+        "/api/v1/admin/calendar/commit-move",
+        Some(
+            json!({"booking_id": second.str("id"), "new_slot_id": slots[1],
+            "actor_id": "mia", "reason": "customer asked", "confirmed_override": true}),
+        ),
+    )
+    .await;
+    moved.assert_status(409);
+    assert_eq!(
+        moved.body["details"]["reason"], "resource_unavailable",
+        "{}",
+        moved.text
+    );
     let sheet = sheet_slots(&app, &t, &fx).await;
     assert_eq!(names(&sheet[0]["resources"]), ["Wall A"]);
     assert_eq!(sheet[0]["resources"][0]["resourceType"], "ROOM");
@@ -362,4 +381,129 @@ async fn a_session_needing_a_skill_gets_a_qualified_free_staff_member() {
         names(&sheet_slots(&app, &t, &fx).await[0]["resources"]),
         ["Leo"]
     );
+}
+
+/// Sends `n` holds at once, alternating between two sessions that need the same thing;
+/// how many each got. Every refusal is 409 `SLOT_UNAVAILABLE`: full, or naming `reason`.
+async fn race(
+    app: &TestApp,
+    t: &TenantFixture,
+    fx: &BookingFixture,
+    slots: [&str; 2],
+    reason: &str,
+) -> [usize; 2] {
+    let answers =
+        futures::future::join_all((0..40).map(|i| hold(app, t, fx, slots[i % 2], 1))).await;
+    let mut won = [0, 0];
+    for (i, a) in answers.iter().enumerate() {
+        match a.status.as_u16() {
+            200 => won[i % 2] += 1,
+            409 => {
+                assert_eq!(a.body["error"], "SLOT_UNAVAILABLE", "{}", a.text);
+                // Full (capacity 10), or the session's need is taken.
+                let why = &a.body["details"]["reason"];
+                assert!(why.is_null() || why == reason, "{}", a.text);
+            }
+            other => panic!("{other}: {}", a.text),
+        }
+    }
+    won
+}
+
+/// A venue whose sessions keep 30 minutes of cleanup (10:00 overlaps 11:00), and its
+/// sessions tomorrow.
+async fn busy_venue() -> (TestApp, TenantFixture, BookingFixture, Vec<String>) {
+    let app = TestApp::builder()
+        .limits(kairos_api::rate_limit::Limits::UNLIMITED)
+        .spawn()
+        .await;
+    let t = app.tenant("acme").await;
+    let fx = app.bookable(&t).await;
+    let product = fx.catalog.product_id.clone();
+    call(
+        &app,
+        &t,
+        "PATCH",
+        &format!("/api/v1/admin/products/{product}"),
+        Some(json!({"cleanupTime": 30})),
+    )
+    .await
+    .assert_status(200);
+    let slots = offered(&app, &t, &fx, 1).await;
+    (app, t, fx, slots)
+}
+
+#[tokio::test]
+async fn overlapping_sessions_racing_for_one_room_never_share_it() {
+    let (app, t, fx, slots) = busy_venue().await;
+    let room = resource(
+        &app,
+        &t,
+        &fx.catalog.site_id,
+        json!({"name": "Track", "resourceType": "ROOM", "sharedMode": "EXCLUSIVE"}),
+    )
+    .await;
+    call(
+        &app,
+        &t,
+        "PUT",
+        &format!("/api/v1/admin/products/{}/resources", fx.catalog.product_id),
+        Some(json!({"resourceIds": [room]})),
+    )
+    .await
+    .assert_status(200);
+    // 40 holds at once for the 10:00 and 11:00 sessions: one session gets the track and
+    // every hold of it (capacity 10); the other gets none.
+    let won = race(
+        &app,
+        &t,
+        &fx,
+        [&slots[0], &slots[1]],
+        "resource_unavailable",
+    )
+    .await;
+    assert!(won.contains(&0) && won.contains(&10), "{won:?}");
+}
+
+#[tokio::test]
+async fn overlapping_sessions_racing_for_one_marshal_never_share_them() {
+    let (app, t, fx, slots) = busy_venue().await;
+    let skill = call(
+        &app,
+        &t,
+        "POST",
+        "/api/v1/admin/skills",
+        Some(json!({"name": "Marshal"})),
+    )
+    .await;
+    let marshal = resource(
+        &app,
+        &t,
+        &fx.catalog.site_id,
+        json!({"name": "Leo", "resourceType": "STAFF"}),
+    )
+    .await;
+    call(
+        &app,
+        &t,
+        "POST",
+        "/api/v1/admin/skills/assign",
+        Some(json!({"skillId": skill.str("id"), "resourceId": marshal})),
+    )
+    .await
+    .assert_status(200);
+    call(
+        &app,
+        &t,
+        "POST",
+        &format!(
+            "/api/v1/admin/skills/products/{}/requirements",
+            fx.catalog.product_id
+        ),
+        Some(json!({"requirements": [{"skillId": skill.str("id")}]})),
+    )
+    .await
+    .assert_status(200);
+    let won = race(&app, &t, &fx, [&slots[0], &slots[1]], "staff_unavailable").await;
+    assert!(won.contains(&0) && won.contains(&10), "{won:?}");
 }

@@ -302,6 +302,13 @@ async fn commit(w: &mut Write, req: &MoveRequest, actor: &Actor) -> Result<MoveD
                 "choose another slot",
             ));
         }
+        Err(BookingError::Refused(BookingRefusal::SessionUnavailable { .. })) => {
+            return Err(failed(
+                "resource_unavailable",
+                "A room, piece of equipment or staff member the new session needs is taken",
+                "choose another slot",
+            ));
+        }
         Err(BookingError::Store(e)) => return Err(e.into()),
         Err(other) => return Err(StoreError::Corrupt(other.to_string()).into()),
     }
