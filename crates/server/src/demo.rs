@@ -14,8 +14,9 @@ use kairos_domain::resources::{DurationMode, PricingMode, ResourceType, SharedMo
 use kairos_domain::scheduling::{BlackoutKind, DateRecurrence, RecurrenceKind, ScopeType};
 use kairos_domain::secrets::SecretBox;
 use kairos_store::{
-    Actor, CredentialsInput, DateRuleKind, GiftCardProductFilter, NewAddon, NewAddonConfig,
-    NewAdminUser, NewDateRule, NewProduct, NewResource, NewSite, NewTemplate, NewTenant, Store,
+    Actor, CredentialsInput, DateRuleKind, DateSpan, GiftCardProductFilter, NewAddon,
+    NewAddonConfig, NewAdminUser, NewDateRule, NewProduct, NewResource, NewSite, NewTemplate,
+    NewTenant, SkillGrant, Store,
 };
 
 pub const TENANT_ID: &str = "demo";
@@ -42,12 +43,14 @@ pub async fn ensure(
         sandbox_cardpay(store, secrets, &tenant, now).await?;
         gift_cards(store, &tenant, now).await?;
         party_room(store, &tenant, now).await?;
+        climbing_course(store, &tenant, now).await?;
         return Ok(None);
     }
     let created = create(store, &tenant, now).await?;
     sandbox_cardpay(store, secrets, &tenant, now).await?;
     gift_cards(store, &tenant, now).await?;
     party_room(store, &tenant, now).await?;
+    climbing_course(store, &tenant, now).await?;
     Ok(Some(created))
 }
 
@@ -184,6 +187,117 @@ async fn party_room(store: &Store, tenant: &TenantId, now: DateTime<Utc>) -> any
         .context("offering the demo party room")?;
     Ok(())
 }
+
+/// The demo's course that needs a qualified instructor unless it exists: a kids'
+/// climbing course three times a day, for which one of two instructors (climbing
+/// instructor level 2 or above, Leo's certificate running out in half a year) is chosen
+/// per session with its first booking. A session is offered only while one is free.
+async fn climbing_course(
+    store: &Store,
+    tenant: &TenantId,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    let actor = Actor::system("demo");
+    let products = store.list_products(tenant).await?;
+    let Some(site) = products.first().map(|p| p.site_id) else {
+        return Ok(());
+    };
+    if products.iter().any(|p| p.name == COURSE) {
+        return Ok(());
+    }
+    let course = store
+        .create_product(
+            tenant,
+            NewProduct {
+                site_id: site,
+                name: COURSE.into(),
+                description: "An hour on the walls with an instructor, for ages 7 to 12.".into(),
+                duration_mins: 60,
+                capacity: 8,
+                base_price: 1_500,
+                price_type: kairos_domain::pricing::PriceType::PerPerson,
+                tax_rate_bp: 1_000,
+                prices_include_tax: true,
+                slot_policy: kairos_domain::catalog::SlotPolicyKind::Fixed,
+                slot_interval_min: 30,
+                fixed_slot_times: ["10:00", "14:00", "17:00"].map(String::from).to_vec(),
+                setup_time: 0,
+                cleanup_time: 15,
+                label_codes: vec!["beginner_friendly".into()],
+                requires_waiver: true,
+            },
+            &actor,
+            now,
+        )
+        .await
+        .context("adding the demo climbing course")?;
+    let skill = store
+        .create_skill(
+            tenant,
+            "Climbing instructor".into(),
+            "Leads a group on the walls; level 2 and above may teach children".into(),
+            &actor,
+            now,
+        )
+        .await
+        .context("adding the demo instructor skill")?;
+    let mut grants = Vec::new();
+    for (name, level, expires_at) in [
+        ("Mia (instructor)", 3, None),
+        (
+            "Leo (instructor)",
+            2,
+            Some(now + chrono::Duration::days(180)),
+        ),
+    ] {
+        let staff = store
+            .create_resource(
+                tenant,
+                NewResource {
+                    site_id: site,
+                    name: name.into(),
+                    description: String::new(),
+                    resource_type: ResourceType::Staff,
+                    shared_mode: SharedMode::Exclusive,
+                    capacity: 1,
+                    is_active: true,
+                    policies: Default::default(),
+                },
+                &actor,
+                now,
+            )
+            .await
+            .context("adding a demo instructor")?;
+        grants.push(SkillGrant {
+            resource_id: staff.id,
+            level,
+            expires_at,
+        });
+    }
+    store
+        .grant_skill(tenant, skill.id, grants, &actor, now)
+        .await
+        .context("certifying the demo instructors")?;
+    store
+        .set_skill_requirements(tenant, course.id, vec![(skill.id, 2)], &actor, now)
+        .await
+        .context("requiring an instructor for the demo course")?;
+    store
+        .regenerate(
+            tenant,
+            ScopeType::Product,
+            course.id,
+            DateSpan::default(),
+            now,
+            false,
+        )
+        .await
+        .context("generating the demo course's sessions")?;
+    Ok(())
+}
+
+/// The demo course that needs an instructor.
+const COURSE: &str = "Kids' climbing course";
 
 /// Gives the demo tenant a sandbox cardpay account unless it has a cardpay account.
 async fn sandbox_cardpay(

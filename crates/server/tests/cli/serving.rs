@@ -236,6 +236,21 @@ fn serve_on_a_fresh_data_directory_creates_and_prints_the_demo_tenant() {
             && day.format("%m-%d").to_string().as_str() <= "12-26";
         assert!(count > 0 || christmas, "no demo slots on {day}: {body}");
     }
+    // The course needs an instructor, one of two certified staff.
+    let course = products["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|p| p["name"] == "Kids' climbing course"))
+        .map(|p| p["id"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_else(|| panic!("no demo course: {products}"));
+    let (status, body) = http(
+        &addr,
+        "GET",
+        &format!("/api/v1/admin/skills/products/{course}/requirements"),
+        &[("x-tenant-id", "demo"), ("authorization", &auth)],
+        "",
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"skillName\":\"Climbing instructor\""), "{body}");
     drop(server);
 
     // A second start finds the demo tenant and does not create it again.
