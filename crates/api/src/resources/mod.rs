@@ -4,6 +4,7 @@
 //! resource add-ons (`/api/v1/availability/resource-addons`).
 
 mod admin;
+mod blackouts;
 mod booking_addons;
 mod configs;
 mod conflicts;
@@ -33,6 +34,7 @@ impl From<ResourceError> for ApiError {
             ResourceError::AddonNotFound => ApiError::not_found("Add-on"),
             ResourceError::ConfigNotFound => ApiError::not_found("Resource add-on configuration"),
             ResourceError::GroupNotFound => ApiError::not_found("Resource group"),
+            ResourceError::BlackoutNotFound => ApiError::not_found("Blackout of the resource"),
             ResourceError::GroupNameTaken => ApiError::conflict(
                 kairos_app::error::code::CONFLICT,
                 "The site has a resource group of this name already",
@@ -86,6 +88,11 @@ pub fn admin_router() -> OpenApiRouter<AppState> {
         OpenApiRouter::new()
             .routes(routes!(admin::list_resources, admin::create_resource))
             .routes(routes!(admin::get_resource, admin::update_resource))
+            .routes(routes!(
+                blackouts::list_blackouts,
+                blackouts::create_blackout
+            ))
+            .routes(routes!(blackouts::delete_blackout))
             .routes(routes!(configs::list_configs, configs::create_config))
             .routes(routes!(configs::update_config))
             .routes(routes!(groups::list_groups, groups::create_group))

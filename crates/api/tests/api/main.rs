@@ -62,6 +62,7 @@ mod promotions;
 mod promotions_listing;
 mod rate_limits;
 mod resource_addons;
+mod resource_blackouts;
 mod resource_conflicts;
 mod resource_groups;
 mod resource_setup;

@@ -375,6 +375,36 @@ async fn a_session_needing_a_skill_gets_a_qualified_free_staff_member() {
     hold(&app, &t, &fx, &slots[1], 1).await.assert_status(200);
     let sheet = sheet_slots(&app, &t, &fx).await;
     assert_eq!(names(&sheet[1]["resources"]), ["Ann"]);
+    // Leo's day off in the afternoon: he is not free then.
+    let off = call(
+        &app,
+        &t,
+        "POST",
+        &format!("/api/v1/admin/resources/{leo}/blackouts"),
+        Some(
+            json!({"kind": "holiday", "startsAt": "2026-11-22T11:00:00Z",
+            "endsAt": "2026-11-22T16:00:00Z"}),
+        ),
+    )
+    .await;
+    off.assert_status(200);
+    assert_eq!(off.body["warnings"], json!([]));
+    let afternoon = call(
+        &app,
+        &t,
+        "GET",
+        &format!(
+            "/api/v1/admin/skills/availability?skillId={skill}&minLevel=3&startsAt={}&endsAt={}",
+            "2026-11-22T11:00:00Z", "2026-11-22T12:00:00Z"
+        ),
+        None,
+    )
+    .await;
+    let leo_free = afternoon.body["items"]
+        .as_array()
+        .and_then(|i| i.iter().find(|s| s["name"] == "Leo"))
+        .map(|s| s["isFree"].clone());
+    assert_eq!(leo_free, Some(json!(false)), "{}", afternoon.text);
     // A second booking of a staffed session keeps its marshal.
     hold(&app, &t, &fx, &slots[0], 1).await.assert_status(200);
     assert_eq!(

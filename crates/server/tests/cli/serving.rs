@@ -250,7 +250,10 @@ fn serve_on_a_fresh_data_directory_creates_and_prints_the_demo_tenant() {
         "",
     );
     assert_eq!(status, 200, "{body}");
-    assert!(body.contains("\"skillName\":\"Climbing instructor\""), "{body}");
+    assert!(
+        body.contains("\"skillName\":\"Climbing instructor\""),
+        "{body}"
+    );
     drop(server);
 
     // A second start finds the demo tenant and does not create it again.

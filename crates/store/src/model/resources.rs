@@ -162,6 +162,8 @@ pub enum ResourceError {
     OtherSite,
     #[error("no such resource group")]
     GroupNotFound,
+    #[error("no such blackout of the resource")]
+    BlackoutNotFound,
     /// The site has a group of this name already.
     #[error("a group of this name exists at the site")]
     GroupNameTaken,
@@ -342,4 +344,33 @@ pub struct ProductResource {
     pub resource_type: ResourceType,
     pub shared_mode: SharedMode,
     pub is_active: bool,
+}
+
+/// A resource's time off: while it lasts the resource gives nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResourceBlackout {
+    pub id: Uuid,
+    pub resource_id: Uuid,
+    pub kind: kairos_domain::scheduling::BlackoutKind,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    pub reason: String,
+    pub created_at: Timestamp,
+}
+
+/// A blackout as written, with how many live uses (bookings' add-ons, sessions with a
+/// booking) it meets: they are kept, and staff should move them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BlackoutWritten {
+    pub blackout: ResourceBlackout,
+    pub overlapping: Vec<(Timestamp, Timestamp)>,
+}
+
+/// A blackout to write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NewBlackout {
+    pub kind: kairos_domain::scheduling::BlackoutKind,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    pub reason: String,
 }

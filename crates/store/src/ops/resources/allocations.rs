@@ -167,8 +167,9 @@ pub(super) async fn lock_resource(
     .transpose()
 }
 
-/// What holds a resource: its live allocations, and the sessions it was given to while
-/// they have a booking (a POOLED resource gives a session one unit per person booked).
+/// What holds a resource: its live allocations, the sessions it was given to while they
+/// have a booking (a POOLED resource gives a session one unit per person booked), and
+/// its blackouts (the whole of it).
 /// `$1` tenant, `$2` resource, `[$3, $4)` the range met.
 pub(crate) const USES: &str =
     "SELECT blocked_from, blocked_until, units, booking_id, NULL AS slot_id
@@ -182,9 +183,14 @@ pub(crate) const USES: &str =
      JOIN slots s ON s.tenant_id = u.tenant_id AND s.id = u.slot_id
      JOIN resources r ON r.tenant_id = u.tenant_id AND r.id = u.resource_id
      WHERE u.tenant_id = $1 AND u.resource_id = $2 AND s.booked > 0
-       AND u.blocked_from < $4 AND u.blocked_until > $3";
+       AND u.blocked_from < $4 AND u.blocked_until > $3
+     UNION ALL
+     SELECT x.starts_at, x.ends_at, r.capacity, NULL, NULL
+     FROM resource_blackouts x
+     JOIN resources r ON r.tenant_id = x.tenant_id AND r.id = x.resource_id
+     WHERE x.tenant_id = $1 AND x.resource_id = $2 AND x.starts_at < $4 AND x.ends_at > $3";
 
-/// One use of a resource: a booking's allocation, or a session's.
+/// One use of a resource: a booking's allocation, a session's, or a blackout.
 #[derive(kairos_store_macros::FromRow)]
 pub(crate) struct Use {
     pub blocked_from: Timestamp,

@@ -2,6 +2,7 @@
 //! the resource add-on configurations of products, one file each.
 
 pub(crate) mod allocations;
+mod blackouts;
 mod configs;
 pub(crate) mod following;
 mod groups;

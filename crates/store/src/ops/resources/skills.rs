@@ -462,7 +462,7 @@ impl Repo {
 
     /// Active STAFF resources holding `skill` at `min_level` or above, valid for the
     /// whole of `[from, to)` (no expiry, or one after `to`), by name, each marked free
-    /// when none of its live allocations and sessions meets the range.
+    /// when none of its live allocations, sessions and blackouts meets the range.
     pub async fn qualified_staff(
         &self,
         tenant: &TenantId,
@@ -482,7 +482,10 @@ impl Repo {
                           JOIN slots s ON s.tenant_id = u.tenant_id AND s.id = u.slot_id
                           WHERE u.tenant_id = r.tenant_id AND u.resource_id = r.id
                             AND s.booked > 0
-                            AND u.blocked_from < $5 AND u.blocked_until > $4) AS BIGINT)
+                            AND u.blocked_from < $5 AND u.blocked_until > $4)
+                        + (SELECT COUNT(*) FROM resource_blackouts x
+                          WHERE x.tenant_id = r.tenant_id AND x.resource_id = r.id
+                            AND x.starts_at < $5 AND x.ends_at > $4) AS BIGINT)
              FROM resource_skills h
              JOIN resources r ON r.tenant_id = h.tenant_id AND r.id = h.resource_id
              WHERE h.tenant_id = $1 AND h.skill_id = $2 AND h.level >= $3
