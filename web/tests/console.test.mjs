@@ -67,6 +67,18 @@ test("the day sheet marks a payment, an arrival and a no-show, and another desk 
   await desk2.done();
 });
 
+test("the day sheet shows the instructor a course session was given", async () => {
+  const where = await s.api.slots(day, 2, "Kids' climbing course");
+  const slot = where.slots[0].slotId;
+  await s.api.hold(where, slot, "Edsger Dijkstra", 2);
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
+  await page.goto(`${s.server.base}/admin?date=${day}`);
+  // The lowest qualifying level goes first: Leo (level 2) before Mia (level 3).
+  await page.locator(`[data-slot="${slot}"]`).getByText("Uses: Leo Nieminen (Climbing instructor)").waitFor();
+  await done();
+});
+
 test("a cancellation shows its refund first, then makes it", async () => {
   const where = await s.api.slots(day);
   const hold = await s.api.hold(where, where.slots[1].slotId, "Grace Hopper", 2);

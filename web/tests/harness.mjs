@@ -206,10 +206,12 @@ export class Api {
     return this;
   }
 
-  /** The demo's first product, its site, and the free slots of `date` (YYYY-MM-DD). */
-  async slots(date, party = 2) {
+  /** The demo's first product (or the one named), its site, and the free slots of `date` (YYYY-MM-DD). */
+  async slots(date, party = 2, name = "") {
     const products = await this.call("GET", "/api/v1/admin/products");
-    const product = products.items[0];
+    const product = name
+      ? products.items.find((/** @type {any} */ p) => p.name === name)
+      : products.items[0];
     const q = new URLSearchParams({
       site_id: product.siteId,
       product_id: product.id,

@@ -256,7 +256,7 @@ async fn climbing_course(
                 NewResource {
                     site_id: site,
                     name: name.into(),
-                    description: String::new(),
+                    description: "Climbing instructor".into(),
                     resource_type: ResourceType::Staff,
                     shared_mode: SharedMode::Exclusive,
                     capacity: 1,

@@ -164,6 +164,14 @@ export function DaySheet({ api, session }) {
   `;
 }
 
+/**
+ * A room, piece of equipment or staff member a session uses; staff with their skill.
+ * @param {Schemas["SheetResourceDto"]} r
+ */
+function resourceName(r) {
+  return r.skillName ? t("day.staffFor", { name: r.name, skill: r.skillName }) : r.name;
+}
+
 /** @param {string} status */
 export function statusName(status) {
   return t(/** @type {import("../shared/i18n.js").Key} */ (`status.${status}`));
@@ -201,6 +209,9 @@ function Sheet({ sheet, mayAct, busy, act }) {
                   </span>
                   ${s.orphaned ? html`<span class="badge warn">${t("day.orphaned")}</span>` : null}
                   ${s.bookings.length === 0 ? html`<span class="muted">${t("day.empty")}</span>` : null}
+                  ${s.resources.length > 0
+                    ? html`<span class="uses">${t("day.resources")}: ${s.resources.map(resourceName).join(", ")}</span>`
+                    : null}
                 </header>
                 ${s.bookings.length === 0
                   ? null
@@ -213,7 +224,7 @@ function Sheet({ sheet, mayAct, busy, act }) {
                         ${mayAct ? html`<th scope="col">${t("day.actions")}</th>` : null}
                       </tr></thead>
                       <tbody>
-                        ${s.bookings.map((b) => html`<${Row} b=${b} cur=${cur} mayAct=${mayAct}
+                        ${s.bookings.map((b) => html`<${Row} b=${b} cur=${cur} tz=${tz} mayAct=${mayAct}
                           busy=${busy === b.bookingId} act=${act} />`)}
                       </tbody>
                     </table>`}
@@ -230,11 +241,12 @@ function Sheet({ sheet, mayAct, busy, act }) {
  * @param {object} props
  * @param {SheetBooking} props.b
  * @param {string} props.cur
+ * @param {string} props.tz
  * @param {boolean} props.mayAct
  * @param {boolean} props.busy
  * @param {(b: SheetBooking, action: string) => void} props.act
  */
-function Row({ b, cur, mayAct, busy, act }) {
+function Row({ b, cur, tz, mayAct, busy, act }) {
   return html`
     <tr data-booking=${b.bookingReference} class=${`status-${b.status}`}>
       <td data-label=${t("day.reference")}><code>${b.bookingReference}</code></td>
@@ -242,6 +254,9 @@ function Row({ b, cur, mayAct, busy, act }) {
         <div>${b.customer.name}</div>
         <div class="muted">${b.partySize === 1 ? t("day.partyOne") : t("day.party", { n: b.partySize })}
           ${b.customer.phone ? html` · <a href=${`tel:${b.customer.phone}`}>${b.customer.phone}</a>` : null}</div>
+        ${b.resources.map(
+          (r) => html`<div class="muted">${r.name} ${time(r.startsAt, tz)}–${time(r.endsAt, tz)}</div>`,
+        )}
         ${b.adminNotes ? html`<div class="note">${b.adminNotes}</div>` : null}
         ${b.notesCount > 0 ? html`<span class="badge">${t("day.notes", { n: b.notesCount })}</span>` : null}
         ${b.openIssues > 0 ? html`<span class="badge warn">${t("day.issues", { n: b.openIssues })}</span>` : null}

@@ -64,6 +64,8 @@ export default {
   "day.full": "Full",
   "day.orphaned": "No longer in the schedule",
   "day.empty": "No bookings",
+  "day.resources": "Uses",
+  "day.staffFor": "{name} ({skill})",
   "day.party": "{n} people",
   "day.partyOne": "1 person",
   "day.paid": "Paid {paid} of {total}",
