@@ -243,12 +243,8 @@ async fn climbing_course(
         .context("adding the demo instructor skill")?;
     let mut grants = Vec::new();
     for (name, level, expires_at) in [
-        ("Mia (instructor)", 3, None),
-        (
-            "Leo (instructor)",
-            2,
-            Some(now + chrono::Duration::days(180)),
-        ),
+        ("Mia Virtanen", 3, None),
+        ("Leo Nieminen", 2, Some(now + chrono::Duration::days(180))),
     ] {
         let staff = store
             .create_resource(

@@ -492,6 +492,20 @@ pub async fn change_addons(
             .await?)
     }
     .await;
+    // An add-on given back on a booking paid online: its refund is asked of the provider
+    // now; what the provider refuses stays owed, and the owed-refunds job asks again.
+    if let Ok(kairos_store::Written::Done(c)) = &result
+        && c.booking.cancellation.is_some()
+        && let Err(e) = kairos_app::bookings::cancel::refund_cancelled(
+            &state.app,
+            access.tenant.id(),
+            &c.booking,
+            &access.actor(&booking),
+        )
+        .await
+    {
+        tracing::warn!(booking_id = %c.booking.id, error = %e, "add-on refund left to the owed-refunds job");
+    }
     idempotency::answer(&state, &access.tenant, key.as_ref(), result, |c| {
         axum::Json(changed_response(&c)).into_response()
     })

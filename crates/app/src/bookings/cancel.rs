@@ -150,9 +150,10 @@ pub async fn preview(
         .await?)
 }
 
-/// Refunds what a just-cancelled booking owes (see the module): None when nothing was
-/// paid by card, bank or vouchers.
-async fn refund_cancelled(
+/// Refunds what a just-cancelled (or just cheaper) booking owes (see the module): None
+/// when nothing was paid by card, bank or vouchers. What a provider refuses now stays
+/// owed, for the owed-refunds job.
+pub async fn refund_cancelled(
     app: &App,
     tenant: &TenantId,
     booking: &Booking,

@@ -51,18 +51,7 @@ pub(super) async fn reduce_party(
         );
         return Err(BookingError::Invalid(errors));
     }
-    // A payment not final yet would still collect the whole booking's price.
-    let open: Option<i32> = sqlx::query_scalar(
-        "SELECT 1 FROM payments WHERE tenant_id = $1 AND booking_id = $2
-           AND status IN ('NOT_STARTED', 'PENDING', 'AUTHORIZED', 'CAPTURED', 'FAILED') LIMIT 1",
-    )
-    .bind(w.tenant.as_str())
-    .bind(b.id)
-    .fetch_optional(&mut *w.tx)
-    .await?;
-    if open.is_some() {
-        return Err(BookingRefusal::PaymentUnderWay.into());
-    }
+    refuse_open_payment(w, b).await?;
     let before = (b.party_size, b.price.total);
     let mut smaller = b.clone();
     smaller.party_size = party_size;
@@ -125,47 +114,7 @@ pub(super) async fn reduce_party(
     b.addons = smaller.addons;
     b.price = price;
     b.updated_at = w.now;
-    // What the card, bank and vouchers keep for the smaller party: its price before
-    // vouchers (vouchers are a way of paying), plus what earlier partial cancellations kept
-    // as fees, less what compensations already gave back. Money paid at the desk is
-    // returned first, by staff at the desk (external money before vouchers, Part B 4.6),
-    // so it does not count towards the price here.
-    let (fees_kept, compensated): (i64, i64) = sqlx::query_as(
-        "SELECT b.reduction_fees_kept,
-                CAST(COALESCE((SELECT SUM(i.compensation_amount) FROM issues i
-                   WHERE i.tenant_id = b.tenant_id AND i.booking_id = b.id
-                     AND i.compensation_method = 'refund'
-                     AND i.compensation_status IN ('refunded', 'pending')), 0) AS BIGINT)
-         FROM bookings b WHERE b.tenant_id = $1 AND b.id = $2",
-    )
-    .bind(w.tenant.as_str())
-    .bind(b.id)
-    .fetch_one(&mut *w.tx)
-    .await?;
-    let keep = b.price.total + b.price.voucher_applied + fees_kept - compensated;
-    b.cancellation = owe_refund_beyond(w, b, basis, actor, keep).await?;
-    if let Some(fee) = b.cancellation.as_ref().map(|c| c.fee).filter(|f| *f > 0) {
-        sqlx::query(
-            "UPDATE bookings SET reduction_fees_kept = reduction_fees_kept + $3
-             WHERE tenant_id = $1 AND id = $2",
-        )
-        .bind(w.tenant.as_str())
-        .bind(b.id)
-        .bind(fee)
-        .execute(&mut *w.tx)
-        .await?;
-    }
-    // Part-paid, and what was paid now covers the smaller party: paid.
-    if b.status == BookingStatus::PartPaid && b.paid_amount >= b.price.total {
-        apply_transition(
-            w,
-            b,
-            Trigger::PaymentRecorded { settles: true },
-            actor,
-            reason,
-        )
-        .await?;
-    }
+    refund_beyond_price(w, b, basis, actor, reason).await?;
     if notify
         && b.status != BookingStatus::Hold
         && let Some(facts) = booking_facts(w, b.id).await?
@@ -187,6 +136,80 @@ pub(super) async fn reduce_party(
         let mut compose = Compose::of("booking_update", "booking", w.now);
         compose.extra = Some(&extra);
         queue_booking_message(w, &facts, compose).await?;
+    }
+    Ok(())
+}
+
+/// Refuses a change of price while a payment is not final: it would still collect the
+/// old price.
+pub(super) async fn refuse_open_payment(w: &mut Write, b: &Booking) -> Result<(), BookingError> {
+    let open: Option<i32> = sqlx::query_scalar(
+        "SELECT 1 FROM payments WHERE tenant_id = $1 AND booking_id = $2
+           AND status IN ('NOT_STARTED', 'PENDING', 'AUTHORIZED', 'CAPTURED', 'FAILED') LIMIT 1",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    if open.is_some() {
+        return Err(BookingRefusal::PaymentUnderWay.into());
+    }
+    Ok(())
+}
+
+/// What the card, bank and vouchers keep of the locked booking `b` at its (new) price:
+/// the price before vouchers (vouchers are a way of paying), plus what earlier partial
+/// cancellations kept as fees, less what compensations already gave back. Money paid at
+/// the desk is returned first, by staff at the desk (external money before vouchers,
+/// Part B 4.6), so it does not count towards the price here.
+pub(super) async fn kept_for(w: &mut Write, b: &Booking) -> Result<i64, BookingError> {
+    let (fees_kept, compensated): (i64, i64) = sqlx::query_as(
+        "SELECT b.reduction_fees_kept,
+                CAST(COALESCE((SELECT SUM(i.compensation_amount) FROM issues i
+                   WHERE i.tenant_id = b.tenant_id AND i.booking_id = b.id
+                     AND i.compensation_method = 'refund'
+                     AND i.compensation_status IN ('refunded', 'pending')), 0) AS BIGINT)
+         FROM bookings b WHERE b.tenant_id = $1 AND b.id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .fetch_one(&mut *w.tx)
+    .await?;
+    Ok(b.price.total + b.price.voucher_applied + fees_kept - compensated)
+}
+
+/// After the locked booking `b`'s price went down: owes back by `basis` what was paid
+/// beyond what it keeps now ([`kept_for`]), counts the fee kept, and settles a part-paid
+/// booking that what was paid now covers.
+pub(super) async fn refund_beyond_price(
+    w: &mut Write,
+    b: &mut Booking,
+    basis: RefundBasis,
+    actor: &Actor,
+    reason: Option<&str>,
+) -> Result<(), BookingError> {
+    let keep = kept_for(w, b).await?;
+    b.cancellation = owe_refund_beyond(w, b, basis, actor, keep).await?;
+    if let Some(fee) = b.cancellation.as_ref().map(|c| c.fee).filter(|f| *f > 0) {
+        sqlx::query(
+            "UPDATE bookings SET reduction_fees_kept = reduction_fees_kept + $3
+             WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(w.tenant.as_str())
+        .bind(b.id)
+        .bind(fee)
+        .execute(&mut *w.tx)
+        .await?;
+    }
+    if b.status == BookingStatus::PartPaid && b.paid_amount >= b.price.total {
+        apply_transition(
+            w,
+            b,
+            Trigger::PaymentRecorded { settles: true },
+            actor,
+            reason,
+        )
+        .await?;
     }
     Ok(())
 }

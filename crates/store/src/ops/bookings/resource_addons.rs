@@ -167,12 +167,22 @@ async fn change(
     remove: &[Uuid],
     actor: &Actor,
 ) -> Result<AddonsChanged, BookingError> {
+    let paid_online = matches!(
+        b.status,
+        BookingStatus::Confirmed | BookingStatus::PartPaid | BookingStatus::Paid
+    );
     let status = match b.status {
         BookingStatus::Hold => AllocationStatus::Held,
         // Paid at the desk on arrival: the new total is what is collected there.
         BookingStatus::Tentative => AllocationStatus::Confirmed,
+        // Paid (or being paid) online: add-ons may be given back, refunded by the
+        // cancellation rules; new ones are added at the desk.
+        _ if paid_online && add.is_empty() => AllocationStatus::Confirmed,
         other => return Err(BookingRefusal::AddonsClosed { status: other }.into()),
     };
+    if paid_online {
+        super::reduce::refuse_open_payment(w, &b).await?;
+    }
     let live = live_addons(&mut *w.tx, &w.tenant, b.id).await?;
     for id in remove {
         if !live.iter().any(|a| a.allocation.id == *id) {
@@ -188,9 +198,17 @@ async fn change(
     let (price, reductions) = checked_price(w, &b, None).await?;
     store_price(w, &mut b, price, &reductions).await?;
     let delta = b.price.total - before.total;
+    if paid_online && delta < 0 {
+        let basis = kairos_domain::cancellations::RefundBasis::TenantRule;
+        super::reduce::refund_beyond_price(w, &mut b, basis, actor, Some("add-on removed")).await?;
+    }
+    let refunded = b.cancellation.as_ref().map(|c| c.paid - c.fee);
     let adjustment = match (status, delta) {
         (AllocationStatus::Held, _) | (_, 0) => PaymentAdjustment::None,
         (_, d) if d > 0 => PaymentAdjustment::AdditionalCharge(d),
+        // Online: what the cancellation rules give back of it (none when the fee keeps
+        // it all).
+        _ if paid_online => PaymentAdjustment::Refund(refunded.unwrap_or_default()),
         (_, d) if b.paid_amount == 0 => PaymentAdjustment::DueReduced(-d),
         (_, d) => PaymentAdjustment::Refund(-d),
     };

@@ -1,0 +1,80 @@
+//! A resource add-on given back on a booking paid online: the booking is priced again and
+//! the difference refunded by the cancellation rules, once under retries; new add-ons on
+//! it are added at the desk.
+
+use super::payments_cancellation::booking;
+use crate::resource_setup::{room, shift};
+use kairos_testkit::slot_ids;
+use serde_json::json;
+
+#[tokio::test]
+async fn an_add_on_given_back_on_a_card_paid_booking_is_refunded_once() {
+    let r = room("EXCLUSIVE", 1, json!({})).await;
+    let (app, t, fx) = (&r.app, &r.t, &r.fx);
+    app.sandbox_cardpay(t).await;
+    // Four days ahead: the standard policy gives everything back.
+    let later = app
+        .availability(&t.id, &fx.catalog, "2026-11-25", "2026-11-25", 2)
+        .await;
+    let slot = slot_ids(&later.body)[0].clone();
+    let hold = app.hold(&t.id, fx, &slot, 2).await;
+    let id = hold.str("id").to_owned();
+    let end = hold.str("endTime").to_owned();
+    let added = r.add(&id, &end, &shift(&end, 60), 60).await;
+    added.assert_status(200);
+    let hash = added.body["pricingUpdate"]["pricingHash"].clone();
+    app.post(&format!("/api/v1/bookings/{id}/confirm"))
+        .tenant(&t.id)
+        .header("x-booking-token", hold.str("bookingToken"))
+        .json(json!({"pricingHash": hash, "paymentMethod": "cardpay",
+            "paymentMethodId": "pm_card_visa"}))
+        .send()
+        .await
+        .assert_status(200);
+    let mut paid = json!(null);
+    for _ in 0..100 {
+        paid = booking(app, t, &id).await;
+        if paid["status"] == "paid" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(paid["status"], "paid", "{paid}");
+    assert_eq!(paid["price"]["total"], 50.0, "{paid}");
+    let allocation = r.addons(&id).await.body["addons"][0]["allocationId"].clone();
+    let patch = |body: serde_json::Value| {
+        app.patch(&format!("/api/v1/bookings/{id}/resource-addons"))
+            .tenant(&t.id)
+            .header("x-booking-token", hold.str("bookingToken"))
+            .header("idempotency-key", "give-back-1")
+            .json(body)
+            .send()
+    };
+    // A new add-on on a paid booking is for the desk.
+    let more = app
+        .patch(&format!("/api/v1/bookings/{id}/resource-addons"))
+        .tenant(&t.id)
+        .header("x-booking-token", hold.str("bookingToken"))
+        .json(
+            json!({"add": [{"configId": r.config, "startsAt": shift(&end, 60),
+            "endsAt": shift(&end, 120), "durationMins": 60}]}),
+        )
+        .send()
+        .await;
+    more.assert_status(409);
+    assert_eq!(more.body["error"], "INVALID_TRANSITION");
+    let given_back = patch(json!({"remove": [allocation]})).await;
+    given_back.assert_status(200);
+    let adj = &given_back.body["paymentAdjustment"];
+    assert_eq!(adj["type"], "REFUND", "{}", given_back.text);
+    assert_eq!(adj["amount"], 10.0);
+    // The retry after a lost answer gets the first answer and refunds nothing more.
+    let again = patch(json!({"remove": [allocation]})).await;
+    again.assert_status(200);
+    assert_eq!(again.body, given_back.body);
+    let after = booking(app, t, &id).await;
+    assert_eq!(after["status"], "paid", "{after}");
+    assert_eq!(after["price"]["total"], 40.0);
+    assert_eq!(after["payments"][0]["refundedAmount"], 1000, "{after}");
+    assert_eq!(r.addons(&id).await.body["addons"], json!([]));
+}
