@@ -56,7 +56,7 @@ impl From<BookingRefusal> for ApiError {
             .with_details(json!({"currentStatus": status.as_str()})),
             BookingRefusal::PaymentUnderWay => ApiError::conflict(
                 code::CONFLICT,
-                "An online payment of this booking is under way: reduce the party once it is paid or has failed",
+                "An online payment of this booking is under way: change the booking once the payment has gone through or failed",
             ),
             BookingRefusal::HoldExpired => ApiError::conflict(
                 code::HOLD_EXPIRED,

@@ -424,8 +424,10 @@ pub async fn list_addons(
 ///
 /// Gives back the allocations of `remove` and takes the windows of `add`, in one step
 /// (all or nothing), on a hold or on a booking paid on arrival (`tentative`: its new add-ons
-/// are confirmed at once and the new total is collected at the desk). The booking is
-/// re-priced; `paymentAdjustment` says what its payment must do. Honours `Idempotency-Key`.
+/// are confirmed at once and the new total is collected at the desk). A booking paid
+/// online (`confirmed`, `part_paid`, `paid`) may give add-ons back: the difference is
+/// refunded by the cancellation rules (`REFUND`). The booking is re-priced;
+/// `paymentAdjustment` says what its payment must do. Honours `Idempotency-Key`.
 #[utoipa::path(patch, path = "/api/v1/bookings/{id}/resource-addons", tag = "resources",
     security(("bookingToken" = []), ("bearer" = [])),
     params(
@@ -438,7 +440,7 @@ pub async fn list_addons(
         (status = 400, description = "VALIDATION_ERROR naming each bad field", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS: a staff token without admin:bookings:write", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND; NOT_FOUND: no such resource add-on configuration, or no such add-on of the booking to remove", body = ErrorBody),
-        (status = 409, description = "CONFLICT: the resource is not available for the requested window; HOLD_EXPIRED; INVALID_TRANSITION when the booking's add-ons cannot be changed in its status; IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
+        (status = 409, description = "CONFLICT: the resource is not available for the requested window, or an online payment is under way; HOLD_EXPIRED; INVALID_TRANSITION when the booking's add-ons cannot be changed in its status (new add-ons on a booking paid online are added at the desk); IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
         (status = 422, description = "VALIDATION_ERROR: a duration the add-on does not allow; IDEMPOTENCY_KEY_REUSED", body = ErrorBody),
     ))]
 pub async fn change_addons(

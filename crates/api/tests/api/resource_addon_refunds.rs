@@ -77,4 +77,37 @@ async fn an_add_on_given_back_on_a_card_paid_booking_is_refunded_once() {
     assert_eq!(after["price"]["total"], 40.0);
     assert_eq!(after["payments"][0]["refundedAmount"], 1000, "{after}");
     assert_eq!(r.addons(&id).await.body["addons"], json!([]));
+    // A card payment waiting for the customer's 3-D Secure step: nothing is given back
+    // until it has gone through or failed.
+    let waiting = app.hold(&t.id, fx, &slot_ids(&later.body)[1], 2).await;
+    let w_id = waiting.str("id").to_owned();
+    let w_end = waiting.str("endTime").to_owned();
+    let w_added = r.add(&w_id, &w_end, &shift(&w_end, 60), 60).await;
+    w_added.assert_status(200);
+    let confirmed = app
+        .post(&format!("/api/v1/bookings/{w_id}/confirm"))
+        .tenant(&t.id)
+        .header("x-booking-token", waiting.str("bookingToken"))
+        .json(
+            json!({"pricingHash": w_added.body["pricingUpdate"]["pricingHash"],
+            "paymentMethodId": "pm_card_threeDSecure2Required"}),
+        )
+        .send()
+        .await;
+    confirmed.assert_status(200);
+    assert_eq!(confirmed.body["status"], "confirmed", "{}", confirmed.text);
+    let w_allocation = r.addons(&w_id).await.body["addons"][0]["allocationId"].clone();
+    let refused = app
+        .patch(&format!("/api/v1/bookings/{w_id}/resource-addons"))
+        .tenant(&t.id)
+        .header("x-booking-token", waiting.str("bookingToken"))
+        .json(json!({"remove": [w_allocation]}))
+        .send()
+        .await;
+    refused.assert_status(409);
+    assert_eq!(refused.body["error"], "CONFLICT", "{}", refused.text);
+    assert_eq!(
+        r.addons(&w_id).await.body["addons"][0]["status"],
+        "CONFIRMED"
+    );
 }
