@@ -17,6 +17,8 @@ import { Schedules } from "./schedules.js";
 import { Payments } from "./payments.js";
 import { Templates, GiftCards } from "./messaging.js";
 import { Vouchers } from "./vouchers.js";
+import { Resources } from "./resources.js";
+import { Skills } from "./skills.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -50,6 +52,8 @@ const PAGES = [
     ["/admin/setup/sites", "nav.sites", Sites, "admin:read"],
     ["/admin/setup/products", "nav.products", Products, "admin:read"],
     ["/admin/setup/schedules", "nav.schedules", Schedules, "admin:read"],
+    ["/admin/setup/resources", "nav.resources", Resources, "admin:read"],
+    ["/admin/setup/skills", "nav.skills", Skills, "admin:read"],
     ["/admin/promotions", "nav.promotions", Promotions, "admin:write"],
     ["/admin/vouchers", "nav.vouchers", Vouchers, "admin:write"],
     ["/admin/import-export", "nav.imports", Imports, "admin:write"],

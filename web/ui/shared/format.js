@@ -75,3 +75,30 @@ export function addDays(day, days) {
   const [y, m, d] = day.split("-").map(Number);
   return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
+
+/**
+ * The instant (ISO 8601, UTC) of a wall-clock date and time at a place, e.g.
+ * ("2026-11-22T10:00", "Europe/Helsinki") → "2026-11-22T08:00:00.000Z".
+ * @param {string} local YYYY-MM-DDTHH:MM, as a datetime-local input gives it
+ * @param {string} timeZone IANA name
+ */
+export function instantAt(local, timeZone) {
+  const asUtc = new Date(`${local}:00Z`).getTime();
+  /** @param {number} at the wall clock at the place as if it were UTC */
+  const wall = (at) => {
+    const parts = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+    }).formatToParts(new Date(at));
+    const part = (/** @type {string} */ type) => Number(parts.find((p) => p.type === type)?.value);
+    return Date.UTC(part("year"), part("month") - 1, part("day"), part("hour"), part("minute"));
+  };
+  // The offset at the guess, then again at the corrected instant (across a clock change).
+  const first = asUtc - (wall(asUtc) - asUtc);
+  return new Date(asUtc - (wall(first) - first)).toISOString();
+}

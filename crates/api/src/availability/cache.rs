@@ -14,7 +14,15 @@ use std::sync::{Arc, Mutex};
 pub struct AvailabilityCache {
     ttl: chrono::Duration,
     entries: Mutex<HashMap<String, (DateTime<Utc>, Cached)>>,
+    /// One answer is computed at a time per stripe of keys: requests missing the same
+    /// key wait for the first one's answer instead of all computing it (when an entry
+    /// runs out under load, every connection would otherwise ask the database at once).
+    computing: Vec<tokio::sync::Mutex<()>>,
 }
+
+/// Stripes of [`AvailabilityCache::computing`]: enough that different keys rarely wait
+/// for each other.
+const STRIPES: usize = 64;
 
 #[derive(Clone)]
 pub(super) struct Cached {
@@ -28,14 +36,52 @@ impl AvailabilityCache {
         Self {
             ttl: chrono::Duration::from_std(ttl).unwrap_or_default(),
             entries: Mutex::new(HashMap::new()),
+            computing: (0..STRIPES).map(|_| tokio::sync::Mutex::new(())).collect(),
         }
+    }
+
+    /// The answer for `key`: from memory while fresh, otherwise computed by `compute`
+    /// once for every request waiting on it, and kept.
+    pub(super) async fn get_or_compute<F, Fut, E>(
+        &self,
+        key: String,
+        now: DateTime<Utc>,
+        compute: F,
+    ) -> Result<Cached, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<Cached, E>>,
+    {
+        if self.ttl.is_zero() {
+            return compute().await;
+        }
+        if let Some(hit) = self.get(&key, now) {
+            return Ok(hit);
+        }
+        let stripe = {
+            use std::hash::{BuildHasher, RandomState};
+            static SEED: std::sync::OnceLock<RandomState> = std::sync::OnceLock::new();
+            let hash = SEED.get_or_init(RandomState::new).hash_one(&key);
+            usize::try_from(hash % STRIPES as u64).unwrap_or(0)
+        };
+        let Some(lock) = self.computing.get(stripe) else {
+            return compute().await;
+        };
+        let _turn = lock.lock().await;
+        // Another request may have computed it while this one waited.
+        if let Some(hit) = self.get(&key, now) {
+            return Ok(hit);
+        }
+        let fresh = compute().await?;
+        self.put(key, fresh.clone(), now);
+        Ok(fresh)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (DateTime<Utc>, Cached)>> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(super) fn get(&self, key: &str, now: DateTime<Utc>) -> Option<Cached> {
+    fn get(&self, key: &str, now: DateTime<Utc>) -> Option<Cached> {
         if self.ttl.is_zero() {
             return None;
         }
@@ -44,7 +90,7 @@ impl AvailabilityCache {
         (now - *at < self.ttl).then(|| cached.clone())
     }
 
-    pub(super) fn put(&self, key: String, value: Cached, now: DateTime<Utc>) {
+    fn put(&self, key: String, value: Cached, now: DateTime<Utc>) {
         if self.ttl.is_zero() {
             return;
         }

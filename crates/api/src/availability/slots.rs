@@ -142,10 +142,10 @@ pub async fn get_availability(
         tenant.id(),
         q.site_id.as_deref().unwrap_or_default()
     );
-    let cached = match state.availability_cache.get(&key, now) {
-        Some(hit) => hit,
-        None => {
-            let fresh = compute(
+    let cached = state
+        .availability_cache
+        .get_or_compute(key, now, || {
+            compute(
                 &state,
                 &tenant,
                 product_raw,
@@ -155,11 +155,8 @@ pub async fn get_availability(
                 party_size,
                 include_labels,
             )
-            .await?;
-            state.availability_cache.put(key, fresh.clone(), now);
-            fresh
-        }
-    };
+        })
+        .await?;
     Ok(axum::Json(AvailabilityResponse {
         request_id: request_id(&headers),
         product_id: cached.product_id,

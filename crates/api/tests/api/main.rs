@@ -75,6 +75,7 @@ mod schedules_date_rules;
 mod schedules_regeneration;
 mod schema_names;
 mod session_resources;
+mod session_resources_moves;
 mod staff;
 mod staff_cancellation;
 mod tenancy;

@@ -2,23 +2,12 @@
 //! policies set on a resource, on its group or left to the defaults, which the resource
 //! add-ons of bookings then follow.
 
-use crate::resource_setup::{Room, room, shift};
+use crate::resource_setup::{Room, call, room, shift};
 use kairos_testkit::TestResponse;
 use serde_json::{Value, json};
 
 async fn owner(r: &Room, method: &str, path: &str, body: Option<Value>) -> TestResponse {
-    let req = match method {
-        "GET" => r.app.get(path),
-        "POST" => r.app.post(path),
-        "PATCH" => r.app.patch(path),
-        _ => r.app.delete(path),
-    }
-    .tenant(&r.t.id)
-    .token(&r.t.owner_token);
-    match body {
-        Some(b) => req.json(b).send().await,
-        None => req.send().await,
-    }
+    call(&r.app, &r.t, method, path, body).await
 }
 
 async fn group(r: &Room, name: &str) -> String {

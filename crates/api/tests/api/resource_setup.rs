@@ -133,3 +133,37 @@ pub fn shift(at: &str, minutes: i64) -> String {
         .with_timezone(&chrono::Utc)
         .to_rfc3339()
 }
+
+/// A request as the tenant's owner, with `body` as JSON when given.
+pub async fn call(
+    app: &TestApp,
+    t: &TenantFixture,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> TestResponse {
+    let req = match method {
+        "GET" => app.get(path),
+        "POST" => app.post(path),
+        "PUT" => app.put(path),
+        "PATCH" => app.patch(path),
+        _ => app.delete(path),
+    }
+    .tenant(&t.id)
+    .token(&t.owner_token);
+    match body {
+        Some(b) => req.json(b).send().await,
+        None => req.send().await,
+    }
+}
+
+/// A resource at `site` with the fields of `body`; its id.
+pub async fn resource(app: &TestApp, t: &TenantFixture, site: &str, body: Value) -> String {
+    let mut b = json!({"siteId": site});
+    if let (Some(o), Some(extra)) = (b.as_object_mut(), body.as_object()) {
+        o.extend(extra.clone());
+    }
+    let r = call(app, t, "POST", "/api/v1/admin/resources", Some(b)).await;
+    r.assert_status(200);
+    r.str("id").to_owned()
+}

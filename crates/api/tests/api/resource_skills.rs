@@ -2,29 +2,9 @@
 //! expiry, a staff member's skills, product requirements, skills expiring, and who is
 //! qualified and free for a time range.
 
-use kairos_testkit::{TenantFixture, TestApp, TestResponse};
+use crate::resource_setup::call;
+use kairos_testkit::{TenantFixture, TestApp};
 use serde_json::{Value, json};
-
-async fn call(
-    app: &TestApp,
-    t: &TenantFixture,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-) -> TestResponse {
-    let req = match method {
-        "GET" => app.get(path),
-        "POST" => app.post(path),
-        "PATCH" => app.patch(path),
-        _ => app.delete(path),
-    }
-    .tenant(&t.id)
-    .token(&t.owner_token);
-    match body {
-        Some(b) => req.json(b).send().await,
-        None => req.send().await,
-    }
-}
 
 async fn staff(app: &TestApp, t: &TenantFixture, site: &str, name: &str, kind: &str) -> String {
     let r = call(

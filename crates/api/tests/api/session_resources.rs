@@ -2,39 +2,9 @@
 //! qualified staff member per skill, offered only while free (setup and cleanup
 //! included), given to a session with its first booking and back when it has none.
 
+use crate::resource_setup::{call, resource};
 use kairos_testkit::{BookingFixture, TenantFixture, TestApp, TestResponse, slot_ids};
 use serde_json::{Value, json};
-
-async fn call(
-    app: &TestApp,
-    t: &TenantFixture,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-) -> TestResponse {
-    let req = match method {
-        "GET" => app.get(path),
-        "POST" => app.post(path),
-        "PUT" => app.put(path),
-        _ => app.patch(path),
-    }
-    .tenant(&t.id)
-    .token(&t.owner_token);
-    match body {
-        Some(b) => req.json(b).send().await,
-        None => req.send().await,
-    }
-}
-
-async fn resource(app: &TestApp, t: &TenantFixture, site: &str, body: Value) -> String {
-    let mut b = json!({"siteId": site});
-    if let (Some(o), Some(extra)) = (b.as_object_mut(), body.as_object()) {
-        o.extend(extra.clone());
-    }
-    let r = call(app, t, "POST", "/api/v1/admin/resources", Some(b)).await;
-    r.assert_status(200);
-    r.str("id").to_owned()
-}
 
 /// The open slots of the fixture's product tomorrow for `party`, by start.
 async fn offered(app: &TestApp, t: &TenantFixture, fx: &BookingFixture, party: u32) -> Vec<String> {

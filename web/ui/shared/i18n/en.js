@@ -1,7 +1,8 @@
-// Every string the pages show, in English, in three files by area. Other languages are
+// Every string the pages show, in English, in files by area. Other languages are
 // files of the same keys.
 import console from "./en/console.js";
 import setup from "./en/setup.js";
 import booking from "./en/booking.js";
+import resources from "./en/resources.js";
 
-export default { ...console, ...setup, ...booking };
+export default { ...console, ...setup, ...booking, ...resources };

@@ -293,6 +293,9 @@ async fn commit(w: &mut Write, req: &MoveRequest, actor: &Actor) -> Result<MoveD
     }
     let (old_before, _, _) = seats(w, previous).await?;
     let (new_before, _, _) = seats(w, t.id).await?;
+    // Given back first, so a session left empty frees what it held for the new one; a
+    // refusal rolls both back.
+    release_seats(&mut w.tx, &w.tenant, previous, b.party_size, w.now).await?;
     match take_seats_reclaiming(w, t.id, b.party_size, SeatPolicy::Checked).await {
         Ok(_) => {}
         Err(BookingError::Refused(BookingRefusal::SlotUnavailable)) => {
@@ -312,7 +315,6 @@ async fn commit(w: &mut Write, req: &MoveRequest, actor: &Actor) -> Result<MoveD
         Err(BookingError::Store(e)) => return Err(e.into()),
         Err(other) => return Err(StoreError::Corrupt(other.to_string()).into()),
     }
-    release_seats(&mut w.tx, &w.tenant, previous, b.party_size, w.now).await?;
     sqlx::query(
         "UPDATE bookings SET slot_id = $3, starts_at = $4, ends_at = $5, updated_at = $6
          WHERE tenant_id = $1 AND id = $2",

@@ -42,8 +42,10 @@ pub(super) async fn reschedule(
     lock_slots(&mut w.tx, &w.tenant, &mut [b.slot_id, target.id]).await?;
     // Its resource add-ons move with it, or the move is refused.
     following::follow(w, b, (target.starts_at, target.ends_at)).await?;
-    take_seats_reclaiming(w, target.id, b.party_size, SeatPolicy::Checked).await?;
+    // Given back first, so a session left empty frees what it held for the new one; a
+    // refusal rolls both back.
     release_seats(&mut w.tx, &w.tenant, b.slot_id, b.party_size, w.now).await?;
+    take_seats_reclaiming(w, target.id, b.party_size, SeatPolicy::Checked).await?;
     sqlx::query(
         "UPDATE bookings SET slot_id = $3, starts_at = $4, ends_at = $5, updated_at = $6
          WHERE tenant_id = $1 AND id = $2",

@@ -136,13 +136,9 @@ async fn check_parts(
     product: Uuid,
     new: &NewAddonConfig,
 ) -> Result<(), ResourceError> {
-    let site: Option<Uuid> =
-        sqlx::query_scalar("SELECT site_id FROM products WHERE tenant_id = $1 AND id = $2")
-            .bind(tenant.as_str())
-            .bind(product)
-            .fetch_optional(&mut **tx)
-            .await?;
-    let site = site.ok_or(ResourceError::ProductNotFound)?;
+    let site = super::product_site(&mut **tx, tenant, product)
+        .await?
+        .ok_or(ResourceError::ProductNotFound)?;
     let addon_type: Option<String> = sqlx::query_scalar(
         "SELECT addon_type FROM product_addons WHERE tenant_id = $1 AND product_id = $2 AND id = $3",
     )

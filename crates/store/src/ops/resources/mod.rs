@@ -78,6 +78,24 @@ pub(crate) async fn resource_in(
     Ok(row.ok_or(ResourceError::ResourceNotFound)?.try_into()?)
 }
 
+/// The site of a product of this tenant, `None` for an unknown product.
+pub(crate) async fn product_site<'e, E>(
+    db: E,
+    tenant: &TenantId,
+    product: Uuid,
+) -> StoreResult<Option<Uuid>>
+where
+    E: sqlx::Executor<'e, Database = Db>,
+{
+    Ok(
+        sqlx::query_scalar("SELECT site_id FROM products WHERE tenant_id = $1 AND id = $2")
+            .bind(tenant.as_str())
+            .bind(product)
+            .fetch_optional(db)
+            .await?,
+    )
+}
+
 #[operations]
 impl Repo {
     pub async fn create_resource(

@@ -325,7 +325,7 @@ impl Repo {
                 s.ends_at + Duration::minutes(i64::from(buffers.1)),
             )
         };
-        let range = (widen(first).0, widen(last).1 + Duration::days(1));
+        let range = (widen(first).0, widen(last).1);
         for r in needs.resources {
             let row: Option<(String, i32, bool)> = sqlx::query_as(
                 "SELECT shared_mode, capacity, is_active FROM resources
@@ -442,13 +442,9 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Vec<ProductResource>, ResourceError> {
         let mut w = self.begin(tenant, now).await?;
-        let site: Option<Uuid> =
-            sqlx::query_scalar("SELECT site_id FROM products WHERE tenant_id = $1 AND id = $2")
-                .bind(tenant.as_str())
-                .bind(product)
-                .fetch_optional(&mut *w.tx)
-                .await?;
-        let site = site.ok_or(ResourceError::ProductNotFound)?;
+        let site = super::product_site(&mut *w.tx, tenant, product)
+            .await?
+            .ok_or(ResourceError::ProductNotFound)?;
         sqlx::query("DELETE FROM product_resources WHERE tenant_id = $1 AND product_id = $2")
             .bind(tenant.as_str())
             .bind(product)
@@ -490,13 +486,9 @@ impl Repo {
         tenant: &TenantId,
         product: Uuid,
     ) -> Result<Vec<ProductResource>, ResourceError> {
-        let found: Option<Uuid> =
-            sqlx::query_scalar("SELECT id FROM products WHERE tenant_id = $1 AND id = $2")
-                .bind(tenant.as_str())
-                .bind(product)
-                .fetch_optional(&self.read)
-                .await?;
-        found.ok_or(ResourceError::ProductNotFound)?;
+        super::product_site(&self.read, tenant, product)
+            .await?
+            .ok_or(ResourceError::ProductNotFound)?;
         Ok(product_resources_in(&self.read, tenant, product).await?)
     }
 }

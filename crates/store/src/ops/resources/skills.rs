@@ -394,15 +394,9 @@ impl Repo {
         now: Timestamp,
     ) -> Result<Vec<SkillRequirement>, SkillError> {
         let mut w = self.begin(tenant, now).await?;
-        let found: Option<Uuid> =
-            sqlx::query_scalar("SELECT id FROM products WHERE tenant_id = $1 AND id = $2")
-                .bind(tenant.as_str())
-                .bind(product)
-                .fetch_optional(&mut *w.tx)
-                .await?;
-        if found.is_none() {
-            return Err(SkillError::ProductNotFound);
-        }
+        super::product_site(&mut *w.tx, tenant, product)
+            .await?
+            .ok_or(SkillError::ProductNotFound)?;
         sqlx::query(
             "DELETE FROM product_skill_requirements WHERE tenant_id = $1 AND product_id = $2",
         )
@@ -448,15 +442,9 @@ impl Repo {
         tenant: &TenantId,
         product: Uuid,
     ) -> Result<Vec<SkillRequirement>, SkillError> {
-        let found: Option<Uuid> =
-            sqlx::query_scalar("SELECT id FROM products WHERE tenant_id = $1 AND id = $2")
-                .bind(tenant.as_str())
-                .bind(product)
-                .fetch_optional(&self.read)
-                .await?;
-        if found.is_none() {
-            return Err(SkillError::ProductNotFound);
-        }
+        super::product_site(&self.read, tenant, product)
+            .await?
+            .ok_or(SkillError::ProductNotFound)?;
         Ok(requirements_in(&self.read, tenant, product).await?)
     }
 
