@@ -294,7 +294,16 @@ export const tomorrowInHelsinki = () => daysAheadInHelsinki(1);
 export async function openSetup(page, name) {
   await page.getByRole("navigation").getByRole("link", { name: "Setup" }).click();
   await page.getByRole("heading", { name: "Setup" }).waitFor();
-  await page.locator("main").getByRole("link", { name: new RegExp(`^${name}`) }).click();
+  await setupLink(page, name).click();
+}
+
+/**
+ * The Setup page's link to the page titled exactly `name`.
+ * @param {import("playwright-core").Page} page
+ * @param {string} name
+ */
+export function setupLink(page, name) {
+  return page.locator("main a.card", { has: page.locator("strong", { hasText: new RegExp(`^${name}$`) }) });
 }
 
 /**

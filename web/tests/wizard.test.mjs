@@ -210,3 +210,63 @@ test("the wizard can be done with the keyboard alone", async () => {
   assert.equal(found.bookings[0].status, "tentative");
   await done();
 });
+
+test("the wizard adds the party room after the game to the booking", async () => {
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
+  await page.goto(`${s.server.base}/admin/operations/bookings/new`);
+  const step = page.locator("section.step");
+  const next = () => step.getByRole("button", { name: "Next", exact: true }).click();
+  await step.getByLabel("Helsinki Adventure Centre").check();
+  await next();
+  await step.getByLabel("The Lost Temple escape room").check();
+  await next();
+  await step.getByRole("heading", { name: "Date and time" }).waitFor();
+  await step.getByLabel("Date", { exact: true }).fill(day);
+  await step.getByLabel("People", { exact: true }).fill("4");
+  await step.getByLabel("People", { exact: true }).blur();
+  await step.locator('input[name="slot"]').first().check();
+  await next();
+  await step.getByRole("heading", { name: "Option" }).waitFor();
+  await next();
+
+  // The room is offered after the chosen game, priced; the ordinary extras are not it.
+  await step.getByRole("heading", { name: "Extras" }).waitFor();
+  const room = step.locator('fieldset[data-room="Party room after the game"]');
+  await room.getByLabel("Not needed").waitFor();
+  const after = room.getByLabel(/^After the activity,/).first();
+  await after.check();
+  const chosen = (await after.locator("xpath=..").innerText()).trim();
+  await checkA11y(page, "the wizard's rooms");
+  await next();
+
+  await step.getByRole("heading", { name: "Customer" }).waitFor();
+  await step.getByLabel("Name", { exact: true }).fill("Dorothy Vaughan");
+  await step.getByLabel("Email", { exact: true }).fill("dorothy@example.com");
+  await next();
+  await step.getByRole("heading", { name: "Participants" }).waitFor();
+  await step.getByRole("button", { name: "Skip participants" }).click();
+  await step.getByRole("heading", { name: "Codes and vouchers" }).waitFor();
+  await step.getByText("The places are held for").waitFor();
+  await step.getByTestId("price").getByText("Party room after the game").waitFor();
+  await next();
+  await step.getByRole("heading", { name: "Review and pay" }).waitFor();
+  await step.getByRole("button", { name: "Confirm the booking" }).click();
+  await page.getByTestId("booking-status").filter({ hasText: "Pay on arrival" }).waitFor();
+
+  const found = await s.api.call("GET", `/api/v1/admin/bookings?customerEmail=dorothy@example.com`);
+  assert.equal(found.bookings.length, 1);
+  const id = found.bookings[0].bookingId;
+  const addons = await s.api.call("GET", `/api/v1/bookings/${id}/resource-addons`);
+  assert.equal(addons.addons.length, 1, JSON.stringify(addons));
+  assert.equal(addons.addons[0].addonName, "Party room after the game");
+  assert.equal(addons.addons[0].position, "AFTER");
+  assert.ok(chosen.includes("After the activity"), chosen);
+  // The booking costs the game for four and the room on top.
+  const detail = await s.api.call("GET", `/api/v1/admin/bookings/${id}`);
+  const game = await s.api.slots(day, 4, "The Lost Temple escape room");
+  const gameOnly = game.slots[0].pricingPreview.grandTotal;
+  assert.ok(addons.addons[0].totalPrice > 0);
+  assert.ok(detail.grandTotal > gameOnly, `${detail.grandTotal} > ${gameOnly}`);
+  await done();
+});

@@ -1,6 +1,7 @@
 // The wizard's first steps: what is booked. Site, product, date and time with the party,
 // variant and add-ons; nothing is held yet.
 import { html, useState, useEffect } from "../shared/ui.js";
+import { RoomChoices } from "./wizard-rooms.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
 import { money, time, addDays } from "../shared/format.js";
@@ -85,7 +86,7 @@ export function ProductStep({ api, draft, update, next }) {
       })}</span>`}
     chosen=${draft.product}
     choose=${(/** @type {Schemas["ProductDto"]} */ product) =>
-      update({ product, slot: null, variant: null, addons: {} })}
+      update({ product, slot: null, variant: null, addons: {}, rooms: [] })}
     next=${next} />`;
 }
 
@@ -206,7 +207,8 @@ export function AddonStep({ api, draft, update, next }) {
   );
   if (error) return html`<p class="error" role="alert">${error}</p>`;
   if (!addons) return html`<p aria-busy="true">${t("common.loading")}</p>`;
-  const offered = addons.filter((a) => a.available);
+  // Rooms and equipment are chosen by their time, below.
+  const offered = addons.filter((a) => a.available && a.addonType !== "resource");
   /** @param {string} id @param {number} n */
   const setQty = (id, n) => {
     const next = { ...draft.addons };
@@ -216,7 +218,9 @@ export function AddonStep({ api, draft, update, next }) {
   };
   return html`
     <form onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), next())}>
-      ${offered.length === 0 ? html`<p>${t("wizard.noAddons")}</p>` : null}
+      ${offered.length === 0 && !addons.some((a) => a.available && a.addonType === "resource")
+        ? html`<p>${t("wizard.noAddons")}</p>`
+        : null}
       ${offered.map((a) => {
         const price = a.unitPrice ?? a.price ?? 0;
         const label = html`<strong>${a.name}</strong>
@@ -229,6 +233,7 @@ export function AddonStep({ api, draft, update, next }) {
                 onChange=${(/** @type {any} */ e) => setQty(a.id, e.currentTarget.checked ? 1 : 0)} />
               <span>${label}${a.mode === "per_participant" ? html` <span class="muted">${t("wizard.perPerson")}</span>` : null}</span></label>`;
       })}
+      <${RoomChoices} api=${api} draft=${draft} update=${update} />
       <button type="submit" class="primary">${t("wizard.next")}</button>
     </form>
   `;

@@ -7,6 +7,7 @@ import { ok, ApiFailure } from "../shared/api.js";
 import { money, moneyMinor, dateTime } from "../shared/format.js";
 import { SandboxCard } from "../shared/card.js";
 import { ProviderCard } from "../shared/provider-card.js";
+import { addRooms } from "./wizard-rooms.js";
 import { can } from "./session.js";
 import { statusName } from "./day-sheet.js";
 
@@ -35,6 +36,7 @@ export function PriceTable({ draft }) {
   return html`<dl class="figures" data-testid="price">
     <dt>${t("wizard.price.base")}</dt><dd>${money(h.breakdown.basePrice, p.currency)}</dd>
     ${h.breakdown.addons.map((a) => html`<dt>${a.name} × ${a.quantity}</dt><dd>${money(a.total, p.currency)}</dd>`)}
+    ${draft.rooms.map((r) => html`<dt>${r.name}</dt><dd>${money(r.price, r.currency)}</dd>`)}
     ${p.discount > 0 ? html`<dt>${t("wizard.price.discount")}</dt><dd>−${money(p.discount, p.currency)}</dd>` : null}
     ${p.vouchers > 0 ? html`<dt>${t("wizard.price.vouchers")}</dt><dd>−${money(p.vouchers, p.currency)}</dd>` : null}
     <dt>${t("wizard.price.tax")}</dt><dd>${money(p.tax, p.currency)}</dd>
@@ -106,7 +108,15 @@ export function PromotionsStep({ api, draft, update, next }) {
           }),
         );
       }
-      update({ hold: held, priced: null, codes: [], vouchers: [] });
+      // The rooms chosen are added to the hold; if one was taken meanwhile, the hold stays
+      // without any and the error says so.
+      try {
+        const priced = await addRooms(api, held.bookingId, d.rooms);
+        update({ hold: held, priced, codes: [], vouchers: [] });
+      } catch (e) {
+        setError(t("wizard.room.failed", { reason: e instanceof Error ? e.message : String(e) }));
+        update({ hold: held, priced: null, rooms: [], codes: [], vouchers: [] });
+      }
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     }

@@ -24,6 +24,7 @@ import { PromotionsStep, ReviewStep, DoneStep } from "./wizard-pay.js";
  * @property {Schemas["AvailabilitySlot"] | null} slot
  * @property {Schemas["VariantDto"] | null} variant
  * @property {Record<string, number>} addons add-on id → quantity
+ * @property {import("./wizard-rooms.js").RoomChoice[]} rooms rooms and equipment chosen, one per offer
  * @property {{name: string, email: string, phone: string, specialRequests: string}} customer
  * @property {Schemas["Participant"][]} participants
  * @property {{createdReason: Schemas["CreatedReason"], adminNotes: string, termsAccepted: boolean, sendEmail: boolean}} staff
@@ -45,6 +46,7 @@ export function emptyDraft() {
     slot: null,
     variant: null,
     addons: {},
+    rooms: [],
     customer: { name: "", email: "", phone: "", specialRequests: "" },
     participants: [],
     staff: { createdReason: "phone_booking", adminNotes: "", termsAccepted: false, sendEmail: true },
@@ -98,7 +100,7 @@ export function Wizard({ api, session, go }) {
       const next = { ...d, ...change };
       // A change before the hold lets the hold go (it expires; its seats are released).
       const beforeHold = Object.keys(change).some((k) =>
-        ["site", "product", "date", "partySize", "slot", "variant", "addons", "customer", "participants", "staff"].includes(k),
+        ["site", "product", "date", "partySize", "slot", "variant", "addons", "rooms", "customer", "participants", "staff"].includes(k),
       );
       if (beforeHold && d.hold) {
         release(d.hold);
