@@ -100,3 +100,41 @@ test("an owner gives a certificate that runs out soon and raises what an activit
   await checkA11y(page, "the staff skills page");
   await done();
 });
+
+test("an owner groups the party room and gives the group booking rules it follows", async () => {
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
+  await openSetup(page, "Resource groups");
+  await page.getByText("No groups yet.", { exact: false }).waitFor();
+  await page.getByRole("button", { name: "Add a group" }).click();
+  const form = page.getByRole("form", { name: "Resource group" });
+  await form.getByLabel("Name", { exact: true }).fill("Party rooms");
+  await form.getByLabel("Description").fill("Rooms for after the game");
+  await form.getByRole("button", { name: "Save" }).click();
+  const group = page.locator('section[data-group="Party rooms"]');
+  await group.getByText("Nothing in this group yet.").waitFor();
+
+  await group.getByLabel("Resource to put in Party rooms").selectOption({ label: "Party room" });
+  await group.getByRole("button", { name: "Put in this group" }).click();
+  await page.getByText("Party room is now in Party rooms.").waitFor();
+  const rules = group.getByRole("form", { name: "Booking rules of Party rooms" });
+  await rules.getByLabel("Minutes kept free after").fill("15");
+  await rules.getByLabel("Customers may book it").selectOption("false");
+  await checkA11y(page, "the resource groups page");
+  await rules.getByRole("button", { name: "Save" }).click();
+  await page.getByText("Rules of Party rooms saved.").waitFor();
+  const member = group.locator('li[data-member="Party room"]');
+  await member.getByText(/15 min after.*staff only/).waitFor();
+
+  const rooms = await s.api.call("GET", "/api/v1/admin/resources");
+  const room = rooms.items.find((/** @type {any} */ r) => r.name === "Party room");
+  const effective = await s.api.call("GET", `/api/v1/admin/resource-groups/resources/${room.id}/effective-policies`);
+  assert.equal(effective.groupName, "Party rooms");
+  assert.equal(effective.policies.bufferAfterMins, 15);
+  assert.equal(effective.policies.customerBookable, false);
+
+  await member.getByRole("button", { name: /^Take out/ }).click();
+  await page.getByText("Party room is no longer in a group.").waitFor();
+  await group.getByText("Nothing in this group yet.").waitFor();
+  await done();
+});

@@ -19,6 +19,7 @@ import { Templates, GiftCards } from "./messaging.js";
 import { Vouchers } from "./vouchers.js";
 import { Resources } from "./resources.js";
 import { Skills } from "./skills.js";
+import { ResourceGroups } from "./resource-groups.js";
 import { Notices, notify } from "./notices.js";
 
 /** @typedef {import("./session.js").Session} Session */
@@ -53,6 +54,7 @@ const PAGES = [
     ["/admin/setup/products", "nav.products", Products, "admin:read"],
     ["/admin/setup/schedules", "nav.schedules", Schedules, "admin:read"],
     ["/admin/setup/resources", "nav.resources", Resources, "admin:read"],
+    ["/admin/setup/resource-groups", "nav.groups", ResourceGroups, "admin:read"],
     ["/admin/setup/skills", "nav.skills", Skills, "admin:read"],
     ["/admin/promotions", "nav.promotions", Promotions, "admin:write"],
     ["/admin/vouchers", "nav.vouchers", Vouchers, "admin:write"],
