@@ -163,7 +163,21 @@ async fn a_session_takes_the_room_its_product_needs_until_it_has_no_booking() {
     assert_eq!(refused.body["error"], "SLOT_UNAVAILABLE");
     assert_eq!(refused.body["details"]["reason"], "resource_unavailable");
     assert_eq!(refused.body["details"]["resourceId"], room.as_str());
-    // Staff cannot move a booking there either while the 10:00 session has the wall.
+    // Staff cannot move a booking there either while the 10:00 session has the wall: the
+    // precheck names it, and the commit is refused.
+    let pre = call(
+        &app,
+        &t,
+        "POST",
+        "/api/v1/admin/calendar/precheck-move",
+        Some(json!({"booking_id": second.str("id"), "new_slot_id": slots[1]})),
+    )
+    .await;
+    pre.assert_status(200);
+    assert_eq!(pre.body["is_valid"], false, "{}", pre.text);
+    let blocking = &pre.body["hard_conflicts"][0];
+    assert_eq!(blocking["type"], "resource_overlap", "{}", pre.text);
+    assert_eq!(blocking["details"]["resource_id"], room.as_str());
     let moved = call(
         &app,
         &t,
@@ -177,7 +191,7 @@ async fn a_session_takes_the_room_its_product_needs_until_it_has_no_booking() {
     .await;
     moved.assert_status(409);
     assert_eq!(
-        moved.body["details"]["reason"], "resource_unavailable",
+        moved.body["details"]["reason"], "hard_conflicts",
         "{}",
         moved.text
     );

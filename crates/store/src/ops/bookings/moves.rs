@@ -139,6 +139,13 @@ async fn check(w: &mut Write, b: &Booking, t: &Target) -> Result<MoveCheck, Move
             ));
         }
     }
+    if let Some((resource, skill)) = session_refusal(w, b, t).await? {
+        hard.push(conflict(
+            ConflictType::ResourceOverlap,
+            "A room, piece of equipment or staff member the new session needs is taken",
+            json!({"resource_id": resource, "skill_id": skill}),
+        ));
+    }
     let after = i64::from(t.booked - overdue + b.party_size);
     if free >= b.party_size && overbooking_risk(after, i64::from(t.capacity)) {
         soft.push(conflict(
@@ -181,6 +188,42 @@ async fn check(w: &mut Write, b: &Booking, t: &Target) -> Result<MoveCheck, Move
         soft,
         warnings,
     })
+}
+
+/// What the new session needs (its rooms, a qualified staff member per skill) is taken:
+/// the resource, or the skill no free staff member has. Tried as the commit takes them,
+/// the booking's seats given back first, under a savepoint that is then undone.
+async fn session_refusal(
+    w: &mut Write,
+    b: &Booking,
+    t: &Target,
+) -> Result<Option<(Option<Uuid>, Option<Uuid>)>, StoreError> {
+    // A booking that does not move (cancelled, an expired hold) is refused for that.
+    if !movable(b, w.now) {
+        return Ok(None);
+    }
+    sqlx::query("SAVEPOINT move_session_check")
+        .execute(&mut *w.tx)
+        .await?;
+    let tried = match release_seats(&mut w.tx, &w.tenant, b.slot_id, b.party_size, w.now).await {
+        Ok(()) => super::super::resources::sessions::claim(w, t.id, b.party_size).await,
+        Err(e) => Err(e.into()),
+    };
+    sqlx::query("ROLLBACK TO SAVEPOINT move_session_check")
+        .execute(&mut *w.tx)
+        .await?;
+    sqlx::query("RELEASE SAVEPOINT move_session_check")
+        .execute(&mut *w.tx)
+        .await?;
+    match tried {
+        Ok(()) => Ok(None),
+        Err(BookingError::Refused(BookingRefusal::SessionUnavailable {
+            resource_id,
+            skill_id,
+        })) => Ok(Some((resource_id, skill_id))),
+        Err(BookingError::Store(e)) => Err(e),
+        Err(other) => Err(StoreError::Corrupt(other.to_string())),
+    }
 }
 
 /// The booking and its target, checked for a move: the booking movable, the slot its
