@@ -4,7 +4,7 @@
 
 use crate::resource_setup::call;
 use kairos_testkit::{TenantFixture, TestApp};
-use serde_json::{Value, json};
+use serde_json::json;
 
 async fn staff(app: &TestApp, t: &TenantFixture, site: &str, name: &str, kind: &str) -> String {
     let r = call(
