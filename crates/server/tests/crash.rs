@@ -106,6 +106,11 @@ async fn an_event_whose_processing_was_killed_is_processed_once_when_redelivered
     };
     // Wait until the server waits on the lock (up to 30 s on a busy machine), then kill it
     // there.
+    // Watched from a connection of its own: inside the blocker's transaction PostgreSQL
+    // would answer every read of pg_stat_activity from its first snapshot.
+    let mut watcher = sqlx::PgConnection::connect(app.database_url())
+        .await
+        .unwrap();
     let mut waiting = false;
     for _ in 0..300 {
         if first.is_finished() {
@@ -115,7 +120,7 @@ async fn an_event_whose_processing_was_killed_is_processed_once_when_redelivered
             "SELECT COUNT(*) FROM pg_stat_activity
              WHERE datname = current_database() AND wait_event_type = 'Lock'",
         )
-        .fetch_one(&mut blocker)
+        .fetch_one(&mut watcher)
         .await
         .unwrap();
         if n > 0 {
