@@ -135,3 +135,52 @@ pub async fn invalidate_on_write(
     }
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{AvailabilityCache, Cached};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    fn answer() -> Cached {
+        Cached {
+            product_id: "p".into(),
+            site_id: "s".into(),
+            slots: Arc::from(
+                serde_json::value::RawValue::from_string("[]".into())
+                    .unwrap_or_else(|e| panic!("{e}")),
+            ),
+        }
+    }
+
+    /// Requests missing the same key at once compute it once; another key, and the
+    /// cache switched off, compute their own.
+    #[tokio::test]
+    async fn requests_missing_one_key_together_compute_it_once() {
+        let cache = Arc::new(AvailabilityCache::new(Duration::from_secs(1)));
+        let computed = Arc::new(AtomicUsize::new(0));
+        let now = chrono::Utc::now();
+        let ask = |cache: Arc<AvailabilityCache>, key: &'static str| {
+            let computed = computed.clone();
+            async move {
+                cache
+                    .get_or_compute(key.to_owned(), now, || async {
+                        computed.fetch_add(1, Ordering::SeqCst);
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        Ok::<_, ()>(answer())
+                    })
+                    .await
+            }
+        };
+        let answers =
+            futures::future::join_all((0..16).map(|_| ask(cache.clone(), "tenant\u{1f}a"))).await;
+        assert!(answers.iter().all(Result::is_ok));
+        assert_eq!(computed.load(Ordering::SeqCst), 1);
+        assert!(ask(cache.clone(), "tenant\u{1f}b").await.is_ok());
+        assert_eq!(computed.load(Ordering::SeqCst), 2);
+        let off = Arc::new(AvailabilityCache::new(Duration::ZERO));
+        futures::future::join_all((0..3).map(|_| ask(off.clone(), "tenant\u{1f}a"))).await;
+        assert_eq!(computed.load(Ordering::SeqCst), 5);
+    }
+}
