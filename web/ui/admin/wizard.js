@@ -98,6 +98,8 @@ export function Wizard({ api, session, go }) {
   function update(change) {
     setDraft((d) => {
       const next = { ...d, ...change };
+      // Rooms are chosen around a session: another session (or none) drops them.
+      if ("slot" in change && change.slot?.slotId !== d.slot?.slotId) next.rooms = [];
       // A change before the hold lets the hold go (it expires; its seats are released).
       const beforeHold = Object.keys(change).some((k) =>
         ["site", "product", "date", "partySize", "slot", "variant", "addons", "rooms", "customer", "participants", "staff"].includes(k),
