@@ -138,3 +138,33 @@ test("an owner groups the party room and gives the group booking rules it follow
   await group.getByText("Nothing in this group yet.").waitFor();
   await done();
 });
+
+test("an owner gives the party room weekly hours of its own and takes them back", async () => {
+  const { page, done } = await openPage(s.browser);
+  await signIn(page, s.server.base);
+  const rooms = await s.api.call("GET", "/api/v1/admin/resources");
+  const room = rooms.items.find((/** @type {any} */ r) => r.name === "Party room");
+  await openSetup(page, "Opening hours");
+  await page.getByRole("heading", { name: "Weekly hours" }).waitFor();
+  await page.getByLabel("For").selectOption(`resource:${room.id}`);
+  await page.getByText("These hours say when this room, piece of equipment or staff member can be used.", { exact: false }).waitFor();
+  await page.getByText("No hours of its own: it can be used whenever its activities run.").waitFor();
+  await page.getByRole("button", { name: "Add hours" }).click();
+  const form = page.getByRole("form", { name: "Hours" });
+  await form.getByLabel("Opens").fill("16:00");
+  await form.getByLabel("Closes").fill("21:00");
+  await checkA11y(page, "a room's opening hours");
+  await form.getByRole("button", { name: "Save" }).click();
+  const rule = page.locator("ul.rules li[data-template]");
+  await rule.getByText(/16:00–21:00/).waitFor();
+  const hours = await s.api.call("GET", `/api/v1/admin/schedules/templates?scopeType=resource&scopeId=${room.id}`);
+  assert.equal(hours.items.length, 1);
+  assert.equal(hours.items[0].startTime, "16:00");
+  assert.equal(hours.items[0].byDay, 62);
+
+  await rule.getByRole("button", { name: "Delete" }).click();
+  await page.getByText("No hours of its own: it can be used whenever its activities run.").waitFor();
+  const left = await s.api.call("GET", `/api/v1/admin/schedules/templates?scopeType=resource&scopeId=${room.id}`);
+  assert.equal(left.items.length, 0);
+  await done();
+});

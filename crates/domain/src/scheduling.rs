@@ -57,10 +57,12 @@ impl fmt::Display for LocalTime {
 }
 
 text_enum! {
-    /// Whether a schedule belongs to a site (every product of the site) or one product.
+    /// Whether a schedule belongs to a site (every product of the site), one product, or
+    /// one resource (its own opening hours, independent of product schedules).
     pub enum ScopeType {
         Site = "site",
         Product = "product",
+        Resource = "resource",
     }
 }
 
@@ -276,7 +278,7 @@ pub struct Window {
 
 impl Schedules {
     /// This scope's own hours on `date` (overrides replace templates), before blackouts.
-    fn own_windows(&self, date: NaiveDate) -> Vec<Window> {
+    pub(crate) fn own_windows(&self, date: NaiveDate) -> Vec<Window> {
         let overrides: Vec<Window> = self
             .overrides
             .iter()
@@ -299,7 +301,7 @@ impl Schedules {
             .collect()
     }
 
-    fn blocked(&self, date: NaiveDate) -> Vec<Window> {
+    pub(crate) fn blocked(&self, date: NaiveDate) -> Vec<Window> {
         self.blackouts
             .iter()
             .filter(|b| b.dates.contains(date))
@@ -318,7 +320,7 @@ impl Schedules {
 }
 
 /// Merges overlapping or touching windows and sorts them.
-fn union(mut windows: Vec<Window>) -> Vec<Window> {
+pub(crate) fn union(mut windows: Vec<Window>) -> Vec<Window> {
     windows.retain(|w| w.start < w.end);
     windows.sort_by_key(|w| (w.start, w.end));
     let mut merged: Vec<Window> = Vec::with_capacity(windows.len());
@@ -332,7 +334,7 @@ fn union(mut windows: Vec<Window>) -> Vec<Window> {
 }
 
 /// `windows` minus `blocked`.
-fn subtract(windows: Vec<Window>, blocked: &[Window]) -> Vec<Window> {
+pub(crate) fn subtract(windows: Vec<Window>, blocked: &[Window]) -> Vec<Window> {
     let mut result = windows;
     for b in blocked {
         let mut next = Vec::with_capacity(result.len() + 1);
@@ -535,6 +537,8 @@ pub fn overrides_conflict(a: &Override, b: &Override, from: NaiveDate) -> Option
         .take(3 * 366)
         .find(|d| a.dates.contains(*d) && b.dates.contains(*d))
 }
+
+pub mod hours;
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
-// Schedules: the opening hours of a site or a product (weekly templates), the dates that
-// differ (overrides: other hours; blackouts: closed), and a week's calendar of the
-// sessions they make. Slots follow every change on their own (spec Part B 4.12).
+// Schedules: the opening hours of a site, a product or a resource (weekly templates), the
+// dates that differ (overrides: other hours; blackouts: closed), and a week's calendar of
+// the sessions they make. Slots follow every change on their own (spec Part B 4.12); a
+// resource's hours decide when it can be used, without making sessions.
 import { html, useState, useEffect } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
@@ -24,7 +25,8 @@ function daysOf(tpl) {
 export function Schedules({ api, session }) {
   const [sites, setSites] = useState(/** @type {Schemas["SiteDto"][]} */ ([]));
   const [products, setProducts] = useState(/** @type {Schemas["ProductDto"][]} */ ([]));
-  const [scope, setScope] = useState(""); // "site:<id>" or "product:<id>"
+  const [resources, setResources] = useState(/** @type {Schemas["ResourceDto"][]} */ ([]));
+  const [scope, setScope] = useState(""); // "site:<id>", "product:<id>" or "resource:<id>"
   const [templates, setTemplates] = useState(/** @type {Schemas["TemplateDto"][]} */ ([]));
   const [closed, setClosed] = useState(/** @type {Schemas["DateRuleDto"][]} */ ([]));
   const [special, setSpecial] = useState(/** @type {Schemas["DateRuleDto"][]} */ ([]));
@@ -34,14 +36,19 @@ export function Schedules({ api, session }) {
   const mayWrite = can(session, "admin:write");
 
   useEffect(() => {
-    Promise.all([ok(api.GET("/api/v1/admin/sites")), ok(api.GET("/api/v1/admin/products"))]).then(([s, p]) => {
+    Promise.all([
+      ok(api.GET("/api/v1/admin/sites")),
+      ok(api.GET("/api/v1/admin/products")),
+      ok(api.GET("/api/v1/admin/resources")),
+    ]).then(([s, p, r]) => {
       setSites(s.items);
       setProducts(p.items);
+      setResources(r.items);
       if (s.items[0]) setScope(`site:${s.items[0].id}`);
     });
   }, []);
 
-  const [scopeType, scopeId] = /** @type {["site" | "product", string]} */ (scope.split(":"));
+  const [scopeType, scopeId] = /** @type {["site" | "product" | "resource", string]} */ (scope.split(":"));
   useEffect(() => {
     if (!scope) return;
     const query = { scopeType, scopeId };
@@ -95,12 +102,14 @@ export function Schedules({ api, session }) {
     <label>${t("sched.for")}
       <select value=${scope} onChange=${(/** @type {any} */ e) => setScope(e.currentTarget.value)}>
         ${sites.map((s) => html`<option value=${`site:${s.id}`}>${s.name}</option>
-          ${products.filter((p) => p.siteId === s.id).map((p) => html`<option value=${`product:${p.id}`}>   ${s.name}: ${p.name}</option>`)}`)}
+          ${products.filter((p) => p.siteId === s.id).map((p) => html`<option value=${`product:${p.id}`}>   ${s.name}: ${p.name}</option>`)}
+          ${resources.filter((r) => r.siteId === s.id).map((r) => html`<option value=${`resource:${r.id}`}>   ${t("sched.resourceOption", { site: s.name, name: r.name })}</option>`)}`)}
       </select></label>
+    ${scopeType === "resource" ? html`<p class="muted">${t("sched.resourceNote")}</p>` : null}
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <section aria-labelledby="hours-title">
       <h2 id="hours-title">${t("sched.hours")}</h2>
-      ${templates.length === 0 ? html`<p class="muted">${t("sched.noHours")}</p>` : null}
+      ${templates.length === 0 ? html`<p class="muted">${t(scopeType === "resource" ? "sched.noResourceHours" : "sched.noHours")}</p>` : null}
       <ul class="rules">${templates.map(
         (tpl) => html`<li data-template=${tpl.id}>${daysOf(tpl)} · ${tpl.startTime}–${tpl.endTime}
           ${mayWrite ? html` <button type="button" class="danger" onClick=${() =>

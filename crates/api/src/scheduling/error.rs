@@ -7,7 +7,9 @@ impl From<ScheduleError> for ApiError {
     #[track_caller]
     fn from(e: ScheduleError) -> Self {
         match e {
-            ScheduleError::ScopeNotFound => ApiError::not_found("Scope (site or product)"),
+            ScheduleError::ScopeNotFound => {
+                ApiError::not_found("Scope (site, product or resource)")
+            }
             ScheduleError::ProductNotFound => ApiError::not_found("Product"),
             ScheduleError::TemplateNotFound => ApiError::not_found("Template"),
             ScheduleError::RuleNotFound(DateRuleKind::Override) => ApiError::not_found("Override"),

@@ -82,7 +82,7 @@ pub struct TemplateChange {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateInput {
-    /// site or product.
+    /// site, product or resource (its own opening hours).
     #[schema(value_type = Option<ScopeTypeSchema>)]
     pub scope_type: Option<String>,
     #[schema(format = Uuid)]
@@ -129,7 +129,7 @@ pub struct TemplateList {
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct ScopeFilter {
-    /// site or product.
+    /// site, product or resource.
     #[param(value_type = Option<ScopeTypeSchema>)]
     pub scope_type: Option<String>,
     /// Required with scopeType.

@@ -66,6 +66,7 @@ mod resource_addons;
 mod resource_blackouts;
 mod resource_conflicts;
 mod resource_groups;
+mod resource_hours;
 mod resource_setup;
 mod resource_skills;
 mod resources;

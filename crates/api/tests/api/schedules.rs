@@ -247,7 +247,7 @@ async fn an_unknown_scope_recurrence_or_blackout_kind_is_a_400_naming_the_field_
             "/api/v1/admin/schedules/templates",
             json!({"scopeType": "room", "scopeId": site, "startTime": "09:00", "endTime": "10:00"}),
             "scopeType",
-            "site or product",
+            "site, product or resource",
         ),
         (
             "/api/v1/admin/schedules/templates",
@@ -280,7 +280,7 @@ async fn an_unknown_scope_recurrence_or_blackout_kind_is_a_400_naming_the_field_
             "/api/v1/admin/schedules/regenerate",
             json!({"scopeType": "tenant", "scopeId": site}),
             "scopeType",
-            "site or product",
+            "site, product or resource",
         ),
     ];
     for (path, body, field, choices) in cases {

@@ -169,7 +169,8 @@ pub(super) async fn lock_resource(
 
 /// What holds a resource: its live allocations, the sessions it was given to while they
 /// have a booking (a POOLED resource gives a session one unit per person booked), and
-/// its blackouts (the whole of it).
+/// its blackouts (the whole of it); and one row of `units` [`HOURS_MARK`] when it has
+/// opening hours of its own, which [`uses`] replaces by the times it is closed.
 /// `$1` tenant, `$2` resource, `[$3, $4)` the range met.
 pub(crate) const USES: &str =
     "SELECT blocked_from, blocked_until, units, booking_id, NULL AS slot_id
@@ -188,7 +189,18 @@ pub(crate) const USES: &str =
      SELECT x.starts_at, x.ends_at, r.capacity, NULL, NULL
      FROM resource_blackouts x
      JOIN resources r ON r.tenant_id = x.tenant_id AND r.id = x.resource_id
-     WHERE x.tenant_id = $1 AND x.resource_id = $2 AND x.starts_at < $4 AND x.ends_at > $3";
+     WHERE x.tenant_id = $1 AND x.resource_id = $2 AND x.starts_at < $4 AND x.ends_at > $3
+     UNION ALL
+     SELECT $3, $4, -1, NULL, NULL
+     WHERE EXISTS (SELECT 1 FROM schedule_templates h WHERE h.tenant_id = $1
+                     AND h.scope_type = 'resource' AND h.scope_id = $2)
+        OR EXISTS (SELECT 1 FROM schedule_overrides h WHERE h.tenant_id = $1
+                     AND h.scope_type = 'resource' AND h.scope_id = $2)
+        OR EXISTS (SELECT 1 FROM schedule_blackouts h WHERE h.tenant_id = $1
+                     AND h.scope_type = 'resource' AND h.scope_id = $2)";
+
+/// The `units` of the row of [`USES`] saying the resource has opening hours of its own.
+const HOURS_MARK: i32 = -1;
 
 /// One use of a resource: a booking's allocation, a session's, or a blackout.
 #[derive(kairos_store_macros::FromRow)]
@@ -206,23 +218,26 @@ impl Use {
     }
 }
 
-/// Every use of `resource` meeting `[from, to)` ([`USES`]).
-pub(crate) async fn uses<'e, E>(
-    db: E,
+/// Every use of `resource` meeting `[from, to)` ([`USES`]), the times it is closed
+/// included.
+pub(crate) async fn uses(
+    conn: &mut <Db as sqlx::Database>::Connection,
     tenant: &TenantId,
     resource: Uuid,
     (from, to): (Timestamp, Timestamp),
-) -> StoreResult<Vec<Use>>
-where
-    E: sqlx::Executor<'e, Database = Db>,
-{
-    Ok(sqlx::query_as(USES)
+) -> StoreResult<Vec<Use>> {
+    let mut all: Vec<Use> = sqlx::query_as(USES)
         .bind(tenant.as_str())
         .bind(resource)
         .bind(from)
         .bind(to)
-        .fetch_all(db)
-        .await?)
+        .fetch_all(&mut *conn)
+        .await?;
+    if let Some(i) = all.iter().position(|u| u.units == HOURS_MARK) {
+        all.swap_remove(i);
+        all.extend(super::hours::closed(conn, tenant, resource, (from, to)).await?);
+    }
+    Ok(all)
 }
 
 /// The uses of `resource` meeting `[from, to)`, as (blocked from, blocked until, units),
@@ -234,7 +249,7 @@ pub(super) async fn use_of(
     range: (Timestamp, Timestamp),
     exclude_booking: Option<Uuid>,
 ) -> StoreResult<Vec<(Timestamp, Timestamp, i32)>> {
-    Ok(uses(&mut **tx, tenant, resource, range)
+    Ok(uses(tx, tenant, resource, range)
         .await?
         .iter()
         .filter(|u| exclude_booking.is_none() || u.booking_id != exclude_booking)

@@ -73,7 +73,7 @@ impl Repo {
         resource_exists(&mut *w.tx, tenant, resource).await?;
         let range = (new.starts_at, new.ends_at);
         let (kind, reason) = (new.kind, new.reason);
-        let overlapping: Vec<(Timestamp, Timestamp)> = uses(&mut *w.tx, tenant, resource, range)
+        let overlapping: Vec<(Timestamp, Timestamp)> = uses(&mut w.tx, tenant, resource, range)
             .await?
             .iter()
             .filter(|u| u.booking_id.is_some() || u.slot_id.is_some())

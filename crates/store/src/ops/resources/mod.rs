@@ -6,6 +6,7 @@ mod blackouts;
 mod configs;
 pub(crate) mod following;
 mod groups;
+mod hours;
 pub(crate) mod sessions;
 mod skills;
 
@@ -231,7 +232,8 @@ impl Repo {
         range: (Timestamp, Timestamp),
         exclude_booking: Option<Uuid>,
     ) -> StoreResult<Vec<(Timestamp, Timestamp, i32)>> {
-        Ok(allocations::uses(&self.read, tenant, resource, range)
+        let mut conn = self.read.acquire().await?;
+        Ok(allocations::uses(&mut conn, tenant, resource, range)
             .await?
             .iter()
             .filter(|u| exclude_booking.is_none() || u.booking_id != exclude_booking)

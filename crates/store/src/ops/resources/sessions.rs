@@ -239,7 +239,7 @@ pub(crate) async fn claim(w: &mut Write, slot: Uuid, party: i32) -> Result<(), B
         if has && resource.0 != SharedMode::Pooled {
             continue;
         }
-        let all = uses(&mut *w.tx, &w.tenant, r, range).await?;
+        let all = uses(&mut w.tx, &w.tenant, r, range).await?;
         if !serves(&all, resource, slot, range, (booked, party)) {
             return Err(refuse.into());
         }
@@ -257,7 +257,7 @@ pub(crate) async fn claim(w: &mut Write, slot: Uuid, party: i32) -> Result<(), B
             if given.iter().any(|g| g.0 == c.id) || state(c.id).is_none() {
                 continue;
             }
-            let all = uses(&mut *w.tx, &w.tenant, c.id, range).await?;
+            let all = uses(&mut w.tx, &w.tenant, c.id, range).await?;
             if serves(&all, (c.mode, c.capacity), slot, range, (0, 1)) {
                 chosen = Some(c.id);
                 break;
@@ -314,7 +314,8 @@ impl Repo {
         party: i32,
     ) -> StoreResult<Vec<bool>> {
         let mut ok = vec![true; slots.len()];
-        let needs = needs_of(&self.read, tenant, product).await?;
+        let mut conn = self.read.acquire().await?;
+        let needs = needs_of(&mut *conn, tenant, product).await?;
         let (Some(first), Some(last), false) = (slots.first(), slots.last(), needs.is_empty())
         else {
             return Ok(ok);
@@ -333,7 +334,7 @@ impl Repo {
             )
             .bind(tenant.as_str())
             .bind(r)
-            .fetch_optional(&self.read)
+            .fetch_optional(&mut *conn)
             .await?;
             let resource = match row {
                 Some((mode, capacity, true)) => Some((
@@ -342,7 +343,7 @@ impl Repo {
                 )),
                 _ => None,
             };
-            let all = uses(&self.read, tenant, r, range).await?;
+            let all = uses(&mut conn, tenant, r, range).await?;
             for (i, s) in slots.iter().enumerate() {
                 ok[i] = ok[i]
                     && resource.is_some_and(|res| {
@@ -364,11 +365,11 @@ impl Repo {
             .bind(product)
             .bind(first.starts_at)
             .bind(last.starts_at)
-            .fetch_all(&self.read)
+            .fetch_all(&mut *conn)
             .await?;
             let mut found = Vec::new();
-            for c in candidates(&self.read, tenant, need, site).await? {
-                let all = uses(&self.read, tenant, c.id, range).await?;
+            for c in candidates(&mut *conn, tenant, need, site).await? {
+                let all = uses(&mut conn, tenant, c.id, range).await?;
                 found.push((c, all));
             }
             for (i, s) in slots.iter().enumerate() {

@@ -21,6 +21,7 @@ use kairos_domain::scheduling::{
     Blackout, BlackoutKind, DateRange, DateRecurrence, LocalTime, Override, RecurrenceKind,
     ScopeType, Template,
 };
+pub(crate) use regeneration::load_schedules;
 use regeneration::{WHOLE_HORIZON, lock_scopes, regenerate_scope, rule_span, scope_exists};
 use sqlx::types::Json;
 use uuid::Uuid;

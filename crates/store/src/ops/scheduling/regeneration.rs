@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
 pub(super) async fn load_templates(
-    tx: &mut Transaction<'static, Db>,
+    conn: &mut <Db as sqlx::Database>::Connection,
     tenant: &TenantId,
     scope_type: ScopeType,
     scope_id: Uuid,
@@ -40,13 +40,13 @@ pub(super) async fn load_templates(
     .bind(tenant.as_str())
     .bind(scope_type.as_str())
     .bind(scope_id)
-    .fetch_all(&mut **tx)
+    .fetch_all(&mut *conn)
     .await?;
     rows.into_iter().map(TemplateRecord::try_from).collect()
 }
 
 pub(super) async fn load_date_rules(
-    tx: &mut Transaction<'static, Db>,
+    conn: &mut <Db as sqlx::Database>::Connection,
     tenant: &TenantId,
     kind: DateRuleKind,
     scope_type: ScopeType,
@@ -61,28 +61,29 @@ pub(super) async fn load_date_rules(
     .bind(tenant.as_str())
     .bind(scope_type.as_str())
     .bind(scope_id)
-    .fetch_all(&mut **tx)
+    .fetch_all(&mut *conn)
     .await?;
     rows.into_iter().map(DateRuleRecord::try_from).collect()
 }
 
-pub(super) async fn load_schedules(
-    tx: &mut Transaction<'static, Db>,
+/// The schedules of one scope: its templates, overrides and blackouts.
+pub(crate) async fn load_schedules(
+    conn: &mut <Db as sqlx::Database>::Connection,
     tenant: &TenantId,
     scope_type: ScopeType,
     scope_id: Uuid,
 ) -> StoreResult<Schedules> {
-    let templates = load_templates(tx, tenant, scope_type, scope_id)
+    let templates = load_templates(conn, tenant, scope_type, scope_id)
         .await?
         .iter()
         .map(|t| template_rule(&t.fields))
         .collect::<StoreResult<Vec<_>>>()?;
-    let overrides = load_date_rules(tx, tenant, DateRuleKind::Override, scope_type, scope_id)
+    let overrides = load_date_rules(conn, tenant, DateRuleKind::Override, scope_type, scope_id)
         .await?
         .iter()
         .map(|r| override_rule(&r.fields))
         .collect::<StoreResult<Vec<_>>>()?;
-    let blackouts = load_date_rules(tx, tenant, DateRuleKind::Blackout, scope_type, scope_id)
+    let blackouts = load_date_rules(conn, tenant, DateRuleKind::Blackout, scope_type, scope_id)
         .await?
         .iter()
         .map(|r| blackout_rule(&r.fields))
@@ -295,6 +296,9 @@ pub(super) async fn products_of_scope(
             "SELECT id FROM products WHERE tenant_id = $1 AND site_id = $2 ORDER BY id"
         }
         ScopeType::Product => "SELECT id FROM products WHERE tenant_id = $1 AND id = $2",
+        // A resource's hours generate no slots: they decide, when availability is read
+        // and seats are taken, which sessions its products are offered.
+        ScopeType::Resource => return Ok(Vec::new()),
     };
     let ids: Vec<Uuid> = sqlx::query_scalar(sql)
         .bind(tenant.as_str())
@@ -314,6 +318,7 @@ pub(super) async fn scope_exists(
     let sql = match scope_type {
         ScopeType::Site => "SELECT 1 FROM sites WHERE tenant_id = $1 AND id = $2",
         ScopeType::Product => "SELECT 1 FROM products WHERE tenant_id = $1 AND id = $2",
+        ScopeType::Resource => "SELECT 1 FROM resources WHERE tenant_id = $1 AND id = $2",
     };
     let found: Option<i32> = sqlx::query_scalar(sql)
         .bind(tenant.as_str())
