@@ -149,6 +149,9 @@ pub enum Trigger {
     /// money arrived after all, takes its seats again (when free) and is confirmed, for
     /// the payment to be recorded.
     Reinstate,
+    /// Not in [`Trigger::ALL`] either: a paid booking's price rose above what was paid (a
+    /// resource add-on added), so a balance is pending again.
+    PriceRaised,
 }
 
 impl Trigger {
@@ -181,6 +184,7 @@ impl Trigger {
             Trigger::MarkNoShow => "mark_no_show",
             Trigger::Rehold => "rehold",
             Trigger::Reinstate => "reinstate",
+            Trigger::PriceRaised => "price_raised",
         }
     }
 }
@@ -233,6 +237,7 @@ pub fn transition(from: BookingStatus, trigger: Trigger) -> Result<Transition, I
         (S::Expired, T::Rehold) => S::Hold,
         (S::Expired, T::Cancel) => S::Canceled,
         (S::Canceled, T::Reinstate) => S::Confirmed,
+        (S::Paid, T::PriceRaised) => S::PartPaid,
         _ => return Err(InvalidTransition { from, trigger }),
     };
     let capacity = match (from.holds_capacity(), to.holds_capacity()) {
@@ -348,6 +353,18 @@ mod tests {
             }
         }
         assert_eq!(rejected, S::ALL.len() * T::ALL.len() - ALLOWED.len());
+    }
+
+    #[test]
+    fn only_a_paid_booking_whose_price_rose_owes_again() {
+        for from in S::ALL {
+            let result = transition(from, T::PriceRaised).map(|t| (t.to, t.capacity));
+            if from == S::Paid {
+                assert_eq!(result, Ok((S::PartPaid, CapacityEffect::None)));
+            } else {
+                assert!(result.is_err(), "{from}");
+            }
+        }
     }
 
     #[test]

@@ -190,14 +190,19 @@ pub struct BookingAddonsResponse {
 #[serde(rename_all = "camelCase")]
 pub struct PaymentAdjustmentDto {
     /// NONE (a hold, or the same total); ADDITIONAL_CHARGE (the total went up: collected
-    /// at the desk for pay on arrival); REFUND (the total went down and what was paid
-    /// beyond it is owed back); AMOUNT_DUE_REDUCED (down, and nothing was paid yet).
+    /// at the desk for pay on arrival, charged through the booking's payment method when
+    /// it was paid online); REFUND (the total went down and what was paid beyond it is
+    /// owed back); AMOUNT_DUE_REDUCED (down, and nothing was paid yet).
     #[serde(rename = "type")]
     #[schema(value_type = PaymentAdjustmentTypeSchema)]
     pub adjustment_type: String,
     pub amount: f64,
     /// Whether the customer must pay something now (online).
     pub payment_required: bool,
+    /// An ADDITIONAL_CHARGE on a booking paid by card or bank: what the customer does to
+    /// pay it (as the `payment` of confirm). Absent when it is collected at the desk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payment: Option<crate::payments::dto::PaymentAction>,
 }
 
 /// `PATCH /bookings/{id}/resource-addons`.
@@ -247,6 +252,7 @@ fn changed_response(c: &AddonsChanged) -> ChangeAddonsResponse {
             adjustment_type: kind.to_owned(),
             amount: major(amount, currency),
             payment_required: required,
+            payment: None,
         },
     }
 }
@@ -426,7 +432,9 @@ pub async fn list_addons(
 /// (all or nothing), on a hold or on a booking paid on arrival (`tentative`: its new add-ons
 /// are confirmed at once and the new total is collected at the desk). A booking paid
 /// online (`confirmed`, `part_paid`, `paid`) may give add-ons back: the difference is
-/// refunded by the cancellation rules (`REFUND`). The booking is re-priced;
+/// refunded by the cancellation rules (`REFUND`); new ones are charged through its
+/// payment method (`ADDITIONAL_CHARGE` with `payment`; a `paid` booking is `part_paid`
+/// until it is paid). The booking is re-priced;
 /// `paymentAdjustment` says what its payment must do. Honours `Idempotency-Key`.
 #[utoipa::path(patch, path = "/api/v1/bookings/{id}/resource-addons", tag = "resources",
     security(("bookingToken" = []), ("bearer" = [])),
@@ -440,8 +448,9 @@ pub async fn list_addons(
         (status = 400, description = "VALIDATION_ERROR naming each bad field", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS: a staff token without admin:bookings:write", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND; NOT_FOUND: no such resource add-on configuration, or no such add-on of the booking to remove", body = ErrorBody),
-        (status = 409, description = "CONFLICT: the resource is not available for the requested window, or an online payment is under way; HOLD_EXPIRED; INVALID_TRANSITION when the booking's add-ons cannot be changed in its status (new add-ons on a booking paid online are added at the desk); IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
+        (status = 409, description = "CONFLICT: the resource is not available for the requested window, or an online payment is under way; HOLD_EXPIRED; INVALID_TRANSITION when the booking's add-ons cannot be changed in its status; IDEMPOTENCY_KEY_IN_FLIGHT", body = ErrorBody),
         (status = 422, description = "VALIDATION_ERROR: a duration the add-on does not allow; IDEMPOTENCY_KEY_REUSED", body = ErrorBody),
+        (status = 502, description = "PROVIDER_ERROR: the change is made but the provider could not start the additional charge; the same request again (same Idempotency-Key) or POST /payments/authorize starts it", body = ErrorBody),
     ))]
 pub async fn change_addons(
     State(state): State<AppState>,
@@ -508,8 +517,56 @@ pub async fn change_addons(
     {
         tracing::warn!(booking_id = %c.booking.id, error = %e, "add-on refund left to the owed-refunds job");
     }
-    idempotency::answer(&state, &access.tenant, key.as_ref(), result, |c| {
+    let response = idempotency::answer(&state, &access.tenant, key.as_ref(), result, |c| {
         axum::Json(changed_response(&c)).into_response()
     })
-    .await
+    .await?;
+    with_charge(&state, access.tenant.id(), booking.id, response).await
+}
+
+/// Adds what the customer does to pay an ADDITIONAL_CHARGE opened online
+/// (`paymentAdjustment.payment`) to a successful answer, starting the provider's side the
+/// first time (a replayed answer finds the same payment: its idempotency key is the
+/// payment's id). A charge collected at the desk has no online payment: the answer is
+/// left as it is.
+async fn with_charge(
+    state: &AppState,
+    tenant: &kairos_domain::TenantId,
+    booking: Uuid,
+    response: Response,
+) -> ApiResult<Response> {
+    if response.status() != axum::http::StatusCode::OK {
+        return Ok(response);
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .map_err(|e| ApiError::internal(format!("add-ons answer: {e}")))?;
+    let mut json: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::internal(format!("add-ons answer: {e}")))?;
+    let adjustment = &json["paymentAdjustment"];
+    let charged =
+        adjustment["type"] == "ADDITIONAL_CHARGE" && adjustment["paymentRequired"] == true;
+    let action = if charged {
+        kairos_app::payments::intents::payment_action(
+            &state.app,
+            tenant,
+            booking,
+            None,
+            false,
+            &kairos_app::payments::bank::ReturnUrls::default(),
+        )
+        .await?
+    } else {
+        None
+    };
+    let Some(action) = action else {
+        return Ok(Response::from_parts(parts, axum::body::Body::from(bytes)));
+    };
+    json["paymentAdjustment"]["payment"] =
+        serde_json::to_value(crate::payments::dto::PaymentAction::from(action))
+            .map_err(|e| ApiError::internal(format!("payment action: {e}")))?;
+    let body = serde_json::to_vec(&json).map_err(|e| ApiError::internal(e.to_string()))?;
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Ok(Response::from_parts(parts, axum::body::Body::from(body)))
 }

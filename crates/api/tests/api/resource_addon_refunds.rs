@@ -1,6 +1,5 @@
 //! A resource add-on given back on a booking paid online: the booking is priced again and
-//! the difference refunded by the cancellation rules, once under retries; new add-ons on
-//! it are added at the desk.
+//! the difference refunded by the cancellation rules, once under retries.
 
 use super::payments_cancellation::booking;
 use crate::resource_setup::{room, shift};
@@ -50,19 +49,6 @@ async fn an_add_on_given_back_on_a_card_paid_booking_is_refunded_once() {
             .json(body)
             .send()
     };
-    // A new add-on on a paid booking is for the desk.
-    let more = app
-        .patch(&format!("/api/v1/bookings/{id}/resource-addons"))
-        .tenant(&t.id)
-        .header("x-booking-token", hold.str("bookingToken"))
-        .json(
-            json!({"add": [{"configId": r.config, "startsAt": shift(&end, 60),
-            "endsAt": shift(&end, 120), "durationMins": 60}]}),
-        )
-        .send()
-        .await;
-    more.assert_status(409);
-    assert_eq!(more.body["error"], "INVALID_TRANSITION");
     let given_back = patch(json!({"remove": [allocation]})).await;
     given_back.assert_status(200);
     let adj = &given_back.body["paymentAdjustment"];

@@ -87,6 +87,45 @@ pub(super) async fn record_payment(
     Ok(())
 }
 
+/// The price of the locked booking `b`, paid online, rose by `amount` (a resource add-on
+/// added): a balance is pending again (`paid` becomes `part_paid`), and a payment of
+/// `amount` is opened with the provider that collected the booking's online payment, for
+/// the customer to pay the way they paid the booking. A booking paid otherwise owes it at
+/// the desk.
+pub(super) async fn charge_more(
+    w: &mut Write,
+    b: &mut Booking,
+    amount: i64,
+    actor: &Actor,
+) -> Result<(), BookingError> {
+    if b.status == BookingStatus::Paid {
+        apply_transition(w, b, Trigger::PriceRaised, actor, Some("add-on added")).await?;
+    }
+    let provider: Option<String> = sqlx::query_scalar(
+        "SELECT provider FROM payments
+         WHERE tenant_id = $1 AND booking_id = $2 AND provider IS NOT NULL
+           AND status IN ('COMPLETED', 'REFUNDED')
+         ORDER BY created_at DESC, id DESC LIMIT 1",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    if let Some(provider) = &provider {
+        insert_payment(w, b, amount, provider, None, PaymentStatus::Pending, actor).await?;
+    }
+    w.audit(
+        actor,
+        Change {
+            action: "booking.additional_charge",
+            entity_type: "booking",
+            entity_id: b.id.to_string(),
+            changes: json!({"amount": amount, "provider": provider}),
+        },
+    );
+    Ok(())
+}
+
 /// What a provider's confirmation of a booking's online payment did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Settled {

@@ -175,9 +175,9 @@ async fn change(
         BookingStatus::Hold => AllocationStatus::Held,
         // Paid at the desk on arrival: the new total is what is collected there.
         BookingStatus::Tentative => AllocationStatus::Confirmed,
-        // Paid (or being paid) online: add-ons may be given back, refunded by the
-        // cancellation rules; new ones are added at the desk.
-        _ if paid_online && add.is_empty() => AllocationStatus::Confirmed,
+        // Paid online: add-ons given back are refunded by the cancellation rules; new
+        // ones are charged through the booking's payment method.
+        _ if paid_online => AllocationStatus::Confirmed,
         other => return Err(BookingRefusal::AddonsClosed { status: other }.into()),
     };
     if paid_online {
@@ -198,6 +198,9 @@ async fn change(
     let (price, reductions) = checked_price(w, &b, None).await?;
     store_price(w, &mut b, price, &reductions).await?;
     let delta = b.price.total - before.total;
+    if paid_online && delta > 0 {
+        super::payments::charge_more(w, &mut b, delta, actor).await?;
+    }
     if paid_online && delta < 0 {
         let basis = kairos_domain::cancellations::RefundBasis::TenantRule;
         super::reduce::refund_beyond_price(w, &mut b, basis, actor, Some("add-on removed")).await?;

@@ -1,0 +1,171 @@
+//! A resource add-on added to a booking paid online: the booking owes the difference
+//! (`paid` becomes `part_paid`) and it is charged through the booking's payment method,
+//! once under retries; a booking paid at the desk owes it at the desk.
+
+use super::payments_cancellation::booking;
+use crate::resource_setup::{room, shift};
+use kairos_testkit::slot_ids;
+use serde_json::{Value, json};
+
+/// Polls the booking until its status is `status`.
+async fn reaches(
+    app: &kairos_testkit::TestApp,
+    t: &kairos_testkit::TenantFixture,
+    id: &str,
+    status: &str,
+) -> Value {
+    let mut b = json!(null);
+    for _ in 0..100 {
+        b = booking(app, t, id).await;
+        if b["status"] == status {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(b["status"], status, "{b}");
+    b
+}
+
+#[tokio::test]
+async fn an_add_on_added_to_a_card_paid_booking_is_charged_to_the_card_once() {
+    let r = room("EXCLUSIVE", 1, json!({})).await;
+    let (app, t, fx) = (&r.app, &r.t, &r.fx);
+    app.sandbox_cardpay(t).await;
+    let later = app
+        .availability(&t.id, &fx.catalog, "2026-11-25", "2026-11-25", 2)
+        .await;
+    let hold = app.hold(&t.id, fx, &slot_ids(&later.body)[0], 2).await;
+    let (id, token) = (
+        hold.str("id").to_owned(),
+        hold.str("bookingToken").to_owned(),
+    );
+    let end = hold.str("endTime").to_owned();
+    let added = r.add(&id, &end, &shift(&end, 60), 60).await;
+    added.assert_status(200);
+    app.post(&format!("/api/v1/bookings/{id}/confirm"))
+        .tenant(&t.id)
+        .header("x-booking-token", &token)
+        .json(
+            json!({"pricingHash": added.body["pricingUpdate"]["pricingHash"],
+            "paymentMethod": "cardpay", "paymentMethodId": "pm_card_visa"}),
+        )
+        .send()
+        .await
+        .assert_status(200);
+    let paid = reaches(app, t, &id, "paid").await;
+    assert_eq!(paid["price"]["total"], 50.0, "{paid}");
+    let first = r.addons(&id).await.body["addons"][0]["allocationId"].clone();
+
+    // The party takes the room for the hour before the game as well.
+    let start = hold.str("startTime").to_owned();
+    let more = || {
+        app.patch(&format!("/api/v1/bookings/{id}/resource-addons"))
+            .tenant(&t.id)
+            .header("x-booking-token", &token)
+            .header("idempotency-key", "one-more-hour")
+            .json(
+                json!({"add": [{"configId": r.config, "startsAt": shift(&start, -60),
+                "endsAt": start, "durationMins": 60}]}),
+            )
+            .send()
+    };
+    let charged = more().await;
+    charged.assert_status(200);
+    let adj = &charged.body["paymentAdjustment"];
+    assert_eq!(adj["type"], "ADDITIONAL_CHARGE", "{}", charged.text);
+    assert_eq!(adj["amount"], 10.0);
+    assert_eq!(adj["paymentRequired"], true);
+    assert_eq!(adj["payment"]["provider"], "cardpay");
+    assert_eq!(adj["payment"]["amount"], 1000);
+    assert_eq!(adj["payment"]["status"], "PENDING");
+    assert!(
+        adj["payment"]["clientSecret"].is_string(),
+        "{}",
+        charged.text
+    );
+    assert_eq!(charged.body["pricingUpdate"]["newGrandTotal"], 60.0);
+    assert_eq!(charged.body["addons"].as_array().map(Vec::len), Some(2));
+    let owed = booking(app, t, &id).await;
+    assert_eq!(owed["status"], "part_paid", "{owed}");
+    assert_eq!(owed["balanceDue"], 10.0, "{owed}");
+    // The retry after a lost answer gets the first answer: one charge, one intent.
+    let again = more().await;
+    again.assert_status(200);
+    assert_eq!(again.body, charged.body);
+    let payments = booking(app, t, &id).await["payments"].clone();
+    assert_eq!(payments.as_array().map(Vec::len), Some(2), "{payments}");
+    // While the charge is open nothing is given back.
+    app.patch(&format!("/api/v1/bookings/{id}/resource-addons"))
+        .tenant(&t.id)
+        .header("x-booking-token", &token)
+        .json(json!({"remove": [first]}))
+        .send()
+        .await
+        .assert_error(409, "CONFLICT");
+
+    // The customer pays it with the card: the booking is paid again.
+    let pay = app
+        .post("/api/v1/payments/authorize")
+        .tenant(&t.id)
+        .header("x-booking-token", &token)
+        .json(json!({"bookingId": id, "paymentMethodId": "pm_card_visa"}))
+        .send()
+        .await;
+    pay.assert_status(200);
+    assert_eq!(
+        pay.body["paymentIntentId"],
+        adj["payment"]["paymentIntentId"]
+    );
+    let settled = reaches(app, t, &id, "paid").await;
+    assert_eq!(settled["paidAmount"], 60.0, "{settled}");
+    assert_eq!(settled["balanceDue"], 0.0);
+}
+
+#[tokio::test]
+async fn an_add_on_added_to_a_booking_paid_at_the_desk_is_owed_at_the_desk() {
+    let r = room("EXCLUSIVE", 1, json!({})).await;
+    let (app, t) = (&r.app, &r.t);
+    let hold = r.hold(0, 2).await;
+    let id = hold.str("id").to_owned();
+    app.post(&format!("/api/v1/bookings/{id}/confirm"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "poa"}))
+        .send()
+        .await
+        .assert_status(200);
+    app.post(&format!("/api/v1/bookings/{id}/mark-paid"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"paymentMethod": "cash"}))
+        .send()
+        .await
+        .assert_status(200);
+    let end = hold.str("endTime").to_owned();
+    let added = app
+        .patch(&format!("/api/v1/bookings/{id}/resource-addons"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"add": [{"configId": r.config, "startsAt": end,
+            "endsAt": shift(&end, 60), "durationMins": 60}]}))
+        .send()
+        .await;
+    added.assert_status(200);
+    let adj = &added.body["paymentAdjustment"];
+    assert_eq!(adj["type"], "ADDITIONAL_CHARGE", "{}", added.text);
+    assert_eq!(adj["amount"], 10.0);
+    assert!(adj.get("payment").is_none(), "{}", added.text);
+    let owed = booking(app, t, &id).await;
+    assert_eq!(owed["status"], "part_paid", "{owed}");
+    assert_eq!(owed["balanceDue"], 10.0);
+    // Collected at the desk: paid again.
+    let settled = app
+        .post(&format!("/api/v1/bookings/{id}/mark-paid"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"paymentMethod": "cash"}))
+        .send()
+        .await;
+    settled.assert_status(200);
+    assert_eq!(settled.body["status"], "paid", "{}", settled.text);
+}
