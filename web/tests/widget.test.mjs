@@ -118,3 +118,49 @@ test("a customer who asks for an account gets the booking in their account", asy
   assert.ok(JSON.stringify(mine).includes(reference), JSON.stringify(mine));
   await done();
 });
+
+test("a customer takes the party room after the escape room in the widget and changes its length", async () => {
+  const { page, done } = await openPage(s.browser, { viewport: { width: 390, height: 844 } });
+  await page.goto(`${s.server.base}/book/demo`);
+  await page.getByRole("button", { name: /The Lost Temple escape room/ }).click();
+  await page.getByLabel("Day", { exact: true }).fill(day);
+  await page.getByRole("combobox", { name: /People/ }).selectOption("4");
+  await page.locator("button.time").nth(1).click();
+  await page.getByLabel("Name", { exact: true }).fill("Grace Hopper");
+  await page.getByLabel("Email", { exact: true }).fill("grace@example.com");
+  await page.getByRole("button", { name: "Hold my places" }).click();
+  await page.getByRole("heading", { name: "Pay and confirm" }).waitFor();
+
+  const found = await s.api.call("GET", `/api/v1/admin/bookings?customerEmail=grace@example.com`);
+  const id = found.bookings[0].bookingId;
+  const total = async () => (await s.api.call("GET", `/api/v1/admin/bookings/${id}`)).price.total;
+  const game = await total();
+  const price = page.getByTestId("price");
+  const room = page.locator('fieldset[data-room="Party room after the game"]');
+  await room.getByLabel("Not needed").waitFor();
+  await checkA11y(page, "the widget's rooms");
+  // An hour in the room for four: 30.00 + 4 × 5.00 on top of the game.
+  await room.getByLabel(/^After the activity,/).first().check();
+  await price.locator("strong").getByText(new RegExp(String(game + 50).replace(".", "[.,]"))).waitFor();
+  const held = await s.api.call("GET", `/api/v1/bookings/${id}/resource-addons`);
+  assert.equal(held.addons.length, 1, JSON.stringify(held));
+  assert.equal(held.addons[0].status, "HELD");
+  assert.equal(held.addons[0].durationMins, 60);
+  // Ninety minutes instead: the hour is given back in the same step.
+  await room.getByLabel(/^After the activity,/).nth(1).check();
+  for (let i = 0; i < 50; i++) {
+    const now = await s.api.call("GET", `/api/v1/bookings/${id}/resource-addons`);
+    if (now.addons.length === 1 && now.addons[0].durationMins === 90) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const longer = await s.api.call("GET", `/api/v1/bookings/${id}/resource-addons`);
+  assert.deepEqual(longer.addons.map((/** @type {any} */ a) => a.durationMins), [90], JSON.stringify(longer));
+
+  await page.getByLabel("Pay on arrival").check();
+  await page.getByRole("button", { name: "Confirm the booking" }).click();
+  await page.getByRole("heading", { name: "You are booked!" }).waitFor();
+  const booked = await s.api.call("GET", `/api/v1/bookings/${id}/resource-addons`);
+  assert.equal(booked.addons[0].status, "CONFIRMED");
+  assert.equal(await total(), game + 50);
+  await done();
+});

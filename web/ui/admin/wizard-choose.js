@@ -1,7 +1,7 @@
 // The wizard's first steps: what is booked. Site, product, date and time with the party,
 // variant and add-ons; nothing is held yet.
 import { html, useState, useEffect } from "../shared/ui.js";
-import { RoomChoices } from "./wizard-rooms.js";
+import { RoomChoices } from "../shared/rooms.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
 import { money, time, addDays } from "../shared/format.js";
@@ -233,7 +233,8 @@ export function AddonStep({ api, draft, update, next }) {
                 onChange=${(/** @type {any} */ e) => setQty(a.id, e.currentTarget.checked ? 1 : 0)} />
               <span>${label}${a.mode === "per_participant" ? html` <span class="muted">${t("wizard.perPerson")}</span>` : null}</span></label>`;
       })}
-      <${RoomChoices} api=${api} draft=${draft} update=${update} />
+      <${RoomChoices} api=${api} productId=${product.id} slot=${draft.slot} tz=${draft.site?.timezone ?? "UTC"}
+        partySize=${draft.partySize} rooms=${draft.rooms} onChange=${(/** @type {any} */ rooms) => update({ rooms })} />
       <button type="submit" class="primary">${t("wizard.next")}</button>
     </form>
   `;

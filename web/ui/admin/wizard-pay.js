@@ -7,7 +7,7 @@ import { ok, ApiFailure } from "../shared/api.js";
 import { money, moneyMinor, dateTime } from "../shared/format.js";
 import { SandboxCard } from "../shared/card.js";
 import { ProviderCard } from "../shared/provider-card.js";
-import { addRooms } from "./wizard-rooms.js";
+import { addRooms } from "../shared/rooms.js";
 import { can } from "./session.js";
 import { statusName } from "./day-sheet.js";
 

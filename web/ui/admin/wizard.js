@@ -24,7 +24,7 @@ import { PromotionsStep, ReviewStep, DoneStep } from "./wizard-pay.js";
  * @property {Schemas["AvailabilitySlot"] | null} slot
  * @property {Schemas["VariantDto"] | null} variant
  * @property {Record<string, number>} addons add-on id → quantity
- * @property {import("./wizard-rooms.js").RoomChoice[]} rooms rooms and equipment chosen, one per offer
+ * @property {import("../shared/rooms.js").RoomChoice[]} rooms rooms and equipment chosen, one per offer
  * @property {{name: string, email: string, phone: string, specialRequests: string}} customer
  * @property {Schemas["Participant"][]} participants
  * @property {{createdReason: Schemas["CreatedReason"], adminNotes: string, termsAccepted: boolean, sendEmail: boolean}} staff

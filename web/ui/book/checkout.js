@@ -1,16 +1,19 @@
-// The widget's checkout: the places are held (the time left is shown), a promotion code,
-// voucher or gift card may be applied, then the customer pays by card or chooses to pay
-// on arrival (what the venue allows), and gets the reference and the link to the booking.
+// The widget's checkout: the places are held (the time left is shown), rooms and
+// equipment the activity offers may be added around it, a promotion code, voucher or
+// gift card may be applied, then the customer pays by card or chooses to pay on arrival
+// (what the venue allows), and gets the reference and the link to the booking.
 import { html, useState, useEffect, useRef } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
 import { money, moneyMinor, time, longDate } from "../shared/format.js";
 import { SandboxCard } from "../shared/card.js";
 import { ProviderCard } from "../shared/provider-card.js";
+import { RoomChoices } from "../shared/rooms.js";
 import { manageLink } from "./main.js";
 
 /** @typedef {import("./main.js").Choice} Choice */
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
+/** @typedef {import("../shared/rooms.js").RoomChoice & {allocationId: string}} HeldRoom */
 
 /** Minutes and seconds left on the hold, ticking; a message once it has run out. */
 function HoldClock({ until, onExpired }) {
@@ -63,6 +66,7 @@ export function Checkout({ api, choice, update }) {
   const [busy, setBusy] = useState(false);
   const [expired, setExpired] = useState(false);
   const [payment, setPayment] = useState(/** @type {Schemas["PaymentAction"] | null} */ (null));
+  const [rooms, setRooms] = useState(/** @type {HeldRoom[]} */ ([]));
   const heading = useRef(/** @type {HTMLHeadingElement | null} */ (null));
   useEffect(() => heading.current?.focus(), []);
   const p = price(choice);
@@ -107,6 +111,43 @@ export function Checkout({ api, choice, update }) {
     } catch (err) {
       const f = /** @type {any} */ (err);
       setError(f.code === "VOUCHER_NOT_FOUND" ? t("book.codeUnknown") : f.message);
+    }
+    setBusy(false);
+  }
+
+  /**
+   * Adds the rooms newly chosen to the hold and gives back those no longer wanted, in one
+   * step; the hold's price is read again.
+   * @param {import("../shared/rooms.js").RoomChoice[]} next
+   */
+  async function changeRooms(next) {
+    /** @param {import("../shared/rooms.js").RoomChoice} a @param {import("../shared/rooms.js").RoomChoice} b */
+    const same = (a, b) => a.configId === b.configId && a.startsAt === b.startsAt && a.endsAt === b.endsAt;
+    const add = next.filter((n) => !rooms.some((r) => same(n, r)));
+    const remove = rooms.filter((r) => !next.some((n) => same(n, r))).map((r) => r.allocationId);
+    const before = rooms;
+    // Shown chosen at once; the allocations follow from the answer.
+    setRooms(next.map((n) => ({ ...n, allocationId: rooms.find((r) => same(r, n))?.allocationId ?? "" })));
+    setBusy(true);
+    setError("");
+    try {
+      const changed = await ok(api.PATCH("/api/v1/bookings/{id}/resource-addons", {
+        headers,
+        params: { path: { id: hold.id } },
+        body: {
+          add: add.map((r) => ({ configId: r.configId, startsAt: r.startsAt, endsAt: r.endsAt, durationMins: r.durationMins })),
+          remove,
+        },
+      }));
+      setRooms(next.map((n) => ({
+        ...n,
+        allocationId: changed.addons.find((a) => a.addonId === n.addonId && Date.parse(a.startsAt) === Date.parse(n.startsAt))?.allocationId ?? "",
+      })));
+      const b = await ok(api.GET("/api/v1/bookings/{id}", { headers, params: { path: { id: hold.id } } }));
+      update({ hold: { ...b, bookingToken: token }, priced: null });
+    } catch (err) {
+      setRooms(before);
+      setError(err instanceof Error ? err.message : String(err));
     }
     setBusy(false);
   }
@@ -191,6 +232,8 @@ export function Checkout({ api, choice, update }) {
       : payment
       ? html`<${SandboxCard} payment=${payment} onPaid=${paid} amountText=${moneyMinor(payment.amount, payment.currency)} />`
       : html`
+        <${RoomChoices} api=${api} productId=${choice.product?.id ?? ""} slot=${slot} tz=${site.timezone}
+          partySize=${choice.partySize} rooms=${rooms} onChange=${changeRooms} disabled=${busy} />
         <form class="row" onSubmit=${apply}>
           <label>${t("book.code")}
             <input value=${code} autocomplete="off" onInput=${(/** @type {any} */ e) => setCode(e.currentTarget.value)} />

@@ -1,6 +1,7 @@
 // The booking widget at /book/{tenantId} (embeddable with an iframe): the customer picks
 // an activity, a day, the party and a time with its price, gives their details (the
-// places are then held, with the time left shown), applies a code, voucher or gift card,
+// places are then held, with the time left shown), adds a room or equipment the activity
+// offers around it, applies a code, voucher or gift card,
 // pays by card or on arrival where the venue allows, and gets the reference with a link
 // to see, cancel or reschedule the booking (/book/{tenantId}/manage).
 import { html, render, useState, useEffect, useMemo } from "../shared/ui.js";

@@ -1,67 +1,62 @@
-// The wizard's rooms and equipment (resource add-ons, spec Part B 4.2): for each one the
-// activity offers, the windows before, during or after the chosen session, priced for
-// the party and marked when taken. The choice is added to the hold when it is made.
-import { html, useState, useEffect } from "../shared/ui.js";
-import { t } from "../shared/i18n.js";
-import { ok } from "../shared/api.js";
-import { money, time } from "../shared/format.js";
+// Rooms and equipment around an activity (resource add-ons, spec Part B 4.2), for the
+// console's wizard and the booking widget: for each one the activity offers, the windows
+// before, during or after the chosen session, priced for the party and marked when taken.
+import { html, useState, useEffect } from "./ui.js";
+import { t } from "./i18n.js";
+import { ok } from "./api.js";
+import { money, time } from "./format.js";
 
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
 
 /**
- * A room or piece of equipment chosen in the wizard, for the hold.
- * @typedef {{configId: string, name: string, startsAt: string, endsAt: string, durationMins: number, price: number, currency: string}} RoomChoice
+ * A room or piece of equipment chosen, one per offer.
+ * @typedef {{configId: string, addonId: string, name: string, startsAt: string, endsAt: string, durationMins: number, price: number, currency: string}} RoomChoice
  */
 
 /**
- * @param {{api: import("../shared/api.js").Client, draft: import("./wizard.js").Draft,
- *   update: (change: Partial<import("./wizard.js").Draft>) => void}} props
+ * @param {{api: import("./api.js").Client, productId: string, slot: Schemas["AvailabilitySlot"], tz: string,
+ *   partySize: number, rooms: RoomChoice[], onChange: (rooms: RoomChoice[]) => void, disabled?: boolean}} props
  */
-export function RoomChoices({ api, draft, update }) {
-  const product = /** @type {Schemas["ProductDto"]} */ (draft.product);
-  const slot = /** @type {Schemas["AvailabilitySlot"]} */ (draft.slot);
-  const tz = /** @type {Schemas["SiteDto"]} */ (draft.site).timezone;
+export function RoomChoices({ api, productId, slot, tz, partySize, rooms, onChange, disabled }) {
   const [offers, setOffers] = useState(/** @type {{config: Schemas["ConfigDto"], windows: Schemas["WindowDto"][]}[] | null} */ (null));
   const [error, setError] = useState("");
   useEffect(() => {
     (async () => {
-      const { configs } = await ok(api.GET("/api/v1/availability/resource-addons", { params: { query: { product_id: product.id } } }));
+      const { configs } = await ok(api.GET("/api/v1/availability/resource-addons", { params: { query: { product_id: productId } } }));
       const windows = await Promise.all(
         configs.map((c) =>
           ok(api.GET("/api/v1/availability/resource-addons/{configId}/windows", {
             params: {
               path: { configId: c.id },
-              query: { activity_starts_at: slot.startsAt, activity_ends_at: slot.endsAt, party_size: draft.partySize },
+              query: { activity_starts_at: slot.startsAt, activity_ends_at: slot.endsAt, party_size: partySize },
             },
           })),
         ),
       );
       setOffers(configs.map((config, i) => ({ config, windows: windows[i].windows })));
     })().catch((e) => setError(e instanceof Error ? e.message : String(e)));
-  }, [product.id, slot.slotId, draft.partySize]);
+  }, [productId, slot.slotId, partySize]);
 
   if (error) return html`<p class="error" role="alert">${error}</p>`;
   // An empty place until the rooms are loaded, or when the activity offers none.
   if (!offers || offers.length === 0) return html`<div class="rooms"></div>`;
   /** @param {Schemas["ConfigDto"]} c @param {Schemas["WindowDto"] | null} w */
   const choose = (c, w) =>
-    update({
-      rooms: [
-        ...draft.rooms.filter((r) => r.configId !== c.id),
-        ...(w
-          ? [{ configId: c.id, name: c.addonName, startsAt: w.startsAt, endsAt: w.endsAt, durationMins: w.durationMins, price: w.price, currency: w.currency }]
-          : []),
-      ],
-    });
+    onChange([
+      ...rooms.filter((r) => r.configId !== c.id),
+      ...(w
+        ? [{ configId: c.id, addonId: c.addonId, name: c.addonName, startsAt: w.startsAt, endsAt: w.endsAt, durationMins: w.durationMins, price: w.price, currency: w.currency }]
+        : []),
+    ]);
   return html`<div class="rooms">${offers.map(({ config, windows }) => {
-    const chosen = draft.rooms.find((r) => r.configId === config.id);
+    const chosen = rooms.find((r) => r.configId === config.id);
     return html`<fieldset class="rooms" data-room=${config.addonName}>
       <legend>${config.addonName}</legend>
-      <label class="choice"><input type="radio" name=${`room-${config.id}`} checked=${!chosen} onChange=${() => choose(config, null)} />
+      <label class="choice"><input type="radio" name=${`room-${config.id}`} checked=${!chosen} disabled=${disabled} onChange=${() => choose(config, null)} />
         <span>${t("wizard.room.none")}</span></label>
       ${windows.map((w) => {
         const when = `${time(w.startsAt, tz)}–${time(w.endsAt, tz)}`;
-        return html`<label class="choice"><input type="radio" name=${`room-${config.id}`} disabled=${!w.isAvailable}
+        return html`<label class="choice"><input type="radio" name=${`room-${config.id}`} disabled=${disabled || !w.isAvailable}
             checked=${chosen?.startsAt === w.startsAt && chosen?.endsAt === w.endsAt} onChange=${() => choose(config, w)} />
           <span>${t(/** @type {any} */ (`wizard.room.${w.position}`))} ${when}
             <span class="muted">${money(w.price, w.currency)}${w.isAvailable ? "" : ` · ${t("wizard.room.taken")}`}</span></span></label>`;
@@ -74,7 +69,7 @@ export function RoomChoices({ api, draft, update }) {
 /**
  * Adds the chosen rooms to the hold `bookingId`: the hold's price after them, or null
  * when none were chosen.
- * @param {import("../shared/api.js").Client} api
+ * @param {import("./api.js").Client} api
  * @param {string} bookingId
  * @param {RoomChoice[]} rooms
  * @returns {Promise<Schemas["PricedBookingDto"] | null>}
