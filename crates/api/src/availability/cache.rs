@@ -1,4 +1,5 @@
-//! Availability answers kept in memory per instance, dropped on any write of the tenant.
+//! Availability answers (a product's slots, a resource add-on's windows) kept in memory
+//! per instance, dropped on any write of the tenant.
 
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
@@ -25,10 +26,12 @@ pub struct AvailabilityCache {
 const STRIPES: usize = 64;
 
 #[derive(Clone)]
-pub(super) struct Cached {
-    pub(super) product_id: String,
-    pub(super) site_id: String,
-    pub(super) slots: Arc<RawValue>,
+pub(crate) struct Cached {
+    /// The ids the answer names besides its list (availability: the product and the
+    /// site; windows: the configuration).
+    pub(crate) ids: [String; 2],
+    /// The answer's list, rendered once (slots, or windows).
+    pub(crate) list: Arc<RawValue>,
 }
 
 impl AvailabilityCache {
@@ -42,7 +45,7 @@ impl AvailabilityCache {
 
     /// The answer for `key`: from memory while fresh, otherwise computed by `compute`
     /// once for every request waiting on it, and kept.
-    pub(super) async fn get_or_compute<F, Fut, E>(
+    pub(crate) async fn get_or_compute<F, Fut, E>(
         &self,
         key: String,
         now: DateTime<Utc>,
@@ -145,9 +148,8 @@ mod tests {
 
     fn answer() -> Cached {
         Cached {
-            product_id: "p".into(),
-            site_id: "s".into(),
-            slots: Arc::from(
+            ids: ["p".into(), "s".into()],
+            list: Arc::from(
                 serde_json::value::RawValue::from_string("[]".into())
                     .unwrap_or_else(|e| panic!("{e}")),
             ),

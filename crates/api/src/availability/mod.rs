@@ -92,6 +92,7 @@ use crate::rate_limit::Tier;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+pub(crate) use cache::Cached;
 pub use cache::{AvailabilityCache, invalidate_on_write};
 pub use slots::pricing_preview;
 

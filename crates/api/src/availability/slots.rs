@@ -159,12 +159,12 @@ pub async fn get_availability(
         .await?;
     Ok(axum::Json(AvailabilityResponse {
         request_id: request_id(&headers),
-        product_id: cached.product_id,
-        site_id: cached.site_id,
+        product_id: cached.ids[0].clone(),
+        site_id: cached.ids[1].clone(),
         date_from: from,
         date_to: to,
         party_size,
-        slots: cached.slots,
+        slots: cached.list,
     }))
 }
 
@@ -223,8 +223,7 @@ async fn compute(
         .collect();
     let rendered = serde_json::value::to_raw_value(&slots).map_err(ApiError::internal)?;
     Ok(Cached {
-        product_id: product.id.to_string(),
-        site_id: site.id.to_string(),
-        slots: Arc::from(rendered),
+        ids: [product.id.to_string(), site.id.to_string()],
+        list: Arc::from(rendered),
     })
 }

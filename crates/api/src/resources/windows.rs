@@ -2,6 +2,7 @@
 //! windows a resource add-on may take around an activity, each priced for the party and
 //! marked available when its resource is free for it, buffers included.
 
+use crate::availability::Cached;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Query, Tenant, path_id, timestamp_param, uuid_param};
 use crate::openapi::schemas::WindowPositionSchema;
@@ -56,8 +57,11 @@ pub struct WindowDto {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Windows {
-    pub config_id: Uuid,
-    pub windows: Vec<WindowDto>,
+    #[schema(value_type = Uuid)]
+    pub config_id: String,
+    /// Rendered once per answer (answers are kept briefly like availability's).
+    #[schema(value_type = Vec<WindowDto>)]
+    pub windows: std::sync::Arc<serde_json::value::RawValue>,
 }
 
 /// A required timestamp parameter (the project's one rule: RFC 3339 with its offset,
@@ -120,6 +124,34 @@ pub async fn config_windows(
         return Err(ApiError::internal("checked above"));
     };
     let party = i32::try_from(party).map_err(ApiError::internal)?;
+    // The answer is availability: kept briefly and dropped on any write of the tenant,
+    // like the slots' (a hold's add-on rechecks the resource in its write).
+    let key = format!(
+        "{}\u{1f}windows\u{1f}{config}\u{1f}{start}\u{1f}{end}\u{1f}{party}\u{1f}{}",
+        tenant.id(),
+        exclude.map(|e| e.to_string()).unwrap_or_default()
+    );
+    let cached = state
+        .availability_cache
+        .get_or_compute(key, state.now(), || {
+            compute(&state, &tenant, config, (start, end), party, exclude)
+        })
+        .await?;
+    Ok(axum::Json(Windows {
+        config_id: cached.ids[0].clone(),
+        windows: cached.list,
+    }))
+}
+
+/// Works the windows out and renders them once, for the cache.
+async fn compute(
+    state: &AppState,
+    tenant: &Tenant,
+    config: Uuid,
+    (start, end): (DateTime<Utc>, DateTime<Utc>),
+    party: i32,
+    exclude: Option<Uuid>,
+) -> ApiResult<Cached> {
     // One read of the configuration with its resource, policies and currency.
     let offered = state
         .store
@@ -174,8 +206,9 @@ pub async fn config_windows(
                 ),
         });
     }
-    Ok(axum::Json(Windows {
-        config_id: c.id,
-        windows: out,
-    }))
+    let rendered = serde_json::value::to_raw_value(&out).map_err(ApiError::internal)?;
+    Ok(Cached {
+        ids: [c.id.to_string(), String::new()],
+        list: std::sync::Arc::from(rendered),
+    })
 }

@@ -70,6 +70,7 @@ mod resource_groups;
 mod resource_hours;
 mod resource_setup;
 mod resource_skills;
+mod resource_windows_cache;
 mod resources;
 mod resources_races;
 mod schedules;

@@ -15,8 +15,19 @@ pub struct Room {
 /// configuration: FIXED 60 minutes at a flat 10.00, before, during or after, with the
 /// fields of `config` on top.
 pub async fn room(mode: &str, capacity: u32, config: Value) -> Room {
+    room_cached(mode, capacity, config, std::time::Duration::ZERO).await
+}
+
+/// [`room`] on an instance that keeps availability answers for `ttl`.
+pub async fn room_cached(
+    mode: &str,
+    capacity: u32,
+    config: Value,
+    ttl: std::time::Duration,
+) -> Room {
     let app = TestApp::builder()
         .limits(kairos_api::rate_limit::Limits::UNLIMITED)
+        .availability_cache(ttl)
         .spawn()
         .await;
     let t = app.tenant("acme").await;
