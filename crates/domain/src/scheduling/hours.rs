@@ -90,22 +90,9 @@ fn instant(tz: &TimeZone, date: NaiveDate, minutes: u16) -> Option<DateTime<Utc>
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Blackout, DateRange, LocalTime, Override, RecurrenceKind, Template};
+    use super::super::tests::{d, t, utc};
+    use super::super::{Blackout, DateRange, Override, RecurrenceKind, Template};
     use super::*;
-
-    fn t(s: &str) -> LocalTime {
-        LocalTime::parse(s).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    fn d(s: &str) -> NaiveDate {
-        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    fn utc(s: &str) -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339(s)
-            .map(|x| x.with_timezone(&Utc))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
 
     fn helsinki() -> TimeZone {
         TimeZone::get("Europe/Helsinki").unwrap_or_else(|e| panic!("{e}"))

@@ -1,14 +1,14 @@
 use super::*;
 
-fn t(s: &str) -> LocalTime {
+pub(super) fn t(s: &str) -> LocalTime {
     LocalTime::parse(s).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn d(s: &str) -> NaiveDate {
+pub(super) fn d(s: &str) -> NaiveDate {
     NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn utc(s: &str) -> DateTime<Utc> {
+pub(super) fn utc(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s)
         .map(|x| x.with_timezone(&Utc))
         .unwrap_or_else(|e| panic!("{e}"))
