@@ -20,7 +20,7 @@ const ACTIONS = /** @type {Record<string, string[]>} */ ({
   hold: ["confirm", "move", "cancel"],
   tentative: ["mark_paid", "mark_no_show", "move", "cancel"],
   confirmed: ["mark_arrived", "mark_no_show", "move", "cancel"],
-  part_paid: ["mark_no_show", "move", "cancel"],
+  part_paid: ["mark_paid", "mark_no_show", "move", "cancel"],
   paid: ["mark_arrived", "mark_no_show", "move", "cancel"],
   arrived: ["mark_completed", "mark_no_show"],
   no_show: ["mark_arrived"],

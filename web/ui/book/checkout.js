@@ -121,17 +121,19 @@ export function Checkout({ api, choice, update }) {
    * @param {import("../shared/rooms.js").RoomChoice[]} next
    */
   async function changeRooms(next) {
-    /** @param {import("../shared/rooms.js").RoomChoice} a @param {import("../shared/rooms.js").RoomChoice} b */
-    const same = (a, b) => a.configId === b.configId && a.startsAt === b.startsAt && a.endsAt === b.endsAt;
-    const add = next.filter((n) => !rooms.some((r) => same(n, r)));
-    const remove = rooms.filter((r) => !next.some((n) => same(n, r))).map((r) => r.allocationId);
+    /** @param {import("../shared/rooms.js").RoomChoice} x @param {import("../shared/rooms.js").RoomChoice} y */
+    const same = (x, y) => x.configId === y.configId && x.startsAt === y.startsAt && x.endsAt === y.endsAt;
+    const kept = rooms.filter((r) => next.some((n) => same(n, r)));
+    const add = next.filter((n) => !kept.some((r) => same(n, r)));
+    const remove = rooms.filter((r) => !kept.includes(r)).map((r) => r.allocationId);
     const before = rooms;
-    // Shown chosen at once; the allocations follow from the answer.
-    setRooms(next.map((n) => ({ ...n, allocationId: rooms.find((r) => same(r, n))?.allocationId ?? "" })));
+    // Shown chosen at once; the new allocations follow from the answer.
+    setRooms(next.map((n) => kept.find((r) => same(r, n)) ?? { ...n, allocationId: "" }));
     setBusy(true);
     setError("");
+    let changed;
     try {
-      const changed = await ok(api.PATCH("/api/v1/bookings/{id}/resource-addons", {
+      changed = await ok(api.PATCH("/api/v1/bookings/{id}/resource-addons", {
         headers,
         params: { path: { id: hold.id } },
         body: {
@@ -139,14 +141,27 @@ export function Checkout({ api, choice, update }) {
           remove,
         },
       }));
-      setRooms(next.map((n) => ({
-        ...n,
-        allocationId: changed.addons.find((a) => a.addonId === n.addonId && Date.parse(a.startsAt) === Date.parse(n.startsAt))?.allocationId ?? "",
-      })));
+    } catch (err) {
+      setRooms(before);
+      setError(err instanceof Error ? err.message : String(err));
+      setBusy(false);
+      return;
+    }
+    // The new allocations are the answer's less those kept, matched to the windows asked.
+    const keptIds = new Set(kept.map((r) => r.allocationId));
+    const fresh = changed.addons.filter((a) => !keptIds.has(a.allocationId));
+    setRooms(next.map((n) => {
+      const k = kept.find((r) => same(r, n));
+      if (k) return k;
+      const i = fresh.findIndex((a) => a.addonId === n.addonId && Date.parse(a.startsAt) === Date.parse(n.startsAt));
+      const [a] = fresh.splice(Math.max(i, 0), 1);
+      return { ...n, allocationId: a?.allocationId ?? "" };
+    }));
+    try {
       const b = await ok(api.GET("/api/v1/bookings/{id}", { headers, params: { path: { id: hold.id } } }));
       update({ hold: { ...b, bookingToken: token }, priced: null });
     } catch (err) {
-      setRooms(before);
+      // The rooms are on the hold; only its new price could not be read.
       setError(err instanceof Error ? err.message : String(err));
     }
     setBusy(false);

@@ -187,7 +187,11 @@ fn booking_dto(
         open_issues: b.open_issues,
         actions: DESK_ACTIONS
             .into_iter()
-            .filter(|t| transition(k.status, *t).is_ok())
+            .filter(|t| {
+                transition(k.status, *t).is_ok()
+                    // The balance of a part-paid booking is taken at the desk too.
+                    || (*t == Trigger::MarkPaid && k.status == kairos_domain::bookings::BookingStatus::PartPaid)
+            })
             .map(|t| t.name().to_owned())
             .collect(),
         resources: resources

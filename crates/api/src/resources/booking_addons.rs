@@ -18,7 +18,6 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use kairos_domain::FieldErrors;
 use kairos_domain::ids::parse_id;
-use kairos_domain::payments::PaymentMethod;
 use kairos_store::{
     AddonChange, AddonSelection, AddonsChanged, Allocation, BookingAddon, PaymentAdjustment,
 };
@@ -230,13 +229,10 @@ fn added_response(c: &AddonsChanged) -> AddAddonsResponse {
 
 fn changed_response(c: &AddonsChanged) -> ChangeAddonsResponse {
     let currency = &c.booking.price.currency;
-    let online = c
-        .booking
-        .payment_method
-        .is_some_and(|m| !m.pays_on_arrival() && m != PaymentMethod::Comp);
     let (kind, amount, required) = match c.adjustment {
         PaymentAdjustment::None => ("NONE", 0, false),
-        PaymentAdjustment::AdditionalCharge(a) => ("ADDITIONAL_CHARGE", a, online),
+        PaymentAdjustment::AdditionalCharge(a) => ("ADDITIONAL_CHARGE", a, false),
+        PaymentAdjustment::ChargeOpened(a) => ("ADDITIONAL_CHARGE", a, true),
         PaymentAdjustment::Refund(a) => ("REFUND", a, false),
         PaymentAdjustment::DueReduced(a) => ("AMOUNT_DUE_REDUCED", a, false),
     };

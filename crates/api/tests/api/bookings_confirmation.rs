@@ -253,6 +253,20 @@ async fn partial_payment_makes_a_confirmed_booking_part_paid() {
     res.assert_status(200);
     assert_eq!(res.body["status"], "part_paid");
     assert_eq!(res.body["balanceDue"], 25.0);
+    // The card payment of the whole price would now collect more than is owed: it is
+    // withdrawn, and the rest is taken at the desk.
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{}", a.str("id")))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    let card = detail.body["payments"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["method"] == "cardpay"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(card["status"], "CANCELED", "{}", detail.text);
     // Another instalment keeps it part_paid.
     let res = app
         .post(&path)

@@ -154,10 +154,28 @@ async fn an_add_on_added_to_a_booking_paid_at_the_desk_is_owed_at_the_desk() {
     let adj = &added.body["paymentAdjustment"];
     assert_eq!(adj["type"], "ADDITIONAL_CHARGE", "{}", added.text);
     assert_eq!(adj["amount"], 10.0);
+    assert_eq!(adj["paymentRequired"], false, "nothing to pay online");
     assert!(adj.get("payment").is_none(), "{}", added.text);
     let owed = booking(app, t, &id).await;
     assert_eq!(owed["status"], "part_paid", "{owed}");
     assert_eq!(owed["balanceDue"], 10.0);
+    // The day sheet offers taking it at the desk.
+    let sheet = app
+        .get(&format!(
+            "/api/v1/admin/day-sheet?siteId={}&date=2026-11-22",
+            r.fx.catalog.site_id
+        ))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    sheet.assert_status(200);
+    let on_sheet = sheet.body["products"][0]["slots"][0]["bookings"][0].clone();
+    assert_eq!(on_sheet["bookingId"], json!(id), "{}", sheet.text);
+    assert_eq!(
+        on_sheet["actions"],
+        json!(["mark_paid", "mark_no_show", "cancel"])
+    );
     // Collected at the desk: paid again.
     let settled = app
         .post(&format!("/api/v1/bookings/{id}/mark-paid"))
@@ -168,4 +186,77 @@ async fn an_add_on_added_to_a_booking_paid_at_the_desk_is_owed_at_the_desk() {
         .await;
     settled.assert_status(200);
     assert_eq!(settled.body["status"], "paid", "{}", settled.text);
+}
+
+#[tokio::test]
+async fn a_charge_nobody_pays_is_withdrawn_at_the_deadline_and_the_booking_kept() {
+    let r = room("EXCLUSIVE", 1, json!({})).await;
+    let (app, t, fx) = (&r.app, &r.t, &r.fx);
+    app.sandbox_cardpay(t).await;
+    let later = app
+        .availability(&t.id, &fx.catalog, "2026-11-25", "2026-11-25", 2)
+        .await;
+    let hold = app.hold(&t.id, fx, &slot_ids(&later.body)[0], 2).await;
+    let (id, token) = (
+        hold.str("id").to_owned(),
+        hold.str("bookingToken").to_owned(),
+    );
+    app.post(&format!("/api/v1/bookings/{id}/confirm"))
+        .tenant(&t.id)
+        .header("x-booking-token", &token)
+        .json(
+            json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay",
+            "paymentMethodId": "pm_card_visa"}),
+        )
+        .send()
+        .await
+        .assert_status(200);
+    reaches(app, t, &id, "paid").await;
+    let end = hold.str("endTime").to_owned();
+    app.patch(&format!("/api/v1/bookings/{id}/resource-addons"))
+        .tenant(&t.id)
+        .header("x-booking-token", &token)
+        .json(json!({"add": [{"configId": r.config, "startsAt": end,
+            "endsAt": shift(&end, 60), "durationMins": 60}]}))
+        .send()
+        .await
+        .assert_status(200);
+    let charge = booking(app, t, &id).await;
+    assert_eq!(charge["status"], "part_paid", "{charge}");
+
+    // Nobody pays it: at the deadline the charge is withdrawn, not the booking.
+    app.clock.advance(chrono::Duration::minutes(31));
+    let report = kairos_app::payments::deadline::run_once(&app.state.app)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.canceled, 1);
+    let kept = booking(app, t, &id).await;
+    assert_eq!(kept["status"], "part_paid", "{kept}");
+    assert_eq!(kept["balanceDue"], 10.0);
+    let statuses: Vec<&str> = kept["payments"]
+        .as_array()
+        .map(|p| p.iter().filter_map(|p| p["status"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(statuses.contains(&"CANCELED"), "{kept}");
+    let notes = app
+        .get(&format!("/api/v1/admin/bookings/{id}/notes"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert!(notes.text.contains("not made in time"), "{}", notes.text);
+    // Nothing is open any more: the room can be given back again.
+    let allocation = r.addons(&id).await.body["addons"][0]["allocationId"].clone();
+    app.patch(&format!("/api/v1/bookings/{id}/resource-addons"))
+        .tenant(&t.id)
+        .header("x-booking-token", &token)
+        .json(json!({"remove": [allocation]}))
+        .send()
+        .await
+        .assert_status(200);
+    // A second pass finds nothing more to do.
+    let again = kairos_app::payments::deadline::run_once(&app.state.app)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.canceled, 0);
 }

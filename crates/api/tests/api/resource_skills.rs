@@ -331,6 +331,22 @@ async fn qualified_staff_are_listed_with_who_is_free() {
         all.text
     );
     assert_eq!(all.body["freeCount"], 1);
+    // Ben works evenings: outside his own hours he is not free either.
+    call(
+        &app,
+        &t,
+        "POST",
+        "/api/v1/admin/schedules/templates",
+        Some(
+            json!({"scopeType": "resource", "scopeId": ben, "recurrenceKind": "daily",
+            "startTime": "16:00", "endTime": "20:00"}),
+        ),
+    )
+    .await
+    .assert_status(200);
+    let evening = ask(1).await;
+    assert_eq!(evening.body["freeCount"], 0, "{}", evening.text);
+    assert_eq!(evening.body["items"][1]["isFree"], false);
     let skilled = ask(2).await;
     assert_eq!(skilled.body["items"].as_array().map(Vec::len), Some(1));
     assert_eq!(skilled.body["freeCount"], 0);

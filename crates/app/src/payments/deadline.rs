@@ -7,7 +7,9 @@
 //! `processing`, a bank payment `pending` or `delayed`): asked again on a later pass.
 //! Otherwise the card intent is canceled at the provider and the booking cancelled
 //! (capacity released, the customer told by the cancellation message); a bank payment
-//! paid after that is refunded as late money. An unpaid gift card purchase is cancelled the same
+//! paid after that is refunded as late money. A `part_paid` booking (an additional charge
+//! or the balance unpaid online) keeps its places: only the payment is withdrawn, and
+//! staff see on the booking that the rest is taken at the desk. An unpaid gift card purchase is cancelled the same
 //! way.
 
 use super::accounts::account_of_payment;
@@ -102,6 +104,16 @@ async fn settle_or_cancel(
             Outcome::Skipped
         });
     };
+    // A part-paid booking keeps its places: only the payment nobody made is withdrawn,
+    // and what it owes is taken at the desk.
+    if app
+        .store
+        .give_up_unpaid_charge(tenant, booking, payment.id, app.now())
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        return Ok(Outcome::Canceled);
+    }
     let result = cancel(
         app,
         tenant,

@@ -206,8 +206,11 @@ pub struct BookingAddon {
 pub enum PaymentAdjustment {
     /// Nothing: the total did not change.
     None,
-    /// The total went up by this much; the booking owes it.
+    /// The total went up by this much; the booking owes it (at the desk).
     AdditionalCharge(i64),
+    /// The total went up by this much and a payment of it was opened with the provider
+    /// that collected the booking's online payment.
+    ChargeOpened(i64),
     /// The total went down by this much: owed back by the cancellation rules.
     Refund(i64),
     /// The total went down by this much and nothing was paid yet: less is due.

@@ -70,34 +70,37 @@ pub(super) async fn record_payment(
     .execute(&mut *w.tx)
     .await?;
     b.paid_amount += amount;
-    if b.paid_amount >= b.price.total {
-        // Settled at the desk: an online payment still pending must not collect again.
-        sqlx::query(
-            "UPDATE payments SET status = $4, updated_at = $3
-                 WHERE tenant_id = $1 AND booking_id = $2 AND status = $5",
-        )
-        .bind(w.tenant.as_str())
-        .bind(b.id)
-        .bind(w.now)
-        .bind(PaymentStatus::Canceled.as_str())
-        .bind(PaymentStatus::Pending.as_str())
-        .execute(&mut *w.tx)
-        .await?;
-    }
+    // Taken at the desk: an online payment still open (waiting, declined, or its funds
+    // held) that would now collect more than is owed must not collect; what is still
+    // owed is taken at the desk. Settled, every payment still pending is withdrawn.
+    let balance = (b.price.total - b.paid_amount).max(0);
+    sqlx::query(
+        "UPDATE payments SET status = 'CANCELED', updated_at = $3
+         WHERE tenant_id = $1 AND booking_id = $2
+           AND ((provider IS NOT NULL AND status IN ('PENDING', 'FAILED', 'AUTHORIZED')
+                 AND amount > $4)
+                OR ($4 = 0 AND status = 'PENDING'))",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .bind(w.now)
+    .bind(balance)
+    .execute(&mut *w.tx)
+    .await?;
     Ok(())
 }
 
 /// The price of the locked booking `b`, paid online, rose by `amount` (a resource add-on
 /// added): a balance is pending again (`paid` becomes `part_paid`), and a payment of
 /// `amount` is opened with the provider that collected the booking's online payment, for
-/// the customer to pay the way they paid the booking. A booking paid otherwise owes it at
-/// the desk.
+/// the customer to pay the way they paid the booking (true). A booking paid otherwise
+/// owes it at the desk (false).
 pub(super) async fn charge_more(
     w: &mut Write,
     b: &mut Booking,
     amount: i64,
     actor: &Actor,
-) -> Result<(), BookingError> {
+) -> Result<bool, BookingError> {
     if b.status == BookingStatus::Paid {
         apply_transition(w, b, Trigger::PriceRaised, actor, Some("add-on added")).await?;
     }
@@ -123,7 +126,7 @@ pub(super) async fn charge_more(
             changes: json!({"amount": amount, "provider": provider}),
         },
     );
-    Ok(())
+    Ok(provider.is_some())
 }
 
 /// What a provider's confirmation of a booking's online payment did.

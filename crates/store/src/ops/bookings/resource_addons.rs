@@ -198,9 +198,8 @@ async fn change(
     let (price, reductions) = checked_price(w, &b, None).await?;
     store_price(w, &mut b, price, &reductions).await?;
     let delta = b.price.total - before.total;
-    if paid_online && delta > 0 {
-        super::payments::charge_more(w, &mut b, delta, actor).await?;
-    }
+    let opened =
+        paid_online && delta > 0 && super::payments::charge_more(w, &mut b, delta, actor).await?;
     if paid_online && delta < 0 {
         let basis = kairos_domain::cancellations::RefundBasis::TenantRule;
         super::reduce::refund_beyond_price(w, &mut b, basis, actor, Some("add-on removed")).await?;
@@ -208,6 +207,7 @@ async fn change(
     let refunded = b.cancellation.as_ref().map(|c| c.paid - c.fee);
     let adjustment = match (status, delta) {
         (AllocationStatus::Held, _) | (_, 0) => PaymentAdjustment::None,
+        (_, d) if d > 0 && opened => PaymentAdjustment::ChargeOpened(d),
         (_, d) if d > 0 => PaymentAdjustment::AdditionalCharge(d),
         // Online: what the cancellation rules give back of it (none when the fee keeps
         // it all).

@@ -175,9 +175,46 @@ impl Repo {
         Ok(())
     }
 
+    /// Gives up an online payment nobody made of a `part_paid` booking (an additional
+    /// charge, or the balance): the payment is CANCELED, the booking keeps its status and
+    /// what it owes, and staff see on it that the rest is to be taken at the desk. False
+    /// (nothing changed) for any other booking, or a payment no longer open.
+    pub async fn give_up_unpaid_charge(
+        &self,
+        tenant: &TenantId,
+        booking: Uuid,
+        payment: Uuid,
+        now: Timestamp,
+    ) -> Result<bool, PaymentsError> {
+        let mut w = self.begin(tenant, now).await?;
+        let row: Option<(i64, String)> = sqlx::query_as(
+            "UPDATE payments SET status = 'CANCELED', updated_at = $4
+             WHERE tenant_id = $1 AND id = $2 AND booking_id = $3
+               AND status IN ('PENDING', 'FAILED')
+               AND EXISTS (SELECT 1 FROM bookings b WHERE b.tenant_id = $1 AND b.id = $3
+                             AND b.status = 'part_paid')
+             RETURNING amount, currency",
+        )
+        .bind(tenant.as_str())
+        .bind(payment)
+        .bind(booking)
+        .bind(now)
+        .fetch_optional(&mut *w.tx)
+        .await?;
+        let Some((amount, currency)) = row else {
+            return Ok(false);
+        };
+        let what = format!(
+            "The online payment of {amount} {currency} (minor units) was not made in time and is withdrawn: the booking keeps its places; take what it owes at the desk (mark paid)"
+        );
+        super::charges::issue_note(&mut w, booking, "payments", "normal", &what).await?;
+        w.commit(None).await?;
+        Ok(true)
+    }
+
     /// Online payments still PENDING (or FAILED, a declined card) for bookings still
-    /// `confirmed`, made before `before` (the payment deadline), least recently looked at
-    /// first: every tenant's.
+    /// `confirmed` or `part_paid`, made before `before` (the payment deadline), least
+    /// recently looked at first: every tenant's.
     pub async fn overdue_online_payments(
         &self,
         before: Timestamp,
@@ -187,7 +224,8 @@ impl Repo {
             "SELECT {COLUMNS} FROM {FROM}
              WHERE p.provider IN ('cardpay', 'bankpay') AND p.status IN ('PENDING', 'FAILED')
                AND p.created_at < $1
-               AND (b.status = 'confirmed' OR g.status IN ('pending', 'payment_failed'))
+               AND (b.status IN ('confirmed', 'part_paid')
+                    OR g.status IN ('pending', 'payment_failed'))
              ORDER BY p.updated_at, p.id LIMIT $2"
         ))
         .bind(before)

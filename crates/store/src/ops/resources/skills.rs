@@ -450,7 +450,8 @@ impl Repo {
 
     /// Active STAFF resources holding `skill` at `min_level` or above, valid for the
     /// whole of `[from, to)` (no expiry, or one after `to`), by name, each marked free
-    /// when none of its live allocations, sessions and blackouts meets the range.
+    /// when none of its live allocations, sessions and blackouts meets the range and it
+    /// is within its own hours for all of it.
     pub async fn qualified_staff(
         &self,
         tenant: &TenantId,
@@ -488,16 +489,23 @@ impl Repo {
         .bind(to)
         .fetch_all(&self.read)
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, name, level, expires_at, busy)| QualifiedStaff {
+        let mut conn = self.read.acquire().await?;
+        let mut staff = Vec::with_capacity(rows.len());
+        for (id, name, level, expires_at, busy) in rows {
+            // Free of bookings: free unless outside the staff member's own hours.
+            let is_free = busy == 0
+                && super::allocations::uses(&mut conn, tenant, id, range)
+                    .await?
+                    .is_empty();
+            staff.push(QualifiedStaff {
                 resource_id: id,
                 name,
                 level,
                 expires_at,
-                is_free: busy == 0,
-            })
-            .collect())
+                is_free,
+            });
+        }
+        Ok(staff)
     }
 }
 
