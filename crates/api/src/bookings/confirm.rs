@@ -243,33 +243,26 @@ async fn with_payment_action(
     returns: &ReturnUrls,
     response: Response,
 ) -> ApiResult<Response> {
-    if response.status() != axum::http::StatusCode::OK {
-        return Ok(response);
-    }
-    let Some((action, mixed)) = kairos_app::payments::mixed::start_payment(
-        &state.app,
-        tenant,
-        booking,
-        (payment_method.as_deref(), manual_capture),
-        returns,
-    )
-    .await?
-    else {
-        return Ok(response);
-    };
-    let (mut parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .map_err(|e| ApiError::internal(format!("confirm answer: {e}")))?;
-    let mut json: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::internal(format!("confirm answer: {e}")))?;
-    if let Some(mixed) = mixed {
-        json["mixedTender"] = serde_json::to_value(crate::payments::dto::MixedTender::from(mixed))
-            .map_err(|e| ApiError::internal(format!("mixed tender: {e}")))?;
-    }
-    json["payment"] = serde_json::to_value(crate::payments::dto::PaymentAction::from(action))
-        .map_err(|e| ApiError::internal(format!("payment action: {e}")))?;
-    let body = serde_json::to_vec(&json).map_err(|e| ApiError::internal(e.to_string()))?;
-    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
-    Ok(Response::from_parts(parts, axum::body::Body::from(body)))
+    crate::payments::dto::amend_answer(response, |mut json| async move {
+        let Some((action, mixed)) = kairos_app::payments::mixed::start_payment(
+            &state.app,
+            tenant,
+            booking,
+            (payment_method.as_deref(), manual_capture),
+            returns,
+        )
+        .await?
+        else {
+            return Ok(None);
+        };
+        if let Some(mixed) = mixed {
+            json["mixedTender"] =
+                serde_json::to_value(crate::payments::dto::MixedTender::from(mixed))
+                    .map_err(|e| ApiError::internal(format!("mixed tender: {e}")))?;
+        }
+        json["payment"] = serde_json::to_value(crate::payments::dto::PaymentAction::from(action))
+            .map_err(|e| ApiError::internal(format!("payment action: {e}")))?;
+        Ok(Some(json))
+    })
+    .await
 }

@@ -168,7 +168,7 @@ closed_set!(
 closed_set!(
     ScopeTypeSchema = kairos_domain::scheduling::ScopeType,
     "ScopeType",
-    "Whether a schedule belongs to a site (every product of the site) or one product."
+    "Whether a schedule belongs to a site (every product of the site), one product, or one resource (its own opening hours: they generate no slots and decide when the resource can be used)."
 );
 closed_set!(
     RecurrenceKindSchema = kairos_domain::scheduling::RecurrenceKind,

@@ -115,3 +115,40 @@ impl From<mixed::MixedTender> for MixedTender {
         }
     }
 }
+
+/// Amends a successful JSON answer after it was rendered (or replayed from its
+/// idempotency record): `amend` gets the answer's JSON and gives it back changed, or
+/// `None` to leave it as it is. Any other answer is returned untouched. How confirm and a
+/// booking's add-on change add what the customer does to pay, once the provider's side
+/// is started.
+pub(crate) async fn amend_answer<F, Fut>(
+    response: axum::response::Response,
+    amend: F,
+) -> crate::error::ApiResult<axum::response::Response>
+where
+    F: FnOnce(serde_json::Value) -> Fut,
+    Fut: std::future::Future<Output = crate::error::ApiResult<Option<serde_json::Value>>>,
+{
+    use crate::error::ApiError;
+    if response.status() != axum::http::StatusCode::OK {
+        return Ok(response);
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .map_err(|e| ApiError::internal(format!("answer: {e}")))?;
+    let json: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::internal(format!("answer: {e}")))?;
+    let Some(json) = amend(json).await? else {
+        return Ok(axum::response::Response::from_parts(
+            parts,
+            axum::body::Body::from(bytes),
+        ));
+    };
+    let body = serde_json::to_vec(&json).map_err(|e| ApiError::internal(e.to_string()))?;
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Ok(axum::response::Response::from_parts(
+        parts,
+        axum::body::Body::from(body),
+    ))
+}

@@ -531,20 +531,12 @@ async fn with_charge(
     booking: Uuid,
     response: Response,
 ) -> ApiResult<Response> {
-    if response.status() != axum::http::StatusCode::OK {
-        return Ok(response);
-    }
-    let (mut parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .map_err(|e| ApiError::internal(format!("add-ons answer: {e}")))?;
-    let mut json: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::internal(format!("add-ons answer: {e}")))?;
-    let adjustment = &json["paymentAdjustment"];
-    let charged =
-        adjustment["type"] == "ADDITIONAL_CHARGE" && adjustment["paymentRequired"] == true;
-    let action = if charged {
-        kairos_app::payments::intents::payment_action(
+    crate::payments::dto::amend_answer(response, |mut json| async move {
+        let adjustment = &json["paymentAdjustment"];
+        if adjustment["type"] != "ADDITIONAL_CHARGE" || adjustment["paymentRequired"] != true {
+            return Ok(None);
+        }
+        let Some(action) = kairos_app::payments::intents::payment_action(
             &state.app,
             tenant,
             booking,
@@ -553,16 +545,13 @@ async fn with_charge(
             &kairos_app::payments::bank::ReturnUrls::default(),
         )
         .await?
-    } else {
-        None
-    };
-    let Some(action) = action else {
-        return Ok(Response::from_parts(parts, axum::body::Body::from(bytes)));
-    };
-    json["paymentAdjustment"]["payment"] =
-        serde_json::to_value(crate::payments::dto::PaymentAction::from(action))
-            .map_err(|e| ApiError::internal(format!("payment action: {e}")))?;
-    let body = serde_json::to_vec(&json).map_err(|e| ApiError::internal(e.to_string()))?;
-    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
-    Ok(Response::from_parts(parts, axum::body::Body::from(body)))
+        else {
+            return Ok(None);
+        };
+        json["paymentAdjustment"]["payment"] =
+            serde_json::to_value(crate::payments::dto::PaymentAction::from(action))
+                .map_err(|e| ApiError::internal(format!("payment action: {e}")))?;
+        Ok(Some(json))
+    })
+    .await
 }

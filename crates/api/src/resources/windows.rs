@@ -24,7 +24,7 @@ pub struct WindowQuery {
     /// When the activity starts (ISO 8601).
     #[param(value_type = DateTime<Utc>, required = true)]
     pub activity_starts_at: Option<String>,
-    /// When the activity ends (ISO 8601), after it starts.
+    /// When the activity ends (ISO 8601), after it starts and at most 24 hours later.
     #[param(value_type = DateTime<Utc>, required = true)]
     pub activity_ends_at: Option<String>,
     /// 1 to 500; default 1.
@@ -64,6 +64,9 @@ pub struct Windows {
     pub windows: std::sync::Arc<serde_json::value::RawValue>,
 }
 
+/// The longest activity windows are asked around: a product's longest duration.
+const MAX_ACTIVITY_MINS: i64 = 1440;
+
 /// A required timestamp parameter (the project's one rule: RFC 3339 with its offset,
 /// years 1900 to 2999).
 fn instant(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<DateTime<Utc>> {
@@ -82,7 +85,7 @@ fn instant(errors: &mut FieldErrors, field: &str, raw: Option<&str>) -> Option<D
 #[utoipa::path(get, path = "/api/v1/availability/resource-addons/{configId}/windows", tag = "availability", security(()),
     params(("configId" = Uuid, Path, description = "Resource add-on configuration id"), WindowQuery),
     responses((status = 200, body = Windows),
-        (status = 400, description = "VALIDATION_ERROR naming each bad parameter; an activity that does not start before it ends: \"invalid time window: start must be before end\"", body = ErrorBody),
+        (status = 400, description = "VALIDATION_ERROR naming each bad parameter; an activity that does not start before it ends: \"invalid time window: start must be before end\"; one longer than 24 hours", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: the configuration", body = ErrorBody)))]
 pub async fn config_windows(
     State(state): State<AppState>,
@@ -111,13 +114,18 @@ pub async fn config_windows(
         "exclude_booking_id",
         q.exclude_booking_id.as_deref(),
     );
-    if let (Some(s), Some(e)) = (start, end)
-        && s >= e
-    {
-        errors.add(
-            "activity_ends_at",
-            "invalid time window: start must be before end",
-        );
+    if let (Some(s), Some(e)) = (start, end) {
+        if s >= e {
+            errors.add(
+                "activity_ends_at",
+                "invalid time window: start must be before end",
+            );
+        } else if e - s > chrono::Duration::minutes(MAX_ACTIVITY_MINS) {
+            errors.add(
+                "activity_ends_at",
+                "an activity lasts at most 24 hours (a product's longest duration)",
+            );
+        }
     }
     errors.finish().map_err(ApiError::validation)?;
     let (Some(start), Some(end)) = (start, end) else {

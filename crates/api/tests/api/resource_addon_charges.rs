@@ -3,56 +3,27 @@
 //! once under retries; a booking paid at the desk owes it at the desk.
 
 use super::payments_cancellation::booking;
-use crate::resource_setup::{room, shift};
-use kairos_testkit::slot_ids;
+use crate::resource_setup::{Room, room, shift};
 use serde_json::{Value, json};
 
-/// Polls the booking until its status is `status`.
-async fn reaches(
-    app: &kairos_testkit::TestApp,
-    t: &kairos_testkit::TenantFixture,
-    id: &str,
-    status: &str,
-) -> Value {
-    let mut b = json!(null);
-    for _ in 0..100 {
-        b = booking(app, t, id).await;
-        if b["status"] == status {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert_eq!(b["status"], status, "{b}");
-    b
+/// The room for the hour after the booking `hold` (an add-on window).
+fn hour_after(r: &Room, hold: &kairos_testkit::TestResponse) -> Value {
+    let end = hold.str("endTime");
+    json!({"add": [{"configId": r.config, "startsAt": end, "endsAt": shift(end, 60),
+        "durationMins": 60}]})
 }
 
 #[tokio::test]
 async fn an_add_on_added_to_a_card_paid_booking_is_charged_to_the_card_once() {
     let r = room("EXCLUSIVE", 1, json!({})).await;
-    let (app, t, fx) = (&r.app, &r.t, &r.fx);
+    let (app, t) = (&r.app, &r.t);
     app.sandbox_cardpay(t).await;
-    let later = app
-        .availability(&t.id, &fx.catalog, "2026-11-25", "2026-11-25", 2)
-        .await;
-    let hold = app.hold(&t.id, fx, &slot_ids(&later.body)[0], 2).await;
+    let hold = r.card_paid(0, true).await;
     let (id, token) = (
         hold.str("id").to_owned(),
         hold.str("bookingToken").to_owned(),
     );
-    let end = hold.str("endTime").to_owned();
-    let added = r.add(&id, &end, &shift(&end, 60), 60).await;
-    added.assert_status(200);
-    app.post(&format!("/api/v1/bookings/{id}/confirm"))
-        .tenant(&t.id)
-        .header("x-booking-token", &token)
-        .json(
-            json!({"pricingHash": added.body["pricingUpdate"]["pricingHash"],
-            "paymentMethod": "cardpay", "paymentMethodId": "pm_card_visa"}),
-        )
-        .send()
-        .await
-        .assert_status(200);
-    let paid = reaches(app, t, &id, "paid").await;
+    let paid = booking(app, t, &id).await;
     assert_eq!(paid["price"]["total"], 50.0, "{paid}");
     let first = r.addons(&id).await.body["addons"][0]["allocationId"].clone();
 
@@ -95,11 +66,7 @@ async fn an_add_on_added_to_a_card_paid_booking_is_charged_to_the_card_once() {
     let payments = booking(app, t, &id).await["payments"].clone();
     assert_eq!(payments.as_array().map(Vec::len), Some(2), "{payments}");
     // While the charge is open nothing is given back.
-    app.patch(&format!("/api/v1/bookings/{id}/resource-addons"))
-        .tenant(&t.id)
-        .header("x-booking-token", &token)
-        .json(json!({"remove": [first]}))
-        .send()
+    r.change(&id, &token, json!({"remove": [first]}))
         .await
         .assert_error(409, "CONFLICT");
 
@@ -116,7 +83,7 @@ async fn an_add_on_added_to_a_card_paid_booking_is_charged_to_the_card_once() {
         pay.body["paymentIntentId"],
         adj["payment"]["paymentIntentId"]
     );
-    let settled = reaches(app, t, &id, "paid").await;
+    let settled = r.reaches(&id, "paid").await;
     assert_eq!(settled["paidAmount"], 60.0, "{settled}");
     assert_eq!(settled["balanceDue"], 0.0);
 }
@@ -141,13 +108,11 @@ async fn an_add_on_added_to_a_booking_paid_at_the_desk_is_owed_at_the_desk() {
         .send()
         .await
         .assert_status(200);
-    let end = hold.str("endTime").to_owned();
     let added = app
         .patch(&format!("/api/v1/bookings/{id}/resource-addons"))
         .tenant(&t.id)
         .token(&t.owner_token)
-        .json(json!({"add": [{"configId": r.config, "startsAt": end,
-            "endsAt": shift(&end, 60), "durationMins": 60}]}))
+        .json(hour_after(&r, &hold))
         .send()
         .await;
     added.assert_status(200);
@@ -191,37 +156,14 @@ async fn an_add_on_added_to_a_booking_paid_at_the_desk_is_owed_at_the_desk() {
 #[tokio::test]
 async fn a_charge_nobody_pays_is_withdrawn_at_the_deadline_and_the_booking_kept() {
     let r = room("EXCLUSIVE", 1, json!({})).await;
-    let (app, t, fx) = (&r.app, &r.t, &r.fx);
+    let (app, t) = (&r.app, &r.t);
     app.sandbox_cardpay(t).await;
-    let later = app
-        .availability(&t.id, &fx.catalog, "2026-11-25", "2026-11-25", 2)
-        .await;
-    let hold = app.hold(&t.id, fx, &slot_ids(&later.body)[0], 2).await;
-    let (id, token) = (
-        hold.str("id").to_owned(),
-        hold.str("bookingToken").to_owned(),
-    );
-    app.post(&format!("/api/v1/bookings/{id}/confirm"))
-        .tenant(&t.id)
-        .header("x-booking-token", &token)
-        .json(
-            json!({"pricingHash": hold.str("pricingHash"), "paymentMethod": "cardpay",
-            "paymentMethodId": "pm_card_visa"}),
-        )
-        .send()
+    let hold = r.card_paid(0, false).await;
+    let (id, token) = (hold.str("id"), hold.str("bookingToken"));
+    r.change(id, token, hour_after(&r, &hold))
         .await
         .assert_status(200);
-    reaches(app, t, &id, "paid").await;
-    let end = hold.str("endTime").to_owned();
-    app.patch(&format!("/api/v1/bookings/{id}/resource-addons"))
-        .tenant(&t.id)
-        .header("x-booking-token", &token)
-        .json(json!({"add": [{"configId": r.config, "startsAt": end,
-            "endsAt": shift(&end, 60), "durationMins": 60}]}))
-        .send()
-        .await
-        .assert_status(200);
-    let charge = booking(app, t, &id).await;
+    let charge = booking(app, t, id).await;
     assert_eq!(charge["status"], "part_paid", "{charge}");
 
     // Nobody pays it: at the deadline the charge is withdrawn, not the booking.
@@ -230,7 +172,7 @@ async fn a_charge_nobody_pays_is_withdrawn_at_the_deadline_and_the_booking_kept(
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.canceled, 1);
-    let kept = booking(app, t, &id).await;
+    let kept = booking(app, t, id).await;
     assert_eq!(kept["status"], "part_paid", "{kept}");
     assert_eq!(kept["balanceDue"], 10.0);
     let statuses: Vec<&str> = kept["payments"]
@@ -246,12 +188,8 @@ async fn a_charge_nobody_pays_is_withdrawn_at_the_deadline_and_the_booking_kept(
         .await;
     assert!(notes.text.contains("not made in time"), "{}", notes.text);
     // Nothing is open any more: the room can be given back again.
-    let allocation = r.addons(&id).await.body["addons"][0]["allocationId"].clone();
-    app.patch(&format!("/api/v1/bookings/{id}/resource-addons"))
-        .tenant(&t.id)
-        .header("x-booking-token", &token)
-        .json(json!({"remove": [allocation]}))
-        .send()
+    let allocation = r.addons(id).await.body["addons"][0]["allocationId"].clone();
+    r.change(id, token, json!({"remove": [allocation]}))
         .await
         .assert_status(200);
     // A second pass finds nothing more to do.
@@ -259,4 +197,51 @@ async fn a_charge_nobody_pays_is_withdrawn_at_the_deadline_and_the_booking_kept(
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(again.canceled, 0);
+}
+
+#[tokio::test]
+async fn money_taken_at_the_desk_withdraws_the_open_charge() {
+    let r = room("EXCLUSIVE", 1, json!({})).await;
+    let (app, t) = (&r.app, &r.t);
+    app.sandbox_cardpay(t).await;
+    let hold = r.card_paid(0, false).await;
+    let (id, token) = (hold.str("id"), hold.str("bookingToken"));
+    let charged = r.change(id, token, hour_after(&r, &hold)).await;
+    charged.assert_status(200);
+    assert_eq!(
+        charged.body["paymentAdjustment"]["payment"]["status"],
+        "PENDING"
+    );
+    // The customer pays the room in cash at the desk instead.
+    let settled = app
+        .post(&format!("/api/v1/bookings/{id}/mark-paid"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"paymentMethod": "cash"}))
+        .send()
+        .await;
+    settled.assert_status(200);
+    assert_eq!(settled.body["status"], "paid", "{}", settled.text);
+    let after = booking(app, t, id).await;
+    let charge = after["payments"]
+        .as_array()
+        .and_then(|p| {
+            p.iter()
+                .find(|p| p["amount"] == 1000 && p["method"] == "cardpay")
+        })
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(charge["status"], "CANCELED", "{after}");
+    // The card can no longer be asked for it, and the room may be given back again.
+    app.post("/api/v1/payments/authorize")
+        .tenant(&t.id)
+        .header("x-booking-token", token)
+        .json(json!({"bookingId": id}))
+        .send()
+        .await
+        .assert_error(409, "INVALID_TRANSITION");
+    let allocation = r.addons(id).await.body["addons"][0]["allocationId"].clone();
+    r.change(id, token, json!({"remove": [allocation]}))
+        .await
+        .assert_status(200);
 }

@@ -12,33 +12,9 @@ async fn an_add_on_given_back_on_a_card_paid_booking_is_refunded_once() {
     let (app, t, fx) = (&r.app, &r.t, &r.fx);
     app.sandbox_cardpay(t).await;
     // Four days ahead: the standard policy gives everything back.
-    let later = app
-        .availability(&t.id, &fx.catalog, "2026-11-25", "2026-11-25", 2)
-        .await;
-    let slot = slot_ids(&later.body)[0].clone();
-    let hold = app.hold(&t.id, fx, &slot, 2).await;
+    let hold = r.card_paid(0, true).await;
     let id = hold.str("id").to_owned();
-    let end = hold.str("endTime").to_owned();
-    let added = r.add(&id, &end, &shift(&end, 60), 60).await;
-    added.assert_status(200);
-    let hash = added.body["pricingUpdate"]["pricingHash"].clone();
-    app.post(&format!("/api/v1/bookings/{id}/confirm"))
-        .tenant(&t.id)
-        .header("x-booking-token", hold.str("bookingToken"))
-        .json(json!({"pricingHash": hash, "paymentMethod": "cardpay",
-            "paymentMethodId": "pm_card_visa"}))
-        .send()
-        .await
-        .assert_status(200);
-    let mut paid = json!(null);
-    for _ in 0..100 {
-        paid = booking(app, t, &id).await;
-        if paid["status"] == "paid" {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert_eq!(paid["status"], "paid", "{paid}");
+    let paid = booking(app, t, &id).await;
     assert_eq!(paid["price"]["total"], 50.0, "{paid}");
     let allocation = r.addons(&id).await.body["addons"][0]["allocationId"].clone();
     let patch = |body: serde_json::Value| {
@@ -65,6 +41,9 @@ async fn an_add_on_given_back_on_a_card_paid_booking_is_refunded_once() {
     assert_eq!(r.addons(&id).await.body["addons"], json!([]));
     // A card payment waiting for the customer's 3-D Secure step: nothing is given back
     // until it has gone through or failed.
+    let later = app
+        .availability(&t.id, &fx.catalog, "2026-11-25", "2026-11-25", 2)
+        .await;
     let waiting = app.hold(&t.id, fx, &slot_ids(&later.body)[1], 2).await;
     let w_id = waiting.str("id").to_owned();
     let w_end = waiting.str("endTime").to_owned();

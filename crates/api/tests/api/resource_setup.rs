@@ -137,6 +137,66 @@ impl Room {
     }
 }
 
+impl Room {
+    /// A booking of two on the `slot`th session four days ahead (the standard policy
+    /// then refunds everything), with the room for the hour after it when `with_room`,
+    /// confirmed by card through the sandbox (set up by the caller) and paid: the hold's
+    /// answer.
+    pub async fn card_paid(&self, slot: usize, with_room: bool) -> TestResponse {
+        let (app, t, fx) = (&self.app, &self.t, &self.fx);
+        let later = app
+            .availability(&t.id, &fx.catalog, "2026-11-25", "2026-11-25", 2)
+            .await;
+        let hold = app
+            .hold(&t.id, fx, &kairos_testkit::slot_ids(&later.body)[slot], 2)
+            .await;
+        let id = hold.str("id");
+        let mut hash = json!(hold.str("pricingHash"));
+        if with_room {
+            let end = hold.str("endTime");
+            let added = self.add(id, end, &shift(end, 60), 60).await;
+            added.assert_status(200);
+            hash = added.body["pricingUpdate"]["pricingHash"].clone();
+        }
+        app.post(&format!("/api/v1/bookings/{id}/confirm"))
+            .tenant(&t.id)
+            .header("x-booking-token", hold.str("bookingToken"))
+            .json(json!({"pricingHash": hash, "paymentMethod": "cardpay",
+                "paymentMethodId": "pm_card_visa"}))
+            .send()
+            .await
+            .assert_status(200);
+        self.reaches(id, "paid").await;
+        hold
+    }
+
+    /// The booking (staff view) once its status is `status`: the provider's events
+    /// arrive on their own.
+    pub async fn reaches(&self, id: &str, status: &str) -> Value {
+        let mut b = json!(null);
+        for _ in 0..100 {
+            b = crate::payments_cancellation::booking(&self.app, &self.t, id).await;
+            if b["status"] == status {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert_eq!(b["status"], status, "{b}");
+        b
+    }
+
+    /// `PATCH /bookings/{id}/resource-addons` with the booking's token `token`.
+    pub async fn change(&self, booking: &str, token: &str, body: Value) -> TestResponse {
+        self.app
+            .patch(&format!("/api/v1/bookings/{booking}/resource-addons"))
+            .tenant(&self.t.id)
+            .header("x-booking-token", token)
+            .json(body)
+            .send()
+            .await
+    }
+}
+
 /// `at` moved by `minutes` (RFC 3339).
 pub fn shift(at: &str, minutes: i64) -> String {
     let t = chrono::DateTime::parse_from_rfc3339(at).unwrap_or_else(|e| panic!("{at}: {e}"));

@@ -438,6 +438,19 @@ async fn windows_lie_around_the_activity_priced_for_the_party() {
         "{}",
         backwards.text
     );
+    // Nor last longer than a product can: a day at most (a range of centuries would
+    // otherwise be walked day by day through a resource's hours).
+    let long = windows(
+        "activity_starts_at=1900-01-01T00:00:00Z&activity_ends_at=2999-12-31T00:00:00Z".into(),
+    )
+    .await;
+    long.assert_error(400, "VALIDATION_ERROR");
+    assert!(long.text.contains("at most 24 hours"), "{}", long.text);
+    let day = windows(
+        "activity_starts_at=2026-12-01T16:00:00Z&activity_ends_at=2026-12-02T16:00:00Z".into(),
+    )
+    .await;
+    day.assert_status(200);
     let bad = windows("activity_starts_at=tomorrow&party_size=0&exclude_booking_id=x".into()).await;
     bad.assert_status(400);
     for field in [

@@ -198,8 +198,11 @@ async fn change(
     let (price, reductions) = checked_price(w, &b, None).await?;
     store_price(w, &mut b, price, &reductions).await?;
     let delta = b.price.total - before.total;
-    let opened =
-        paid_online && delta > 0 && super::payments::charge_more(w, &mut b, delta, actor).await?;
+    let opened = if paid_online && delta > 0 {
+        super::payments::charge_more(w, &mut b, delta, actor).await?
+    } else {
+        false
+    };
     if paid_online && delta < 0 {
         let basis = kairos_domain::cancellations::RefundBasis::TenantRule;
         super::reduce::refund_beyond_price(w, &mut b, basis, actor, Some("add-on removed")).await?;
