@@ -189,6 +189,7 @@ impl From<kairos_app::AppError> for ApiError {
             AppError::Voucher(e) => e.into(),
             AppError::Fee(e) => e.into(),
             AppError::Issue(e) => e.into(),
+            AppError::Group(e) => e.into(),
             AppError::Store(e) => e.into(),
             AppError::Failure(f) => ApiError {
                 status: f.status,

@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod availability;
+pub mod booking_groups;
 pub mod bookings;
 pub mod catalog;
 pub mod cors;

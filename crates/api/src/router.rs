@@ -7,8 +7,8 @@
 use crate::error::{ApiError, code};
 use crate::state::AppState;
 use crate::{
-    auth, availability, bookings, catalog, customers, dead_letters, gift_cards, issues, messaging,
-    no_shows, operations, payments, promotions, scheduling, vouchers,
+    auth, availability, booking_groups, bookings, catalog, customers, dead_letters, gift_cards,
+    issues, messaging, no_shows, operations, payments, promotions, scheduling, vouchers,
 };
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
@@ -39,6 +39,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(scheduling::router())
         .merge(availability::router())
         .merge(bookings::router())
+        .merge(booking_groups::router())
         .merge(promotions::router())
         .merge(vouchers::router())
         .merge(messaging::router())

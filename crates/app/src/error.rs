@@ -8,7 +8,9 @@
 
 use http::StatusCode;
 use kairos_domain::FieldErrors;
-use kairos_store::{BookingError, FeeError, IssueError, PaymentsError, StoreError, VoucherError};
+use kairos_store::{
+    BookingError, FeeError, GroupError, IssueError, PaymentsError, StoreError, VoucherError,
+};
 use serde_json::{Value, json};
 
 /// The spec's error codes (spec Part A 7, Part B 7), one definition for every layer.
@@ -152,6 +154,8 @@ pub enum AppError {
     #[error("{0}")]
     Issue(IssueError),
     #[error("{0}")]
+    Group(GroupError),
+    #[error("{0}")]
     Store(StoreError),
     #[error("{} {}: {}", .0.status.as_u16(), .0.code, .0.message)]
     Failure(Failure),
@@ -210,6 +214,12 @@ impl From<FeeError> for AppError {
 impl From<IssueError> for AppError {
     fn from(e: IssueError) -> Self {
         AppError::Issue(e)
+    }
+}
+
+impl From<GroupError> for AppError {
+    fn from(e: GroupError) -> Self {
+        AppError::Group(e)
     }
 }
 

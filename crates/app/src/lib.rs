@@ -5,6 +5,7 @@
 //! operation when a single transaction is the whole story), and maps the result to a
 //! response; nothing here knows HTTP requests or responses.
 
+pub mod booking_groups;
 pub mod bookings;
 pub mod context;
 pub mod error;

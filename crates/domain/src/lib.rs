@@ -7,6 +7,7 @@
 mod text_enum;
 
 pub mod auth;
+pub mod booking_groups;
 pub mod bookings;
 pub mod cancellations;
 pub mod catalog;

@@ -96,6 +96,8 @@ pub mod can {
         WriteBookings => perm::BOOKINGS_WRITE;
         /// `admin:bookings:create`.
         CreateBookings => perm::BOOKINGS_CREATE;
+        /// `manage_bookings`: booking groups.
+        ManageBookings => perm::MANAGE_BOOKINGS;
         /// `admin:customers:read`: customer history.
         ReadCustomers => perm::CUSTOMERS_READ;
         /// `admin:users:manage`: staff accounts.

@@ -30,7 +30,7 @@ async fn served() -> Served {
 }
 
 /// Runs every future at once: each is spawned and waits at a shared barrier first.
-async fn race<T, Fut>(futures: Vec<Fut>) -> Vec<T>
+pub(crate) async fn race<T, Fut>(futures: Vec<Fut>) -> Vec<T>
 where
     T: Send + 'static,
     Fut: Future<Output = T> + Send + 'static,

@@ -1,5 +1,6 @@
 //! Records the store reads and writes, shared by both backends, one module per area.
 
+mod booking_groups;
 mod bookings;
 mod catalog;
 mod customers;
@@ -19,6 +20,7 @@ mod staff;
 mod tenancy;
 mod vouchers;
 
+pub use booking_groups::*;
 pub use bookings::*;
 pub use catalog::*;
 pub use customers::*;

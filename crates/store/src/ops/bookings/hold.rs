@@ -79,8 +79,26 @@ fn check_offer(
 
 async fn create(
     w: &mut Write,
+    new: NewBooking,
+    actor: &Actor,
+) -> Result<CreatedBooking, BookingError> {
+    create_in(w, new, actor, None).await
+}
+
+/// A booking made as one activity of a booking group: its id (the group plan's), its
+/// group, and the hold expiry all the group's bookings share.
+pub(super) struct GroupLink {
+    pub group_id: uuid::Uuid,
+    pub booking_id: uuid::Uuid,
+    pub hold_expires_at: Timestamp,
+}
+
+/// Creates a booking; with `link`, as one of a group's bookings.
+pub(super) async fn create_in(
+    w: &mut Write,
     mut new: NewBooking,
     actor: &Actor,
+    link: Option<&GroupLink>,
 ) -> Result<CreatedBooking, BookingError> {
     let offer = load_offer(&mut w.tx, &w.tenant, new.product_id, Some(new.slot))
         .await?
@@ -140,7 +158,8 @@ async fn create(
     };
     let (slot_id, starts_at, ends_at) = (slot.id, slot.starts_at, slot.ends_at);
     let now = w.now;
-    let hold_expires_at = (new.status == BookingStatus::Hold).then(|| now + offer.hold_ttl());
+    let hold_expires_at = (new.status == BookingStatus::Hold)
+        .then(|| link.map_or_else(|| now + offer.hold_ttl(), |l| l.hold_expires_at));
     let customer_id = match new.customer.id {
         Some(id) => Some(id),
         // Staff bookings join the account with the customer's email. An anonymous
@@ -161,7 +180,7 @@ async fn create(
     if let Some(caps) = &new.hold_caps {
         check_hold_caps(w, caps, &new.customer.email, customer_id).await?;
     }
-    let id = new_id();
+    let id = link.map_or_else(new_id, |l| l.booking_id);
     let confirmed_at = (new.status != BookingStatus::Hold).then_some(now);
     let terms_accepted_at = new.terms_accepted_on_behalf.then_some(now);
     let terms_accepted_by = new
@@ -177,10 +196,10 @@ async fn create(
                  addons, participants, price, total, currency, pricing_hash, token_hash,
                  source, payment_method, admin_notes, send_confirmation, created_by,
                  created_at, updated_at, confirmed_at, client_address, created_reason,
-                 terms_accepted_at, terms_accepted_by)
+                 terms_accepted_at, terms_accepted_by, group_id)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                  $17, $18, $19, $20, $21, $22, $23, $24, $25, NULL, $26, $27, $28, $29, $29,
-                 $30, $31, $32, $33, $34)
+                 $30, $31, $32, $33, $34, $35)
              ON CONFLICT (tenant_id, reference) DO NOTHING",
         )
         .bind(w.tenant.as_str())
@@ -217,6 +236,7 @@ async fn create(
         .bind(new.created_reason.map(|r| r.as_str()))
         .bind(terms_accepted_at)
         .bind(terms_accepted_by.as_deref())
+        .bind(link.map(|l| l.group_id))
         .execute(&mut *w.tx)
         .await?;
         if inserted.rows_affected() == 1 {
@@ -291,7 +311,7 @@ async fn create(
 /// its client address in this tenant. Each count is taken inside the hold's transaction,
 /// after a lock on the keys it counts (PostgreSQL; SQLite has one writer), so parallel
 /// holds of one client cannot slip past the cap together.
-async fn check_hold_caps(
+pub(super) async fn check_hold_caps(
     w: &mut Write,
     caps: &HoldCaps,
     email: &str,

@@ -14,6 +14,7 @@ mod cancellation;
 mod customer;
 mod day_sheet;
 mod expiry;
+mod groups;
 mod hold;
 mod moves;
 mod notes;

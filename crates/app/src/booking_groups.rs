@@ -1,0 +1,76 @@
+//! Cancelling a booking group (spec Part B 4.3): every booking of it that may still be
+//! cancelled is cancelled through the booking's own cancellation ([`cancel`]), one after
+//! the other, each releasing its seats and refunding in full what was paid for it. A
+//! booking already cancelled, expired, completed or a no-show is left as it is, and one the
+//! status machine does not let cancel (arrived) is reported as kept. Should a
+//! cancellation fail part way, those done stay done and the same request again cancels
+//! the rest.
+
+use crate::App;
+use crate::bookings::cancel::{Cancellation, Cancelled, cancel};
+use crate::error::AppResult;
+use kairos_domain::TenantId;
+use kairos_domain::booking_groups::GroupStatus;
+use kairos_domain::bookings::{BookingStatus, Trigger, transition};
+use kairos_store::{Actor, BookingGroup, GroupError};
+use uuid::Uuid;
+
+/// A cancelled group: the group as it is now, each booking cancelled with its refund, and
+/// the bookings kept (their status does not allow a cancellation).
+#[derive(Debug, Clone)]
+pub struct GroupCancelled {
+    pub group: BookingGroup,
+    pub cancelled: Vec<Cancelled>,
+    pub kept: Vec<(Uuid, BookingStatus)>,
+}
+
+/// Cancels the group `id` for `reason`.
+pub async fn cancel_group(
+    app: &App,
+    tenant: &TenantId,
+    id: Uuid,
+    reason: Option<String>,
+    actor: &Actor,
+) -> AppResult<GroupCancelled> {
+    let group = app
+        .store
+        .booking_group(tenant, id)
+        .await?
+        .ok_or(GroupError::NotFound)?;
+    if group.status(app.now()) == GroupStatus::Draft {
+        // Nothing was held: a draft is deleted, not cancelled.
+        return Err(GroupError::NothingHeld.into());
+    }
+    let mut cancelled = Vec::new();
+    let mut kept = Vec::new();
+    for child in &group.bookings {
+        if matches!(
+            child.status,
+            BookingStatus::Canceled
+                | BookingStatus::Expired
+                | BookingStatus::Completed
+                | BookingStatus::NoShow
+        ) {
+            continue;
+        }
+        if transition(child.status, Trigger::Cancel).is_err() {
+            kept.push((child.booking_id, child.status));
+            continue;
+        }
+        let how = Cancellation::Request {
+            reason: reason.clone(),
+            by_customer: false,
+        };
+        cancelled.push(cancel(app, tenant, child.booking_id, how, actor).await?);
+    }
+    let group = app
+        .store
+        .booking_group(tenant, id)
+        .await?
+        .ok_or(GroupError::NotFound)?;
+    Ok(GroupCancelled {
+        group,
+        cancelled,
+        kept,
+    })
+}

@@ -1,0 +1,181 @@
+//! Booking groups (spec Part B 2.5, 3.3, 4.3): several activities booked, held, paid and
+//! cancelled together. A group's status is never stored: it is derived from its child
+//! bookings (and, before they exist, from its plan), so it changes exactly when a child
+//! changes.
+
+use crate::bookings::BookingStatus;
+use chrono::{DateTime, Utc};
+
+text_enum! {
+    /// A group's status (spec Part B 3.3).
+    pub enum GroupStatus {
+        Draft = "DRAFT",
+        Hold = "HOLD",
+        Confirmed = "CONFIRMED",
+        Completed = "COMPLETED",
+        PartiallyCanceled = "PARTIALLY_CANCELED",
+        Canceled = "CANCELED",
+        Expired = "EXPIRED",
+    }
+}
+
+text_enum! {
+    /// PACKAGE (a package's activities at its price) or CUSTOM (any activities at their
+    /// own prices).
+    pub enum GroupType {
+        Package = "PACKAGE",
+        Custom = "CUSTOM",
+    }
+}
+
+/// The most people a group may book for (spec Part B 8).
+pub const MAX_PARTY: i32 = 500;
+/// The most activities one group holds.
+pub const MAX_ACTIVITIES: usize = 20;
+
+/// What a child booking says about its group's status.
+#[derive(Debug, Clone, Copy)]
+pub struct Child {
+    pub status: BookingStatus,
+    pub hold_expires_at: Option<DateTime<Utc>>,
+}
+
+/// The status of a group whose children are `children` at `now`.
+///
+/// - no children: DRAFT (planned, nothing held);
+/// - any hold past its expiry, or every child expired: EXPIRED (a group's holds share one
+///   expiry, so they lapse together even before the expiry job has run);
+/// - any live hold: HOLD (also while a card or bank payment for the group is open);
+/// - every child terminal: CANCELED when all were cancelled, else COMPLETED;
+/// - some cancelled and others active: PARTIALLY_CANCELED;
+/// - otherwise CONFIRMED.
+pub fn derive_status(children: &[Child], now: DateTime<Utc>) -> GroupStatus {
+    use BookingStatus as B;
+    if children.is_empty() {
+        return GroupStatus::Draft;
+    }
+    let overdue = |c: &Child| c.status == B::Hold && c.hold_expires_at.is_none_or(|t| t <= now);
+    if children.iter().any(overdue) || children.iter().all(|c| c.status == B::Expired) {
+        return GroupStatus::Expired;
+    }
+    if children.iter().any(|c| c.status == B::Hold) {
+        return GroupStatus::Hold;
+    }
+    let canceled = children
+        .iter()
+        .filter(|c| matches!(c.status, B::Canceled | B::Expired))
+        .count();
+    let terminal = |c: &Child| {
+        matches!(
+            c.status,
+            B::Canceled | B::Expired | B::Completed | B::NoShow
+        )
+    };
+    if children.iter().all(terminal) {
+        return if canceled == children.len() {
+            GroupStatus::Canceled
+        } else {
+            GroupStatus::Completed
+        };
+    }
+    if canceled > 0 {
+        GroupStatus::PartiallyCanceled
+    } else {
+        GroupStatus::Confirmed
+    }
+}
+
+/// Splits `total` minor units over parts in proportion to `weights`, so that the parts
+/// sum to exactly `total`: each gets the floor of its share, and the units left over go
+/// one each to the largest remainders (ties to the earlier part). Zero weights in all
+/// split evenly. `total` and the weights are non-negative.
+pub fn allocate(total: i64, weights: &[i64]) -> Vec<i64> {
+    if weights.is_empty() {
+        return Vec::new();
+    }
+    let sum: i128 = weights.iter().map(|w| i128::from((*w).max(0))).sum();
+    let weights: Vec<i128> = if sum == 0 {
+        vec![1; weights.len()]
+    } else {
+        weights.iter().map(|w| i128::from((*w).max(0))).collect()
+    };
+    let sum: i128 = weights.iter().sum();
+    let total = i128::from(total.max(0));
+    let mut parts: Vec<i128> = weights.iter().map(|w| total * w / sum).collect();
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(total * weights[i] % sum));
+    let left = total - parts.iter().sum::<i128>();
+    for &i in order.iter().take(usize::try_from(left).unwrap_or(0)) {
+        parts[i] += 1;
+    }
+    parts
+        .into_iter()
+        .map(|p| i64::try_from(p).unwrap_or(i64::MAX))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    fn at(status: BookingStatus) -> Child {
+        Child {
+            status,
+            hold_expires_at: None,
+        }
+    }
+
+    #[test]
+    fn status_follows_the_children() {
+        use BookingStatus as B;
+        let now = Utc::now();
+        let live = Child {
+            status: B::Hold,
+            hold_expires_at: Some(now + Duration::minutes(5)),
+        };
+        let lapsed = Child {
+            status: B::Hold,
+            hold_expires_at: Some(now),
+        };
+        assert_eq!(derive_status(&[], now), GroupStatus::Draft);
+        assert_eq!(derive_status(&[live, live], now), GroupStatus::Hold);
+        assert_eq!(derive_status(&[lapsed, lapsed], now), GroupStatus::Expired);
+        assert_eq!(
+            derive_status(&[at(B::Expired), at(B::Expired)], now),
+            GroupStatus::Expired
+        );
+        assert_eq!(
+            derive_status(&[at(B::Confirmed), at(B::Paid)], now),
+            GroupStatus::Confirmed
+        );
+        assert_eq!(
+            derive_status(&[at(B::Canceled), at(B::Paid)], now),
+            GroupStatus::PartiallyCanceled
+        );
+        assert_eq!(
+            derive_status(&[at(B::Canceled), at(B::Canceled)], now),
+            GroupStatus::Canceled
+        );
+        assert_eq!(
+            derive_status(&[at(B::Completed), at(B::NoShow)], now),
+            GroupStatus::Completed
+        );
+        assert_eq!(
+            derive_status(&[at(B::Canceled), at(B::Completed)], now),
+            GroupStatus::Completed
+        );
+    }
+
+    #[test]
+    fn allocation_sums_exactly_to_the_total() {
+        assert_eq!(allocate(1000, &[1, 1, 1]), vec![334, 333, 333]);
+        assert_eq!(allocate(999, &[2000, 1000]), vec![666, 333]);
+        assert_eq!(allocate(10, &[0, 0]), vec![5, 5]);
+        assert_eq!(allocate(0, &[5, 7]), vec![0, 0]);
+        for total in [1, 7, 99, 12_345, 1_000_001] {
+            let parts = allocate(total, &[3333, 1, 6666, 17]);
+            assert_eq!(parts.iter().sum::<i64>(), total);
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Booking groups (spec Part B 2.5, 3.3, 4.3).
+
+use super::{BookingError, PriceBreakdown, Timestamp};
+use kairos_domain::booking_groups::{Child, GroupStatus, GroupType, derive_status};
+use kairos_domain::bookings::{BookingSource, BookingStatus};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// One planned activity of a group: while the group is a draft, a line of its plan; once
+/// held, the id is its booking's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupItem {
+    pub id: Uuid,
+    pub product_id: Uuid,
+    pub site_id: Uuid,
+    pub slot_id: Uuid,
+    pub party_size: i32,
+}
+
+/// A child booking as its group shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupChild {
+    pub booking_id: Uuid,
+    pub reference: String,
+    pub status: BookingStatus,
+    pub product_id: Uuid,
+    pub site_id: Uuid,
+    pub slot_id: Uuid,
+    pub party_size: i32,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    pub hold_expires_at: Option<Timestamp>,
+    pub price: PriceBreakdown,
+    pub paid_amount: i64,
+}
+
+/// The customer a group is for.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GroupCustomer {
+    pub id: Option<Uuid>,
+    pub name: String,
+    /// Lower case.
+    pub email: String,
+    pub phone: String,
+}
+
+/// A booking group with its plan and its bookings.
+#[derive(Debug, Clone, Serialize)]
+pub struct BookingGroup {
+    pub id: Uuid,
+    pub reference: String,
+    pub group_type: GroupType,
+    pub package_id: Option<Uuid>,
+    pub party_size: i32,
+    pub customer: GroupCustomer,
+    pub internal_notes: Option<String>,
+    /// The plan (its lines' ids are the bookings' once held).
+    pub items: Vec<GroupItem>,
+    pub held_at: Option<Timestamp>,
+    pub hold_expires_at: Option<Timestamp>,
+    pub token_hash: String,
+    pub source: BookingSource,
+    pub created_by: Option<String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    /// Its bookings, in the plan's order.
+    pub bookings: Vec<GroupChild>,
+    /// The tenant's currency (a group's bookings are priced in their site's).
+    pub currency: String,
+}
+
+impl BookingGroup {
+    /// Its status at `now`, derived from its bookings (spec Part B 3.3).
+    pub fn status(&self, now: Timestamp) -> GroupStatus {
+        let children: Vec<Child> = self
+            .bookings
+            .iter()
+            .map(|b| Child {
+                status: b.status,
+                hold_expires_at: b.hold_expires_at,
+            })
+            .collect();
+        derive_status(&children, now)
+    }
+}
+
+/// A new group.
+#[derive(Debug, Clone)]
+pub struct NewGroup {
+    pub group_type: GroupType,
+    pub package_id: Option<Uuid>,
+    pub party_size: i32,
+    pub customer: GroupCustomer,
+    pub internal_notes: Option<String>,
+    pub token_hash: String,
+    pub source: BookingSource,
+}
+
+/// A new group held at once (the public hold): the group, its activities (their ids
+/// become the bookings'), and the caps on live holds it counts against (as one hold).
+#[derive(Debug, Clone)]
+pub struct NewGroupHold {
+    pub group: NewGroup,
+    pub items: Vec<GroupItem>,
+    pub caps: Option<super::HoldCaps>,
+}
+
+/// Changes staff make to a group; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default)]
+pub struct GroupPatch {
+    pub customer_name: Option<String>,
+    pub customer_email: Option<String>,
+    pub customer_phone: Option<String>,
+    /// `Some(None)` clears the notes.
+    pub internal_notes: Option<Option<String>>,
+}
+
+/// Filters of the group list.
+#[derive(Debug, Clone, Default)]
+pub struct GroupFilter {
+    pub status: Option<GroupStatus>,
+    /// Lower case, exact.
+    pub customer_email: Option<String>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// One booking's part of a group's price.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupAllocation {
+    pub booking_id: Uuid,
+    pub allocated_subtotal: i64,
+    pub tax_amount: i64,
+    pub allocated_total: i64,
+}
+
+/// A group's price (`calculate-pricing`), in minor units.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupPricing {
+    pub grand_total: i64,
+    pub subtotal: i64,
+    pub tax_total: i64,
+    /// SUM: each activity at its own price.
+    pub pricing_method: &'static str,
+    pub currency: String,
+    pub allocations: Vec<GroupAllocation>,
+}
+
+/// A group's price from its activities' prices: each at its own price (SUM), so each
+/// booking's allocation is its own price and they sum to the total exactly.
+pub fn group_pricing(currency: &str, prices: &[(Uuid, &PriceBreakdown)]) -> GroupPricing {
+    let allocations: Vec<GroupAllocation> = prices
+        .iter()
+        .map(|(id, p)| GroupAllocation {
+            booking_id: *id,
+            allocated_subtotal: p.subtotal - p.promotion_discount,
+            tax_amount: p.tax,
+            allocated_total: p.total,
+        })
+        .collect();
+    GroupPricing {
+        grand_total: allocations.iter().map(|a| a.allocated_total).sum(),
+        subtotal: prices.iter().map(|(_, p)| p.subtotal).sum(),
+        tax_total: allocations.iter().map(|a| a.tax_amount).sum(),
+        pricing_method: "SUM",
+        currency: prices
+            .first()
+            .map_or_else(|| currency.to_owned(), |(_, p)| p.currency.clone()),
+        allocations,
+    }
+}
+
+/// Why a group operation was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum GroupError {
+    #[error("no such booking group")]
+    NotFound,
+    /// The operation needs a DRAFT group.
+    #[error("the group is {0}, not DRAFT")]
+    NotDraft(GroupStatus),
+    /// No booking (plan line) of that id in the group.
+    #[error("no such booking in the group")]
+    BookingNotFound,
+    /// A DRAFT group holds nothing to cancel (it is deleted instead).
+    #[error("a draft group holds nothing to cancel")]
+    NothingHeld,
+    #[error("the group has no activities to hold")]
+    Empty,
+    #[error("a group holds at most {0} activities")]
+    TooManyActivities(usize),
+    /// One activity could not be held (or planned); nothing was.
+    #[error("activity {index} (slot {slot_id}): {error}")]
+    Activity {
+        index: usize,
+        slot_id: Uuid,
+        error: Box<BookingError>,
+    },
+    #[error(transparent)]
+    Booking(#[from] BookingError),
+    #[error(transparent)]
+    Idempotency(#[from] crate::IdempotencyError),
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
+}
+
+crate::store_error_from_sqlx!(GroupError);

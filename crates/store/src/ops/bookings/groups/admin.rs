@@ -1,0 +1,301 @@
+//! What staff do to a group before it is held: create it, plan its activities, change
+//! its customer and notes, delete it.
+
+use super::super::offer::load_offer;
+use super::{
+    BookingGroup, GroupError, Write, audit, created_changes, lock, require_draft, save_items,
+};
+use crate::{
+    Actor, BookingError, BookingRefusal, GroupItem, GroupPatch, NewGroup, SlotChoice, Timestamp,
+};
+use kairos_domain::booking_groups::MAX_ACTIVITIES;
+use kairos_domain::ids::new_reference;
+use kairos_domain::{FieldErrors, TenantId, new_id};
+use kairos_store_macros::operations;
+use serde_json::json;
+use sqlx::types::Json;
+use uuid::Uuid;
+
+/// Inserts a group with its plan `items` (not yet held).
+pub(super) async fn insert_group(
+    w: &mut Write,
+    new: NewGroup,
+    items: Vec<GroupItem>,
+    actor: &Actor,
+) -> Result<BookingGroup, GroupError> {
+    let id = new_id();
+    let mut reference = new_reference();
+    loop {
+        let inserted = sqlx::query(
+            "INSERT INTO booking_groups (tenant_id, id, reference, group_type, package_id,
+                 party_size, customer_id, customer_name, customer_email, customer_phone,
+                 internal_notes, items, token_hash, source, created_by, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+             ON CONFLICT (tenant_id, reference) DO NOTHING",
+        )
+        .bind(w.tenant.as_str())
+        .bind(id)
+        .bind(&reference)
+        .bind(new.group_type.as_str())
+        .bind(new.package_id)
+        .bind(new.party_size)
+        .bind(new.customer.id)
+        .bind(&new.customer.name)
+        .bind(&new.customer.email)
+        .bind(&new.customer.phone)
+        .bind(new.internal_notes.as_deref())
+        .bind(Json(&items))
+        .bind(&new.token_hash)
+        .bind(new.source.as_str())
+        .bind(actor.id.as_deref())
+        .bind(w.now)
+        .execute(&mut *w.tx)
+        .await?;
+        if inserted.rows_affected() == 1 {
+            break;
+        }
+        reference = new_reference();
+    }
+    let currency: String = sqlx::query_scalar("SELECT currency FROM tenants WHERE id = $1")
+        .bind(w.tenant.as_str())
+        .fetch_one(&mut *w.tx)
+        .await?;
+    let group = BookingGroup {
+        id,
+        reference,
+        group_type: new.group_type,
+        package_id: new.package_id,
+        party_size: new.party_size,
+        customer: new.customer,
+        internal_notes: new.internal_notes,
+        items,
+        held_at: None,
+        hold_expires_at: None,
+        token_hash: new.token_hash,
+        source: new.source,
+        created_by: actor.id.clone(),
+        created_at: w.now,
+        updated_at: w.now,
+        bookings: Vec::new(),
+        currency,
+    };
+    audit(
+        w,
+        actor,
+        "booking_group.created",
+        id,
+        created_changes(&group),
+    );
+    Ok(group)
+}
+
+/// Checks that `item` names an active product of its site, a slot of that product and a
+/// party the product takes.
+pub(super) async fn check_item(w: &mut Write, item: &GroupItem) -> Result<(), BookingError> {
+    let offer = load_offer(
+        &mut w.tx,
+        &w.tenant,
+        item.product_id,
+        Some(SlotChoice::Id(item.slot_id)),
+    )
+    .await?
+    .ok_or(BookingError::ProductNotFound)?;
+    if !offer.product.is_active || offer.product.site_id != item.site_id {
+        return Err(BookingError::ProductNotFound);
+    }
+    if !offer.site_is_active {
+        return Err(BookingError::SiteNotFound);
+    }
+    let Some(slot) = offer.slot else {
+        return Err(BookingError::SlotNotFound);
+    };
+    if slot.starts_at <= w.now {
+        return Err(BookingRefusal::SlotClosed { started: true }.into());
+    }
+    if item.party_size > offer.product.capacity {
+        let mut errors = FieldErrors::new();
+        errors.add(
+            "partySize",
+            format!(
+                "must be at most {} for this product",
+                offer.product.capacity
+            ),
+        );
+        return Err(BookingError::Invalid(errors));
+    }
+    Ok(())
+}
+
+#[operations]
+impl super::super::Repo {
+    /// Creates a DRAFT group with no activities.
+    pub async fn create_booking_group(
+        &self,
+        tenant: &TenantId,
+        new: NewGroup,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<BookingGroup, GroupError> {
+        let mut w = self.begin(tenant, now).await?;
+        let result = insert_group(&mut w, new, Vec::new(), actor).await;
+        w.finish(result, None).await
+    }
+
+    /// Changes a group's customer and internal notes (any status; its bookings keep the
+    /// customer they were made for).
+    pub async fn patch_booking_group(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+        patch: GroupPatch,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<BookingGroup, GroupError> {
+        let mut w = self.begin(tenant, now).await?;
+        let result = async {
+            let mut group = lock(&mut w, id).await?;
+            if let Some(name) = patch.customer_name {
+                group.customer.name = name;
+            }
+            if let Some(email) = patch.customer_email {
+                group.customer.email = email;
+            }
+            if let Some(phone) = patch.customer_phone {
+                group.customer.phone = phone;
+            }
+            if let Some(notes) = patch.internal_notes {
+                group.internal_notes = notes;
+            }
+            sqlx::query(
+                "UPDATE booking_groups SET customer_name = $3, customer_email = $4,
+                     customer_phone = $5, internal_notes = $6, updated_at = $7
+                 WHERE tenant_id = $1 AND id = $2",
+            )
+            .bind(w.tenant.as_str())
+            .bind(id)
+            .bind(&group.customer.name)
+            .bind(&group.customer.email)
+            .bind(&group.customer.phone)
+            .bind(group.internal_notes.as_deref())
+            .bind(w.now)
+            .execute(&mut *w.tx)
+            .await?;
+            group.updated_at = w.now;
+            audit(
+                &mut w,
+                actor,
+                "booking_group.updated",
+                id,
+                json!({
+                    "customerName": group.customer.name,
+                    "customerEmail": group.customer.email,
+                    "customerPhone": group.customer.phone,
+                    "internalNotes": group.internal_notes.is_some(),
+                }),
+            );
+            Ok(group)
+        }
+        .await;
+        w.finish(result, None).await
+    }
+
+    /// Deletes a DRAFT group (nothing of it was ever held).
+    pub async fn delete_booking_group(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<(), GroupError> {
+        let mut w = self.begin(tenant, now).await?;
+        let result = async {
+            let group = lock(&mut w, id).await?;
+            require_draft(&group, w.now)?;
+            sqlx::query("DELETE FROM booking_groups WHERE tenant_id = $1 AND id = $2")
+                .bind(w.tenant.as_str())
+                .bind(id)
+                .execute(&mut *w.tx)
+                .await?;
+            audit(
+                &mut w,
+                actor,
+                "booking_group.deleted",
+                id,
+                json!({"reference": group.reference}),
+            );
+            Ok(())
+        }
+        .await;
+        w.finish(result, None).await
+    }
+
+    /// Adds an activity to a DRAFT group's plan: the product must belong to the site and
+    /// the slot to the product. Nothing is held yet.
+    pub async fn add_booking_group_item(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+        item: GroupItem,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<BookingGroup, GroupError> {
+        let mut w = self.begin(tenant, now).await?;
+        let result = async {
+            let mut group = lock(&mut w, id).await?;
+            require_draft(&group, w.now)?;
+            if group.items.len() >= MAX_ACTIVITIES {
+                return Err(GroupError::TooManyActivities(MAX_ACTIVITIES));
+            }
+            check_item(&mut w, &item).await?;
+            group.items.push(item.clone());
+            save_items(&mut w, &group).await?;
+            group.updated_at = w.now;
+            audit(
+                &mut w,
+                actor,
+                "booking_group.activity_added",
+                id,
+                json!({
+                    "bookingId": item.id, "productId": item.product_id, "slotId": item.slot_id,
+                    "partySize": item.party_size,
+                }),
+            );
+            Ok(group)
+        }
+        .await;
+        w.finish(result, None).await
+    }
+
+    /// Removes an activity from a DRAFT group's plan.
+    pub async fn remove_booking_group_item(
+        &self,
+        tenant: &TenantId,
+        id: Uuid,
+        booking_id: Uuid,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<BookingGroup, GroupError> {
+        let mut w = self.begin(tenant, now).await?;
+        let result = async {
+            let mut group = lock(&mut w, id).await?;
+            require_draft(&group, w.now)?;
+            let before = group.items.len();
+            group.items.retain(|i| i.id != booking_id);
+            if group.items.len() == before {
+                return Err(GroupError::BookingNotFound);
+            }
+            save_items(&mut w, &group).await?;
+            group.updated_at = w.now;
+            audit(
+                &mut w,
+                actor,
+                "booking_group.activity_removed",
+                id,
+                json!({"bookingId": booking_id}),
+            );
+            Ok(group)
+        }
+        .await;
+        w.finish(result, None).await
+    }
+}
