@@ -11,6 +11,7 @@
 
 mod app;
 mod availability;
+mod groups;
 mod holds;
 mod import;
 mod load;
@@ -50,6 +51,7 @@ enum Command {
     /// POST /bookings/hold (party 1) on hundreds of slots, then on one slot, against the
     /// minimal raw hold through the same pool.
     Holds,
+    Groups,
     /// GET the windows of a resource add-on against the same server's /healthz; holds
     /// that take a resource add-on next to plain holds.
     Resources,
@@ -89,6 +91,7 @@ fn main() -> anyhow::Result<()> {
         let result = match cli.command {
             Command::Availability => availability::run(&cli, &run).await,
             Command::Holds => holds::run(&cli, &run).await,
+            Command::Groups => groups::run(&cli, &run).await,
             Command::Resources => resources::run(&cli, &run).await,
             Command::Scale(growth) => scale::run(&cli, &run, growth).await,
             Command::Import(ref rows) => import::run(&cli, &run, rows.clone()).await,

@@ -6,6 +6,32 @@ use super::booking_groups::{hold_body, seats_left, selection, venue_on};
 use super::concurrency::race;
 use kairos_api::rate_limit::Limits;
 use kairos_testkit::{TestApp, http};
+use serde_json::Value;
+use std::net::SocketAddr;
+
+/// The two group holds `bodies`, sent at once to the server at `addr`.
+async fn race_holds(addr: SocketAddr, tenant: &str, bodies: [Value; 2]) -> Vec<(u16, Value)> {
+    let tenant = tenant.to_owned();
+    race(
+        bodies
+            .into_iter()
+            .map(|body| {
+                let tenant = tenant.clone();
+                async move {
+                    http(
+                        addr,
+                        "POST",
+                        "/api/v1/booking-groups/hold",
+                        &[("x-tenant-id", tenant.as_str())],
+                        Some(body),
+                    )
+                    .await
+                }
+            })
+            .collect(),
+    )
+    .await
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_groups_for_the_last_seats_of_a_shared_slot_one_gets_everything_the_other_nothing() {
@@ -32,30 +58,11 @@ async fn two_groups_for_the_last_seats_of_a_shared_slot_one_gets_everything_the_
                 selection(&v.climbing.catalog, theirs),
             ],
         );
-        let tenant = t.id.clone();
         let before = [
             seats_left(app, &t.id, &v.climbing.catalog, mine).await,
             seats_left(app, &t.id, &v.climbing.catalog, theirs).await,
         ];
-        let results = race(
-            [first, second]
-                .into_iter()
-                .map(|body| {
-                    let tenant = tenant.clone();
-                    async move {
-                        http(
-                            addr,
-                            "POST",
-                            "/api/v1/booking-groups/hold",
-                            &[("x-tenant-id", tenant.as_str())],
-                            Some(body),
-                        )
-                        .await
-                    }
-                })
-                .collect(),
-        )
-        .await;
+        let results = race_holds(addr, &t.id, [first, second]).await;
         let won: Vec<usize> = (0..2).filter(|&i| results[i].0 == 200).collect();
         assert_eq!(won.len(), 1, "round {round}: {results:?}");
         let lost = 1 - won[0];
@@ -95,26 +102,7 @@ async fn groups_taking_the_same_slots_in_opposite_orders_do_not_deadlock() {
                 selection(&v.climbing.catalog, climb),
             ],
         );
-        let tenant = t.id.clone();
-        let results = race(
-            [forward, backward]
-                .into_iter()
-                .map(|body| {
-                    let tenant = tenant.clone();
-                    async move {
-                        http(
-                            addr,
-                            "POST",
-                            "/api/v1/booking-groups/hold",
-                            &[("x-tenant-id", tenant.as_str())],
-                            Some(body),
-                        )
-                        .await
-                    }
-                })
-                .collect(),
-        )
-        .await;
+        let results = race_holds(addr, &t.id, [forward, backward]).await;
         let mut codes: Vec<u16> = results.iter().map(|r| r.0).collect();
         codes.sort_unstable();
         assert_eq!(codes, vec![200, 409], "round {round}: {results:?}");

@@ -90,8 +90,11 @@ pub(super) async fn insert_group(
 }
 
 /// Checks that `item` names an active product of its site, a slot of that product and a
-/// party the product takes.
-pub(super) async fn check_item(w: &mut Write, item: &GroupItem) -> Result<(), BookingError> {
+/// party the product takes; the hold time-to-live of its site.
+pub(super) async fn check_item(
+    w: &mut Write,
+    item: &GroupItem,
+) -> Result<chrono::Duration, BookingError> {
     let offer = load_offer(
         &mut w.tx,
         &w.tenant,
@@ -106,7 +109,7 @@ pub(super) async fn check_item(w: &mut Write, item: &GroupItem) -> Result<(), Bo
     if !offer.site_is_active {
         return Err(BookingError::SiteNotFound);
     }
-    let Some(slot) = offer.slot else {
+    let Some(slot) = &offer.slot else {
         return Err(BookingError::SlotNotFound);
     };
     if slot.starts_at <= w.now {
@@ -123,7 +126,7 @@ pub(super) async fn check_item(w: &mut Write, item: &GroupItem) -> Result<(), Bo
         );
         return Err(BookingError::Invalid(errors));
     }
-    Ok(())
+    Ok(offer.hold_ttl())
 }
 
 #[operations]

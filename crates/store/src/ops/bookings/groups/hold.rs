@@ -44,11 +44,8 @@ async fn hold_items(
     };
     let mut ttl: Option<chrono::Duration> = None;
     for (index, item) in items.iter().enumerate() {
-        check_item(w, item).await.map_err(|e| activity(index, e))?;
-        let offer = load_offer(&mut w.tx, &w.tenant, item.product_id, None)
-            .await?
-            .ok_or_else(|| activity(index, BookingError::ProductNotFound))?;
-        ttl = Some(ttl.map_or(offer.hold_ttl(), |t| t.min(offer.hold_ttl())));
+        let item_ttl = check_item(w, item).await.map_err(|e| activity(index, e))?;
+        ttl = Some(ttl.map_or(item_ttl, |t| t.min(item_ttl)));
     }
     let hold_expires_at = w.now + ttl.unwrap_or_default();
     if let Some(caps) = caps {

@@ -226,6 +226,16 @@ impl super::Repo {
         read(&mut conn, tenant, id, false).await
     }
 
+    /// How many bookings of the tenant belong to a group (benchmarks check their count).
+    pub async fn count_group_bookings(&self, tenant: &TenantId) -> StoreResult<i64> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM bookings WHERE tenant_id = $1 AND group_id IS NOT NULL",
+        )
+        .bind(tenant.as_str())
+        .fetch_one(&self.read)
+        .await?)
+    }
+
     /// The groups matching `f`, newest first, with their bookings, and how many match.
     /// The status is derived at `now` (spec Part B 3.3), so the status filter applies to
     /// the derived status.
