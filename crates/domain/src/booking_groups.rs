@@ -42,10 +42,11 @@ pub struct Child {
 
 /// The status of a group whose children are `children` at `now`.
 ///
+/// A hold past its expiry counts as expired (the expiry job may not have run yet; a
+/// group's holds share one expiry, so they lapse together). Then:
 /// - no children: DRAFT (planned, nothing held);
-/// - any hold past its expiry, or every child expired: EXPIRED (a group's holds share one
-///   expiry, so they lapse together even before the expiry job has run);
-/// - any live hold: HOLD (also while a card or bank payment for the group is open);
+/// - every child expired: EXPIRED;
+/// - any live hold: HOLD;
 /// - every child terminal: CANCELED when all were cancelled, else COMPLETED;
 /// - some cancelled and others active: PARTIALLY_CANCELED;
 /// - otherwise CONFIRMED.
@@ -54,8 +55,17 @@ pub fn derive_status(children: &[Child], now: DateTime<Utc>) -> GroupStatus {
     if children.is_empty() {
         return GroupStatus::Draft;
     }
-    let overdue = |c: &Child| c.status == B::Hold && c.hold_expires_at.is_none_or(|t| t <= now);
-    if children.iter().any(overdue) || children.iter().all(|c| c.status == B::Expired) {
+    let children: Vec<Child> = children
+        .iter()
+        .map(|c| {
+            let overdue = c.status == B::Hold && c.hold_expires_at.is_none_or(|t| t <= now);
+            Child {
+                status: if overdue { B::Expired } else { c.status },
+                ..*c
+            }
+        })
+        .collect();
+    if children.iter().all(|c| c.status == B::Expired) {
         return GroupStatus::Expired;
     }
     if children.iter().any(|c| c.status == B::Hold) {
@@ -164,6 +174,11 @@ mod tests {
         assert_eq!(
             derive_status(&[at(B::Canceled), at(B::Completed)], now),
             GroupStatus::Completed
+        );
+        // A lapsed hold beside a booking staff confirmed on its own is gone, not the group.
+        assert_eq!(
+            derive_status(&[lapsed, at(B::Confirmed)], now),
+            GroupStatus::PartiallyCanceled
         );
     }
 

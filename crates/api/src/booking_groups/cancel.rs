@@ -50,8 +50,9 @@ pub struct GroupCancelled {
 /// Cancel a group: every booking of it that is not over yet (held, confirmed, paid…) is
 /// cancelled, its seats released and what was paid for it refunded in full through the
 /// booking's own cancellation; bookings already cancelled, expired, completed or no-show
-/// stay as they are, and arrived ones are kept (`kept`). Should it stop part way (a
-/// provider unreachable), the bookings cancelled stay cancelled and the same request
+/// stay as they are, and arrived ones are kept (`kept`). A refund the provider refuses or
+/// delays is finished as any cancelled booking's is (the refund's status says which).
+/// Should it stop part way, the bookings cancelled stay cancelled and the same request
 /// again cancels the rest. Needs `manage_bookings`.
 #[utoipa::path(post, path = "/api/v1/admin/booking-groups/{id}/cancel", tag = "booking-groups", security(("bearer" = [])),
     params(("id" = uuid::Uuid, Path)),
@@ -63,7 +64,6 @@ pub struct GroupCancelled {
         (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
         (status = 409, description = "INVALID_TRANSITION: a DRAFT group holds nothing to cancel (delete it)", body = ErrorBody),
-        (status = 502, description = "PROVIDER_ERROR: a refund could not be asked; the same request again finishes it", body = ErrorBody),
     ))]
 pub async fn cancel_group_handler(
     State(state): State<AppState>,

@@ -8,6 +8,7 @@ mod availability;
 mod booking_groups;
 mod booking_groups_admin;
 mod booking_groups_races;
+mod booking_groups_rules;
 mod booking_notes;
 mod booking_notes_access;
 mod booking_promotion_uses;

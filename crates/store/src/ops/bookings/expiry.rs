@@ -16,8 +16,8 @@ impl Repo {
         let system = TenantId::parse("system")
             .map_err(|e| StoreError::Corrupt(format!("tenant id: {e}")))?;
         let mut w = self.begin(&system, now).await?;
-        let due: Vec<(String, Uuid)> = sqlx::query_as(sql!(
-            "SELECT tenant_id, id FROM bookings
+        let mut due: Vec<(String, Uuid, Uuid)> = sqlx::query_as(sql!(
+            "SELECT tenant_id, id, slot_id FROM bookings
              WHERE status = 'hold' AND hold_expires_at <= $1
              ORDER BY hold_expires_at, id LIMIT $2{}",
             dialect::FOR_UPDATE_SKIP_LOCKED
@@ -26,8 +26,12 @@ impl Repo {
         .bind(batch)
         .fetch_all(&mut *w.tx)
         .await?;
+        // Seats are given back slot by slot in slot id order, the order in which a group
+        // hold (and a move) takes its slots, so the sweep never waits for a slot another
+        // transaction holds while holding one that transaction waits for.
+        due.sort_by_key(|(_, id, slot)| (*slot, *id));
         let mut expired = 0;
-        for (tenant, id) in due {
+        for (tenant, id, _) in due {
             let tenant = TenantId::parse(&tenant)
                 .map_err(|e| StoreError::Corrupt(format!("tenant id: {e}")))?;
             // The sweep crosses tenants: each booking's rows are written for its own.

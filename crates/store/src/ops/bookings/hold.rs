@@ -177,7 +177,8 @@ pub(super) async fn create_in(
     if new.source != BookingSource::Admin {
         super::super::operations::refuse_blocked(w, &new.customer.email, customer_id).await?;
     }
-    if let Some(caps) = &new.hold_caps {
+    // A group's caps are checked once for the whole group (it counts as one hold).
+    if let (Some(caps), None) = (&new.hold_caps, link) {
         check_hold_caps(w, caps, &new.customer.email, customer_id).await?;
     }
     let id = link.map_or_else(new_id, |l| l.booking_id);
@@ -342,7 +343,8 @@ enum HoldsOf<'a> {
 /// Locks the keys of `whose` holds, then counts them (the tenant's live holds).
 async fn live_holds(w: &mut Write, whose: HoldsOf<'_>) -> Result<i64, BookingError> {
     let tenant = w.tenant.as_str().to_owned();
-    const LIVE: &str = "SELECT COUNT(*) FROM bookings
+    // A group's holds count as one.
+    const LIVE: &str = "SELECT COUNT(DISTINCT COALESCE(group_id, id)) FROM bookings
          WHERE tenant_id = $1 AND status = 'hold' AND hold_expires_at > $2 AND ";
     let live = match whose {
         HoldsOf::Customer { email, customer_id } => {

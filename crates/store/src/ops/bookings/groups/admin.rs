@@ -89,12 +89,15 @@ pub(super) async fn insert_group(
     Ok(group)
 }
 
-/// Checks that `item` names an active product of its site, a slot of that product and a
-/// party the product takes; the hold time-to-live of its site.
-pub(super) async fn check_item(
-    w: &mut Write,
-    item: &GroupItem,
-) -> Result<chrono::Duration, BookingError> {
+/// What a group needs of an activity's site: its hold time-to-live and currency.
+pub(super) struct ItemSite {
+    pub hold_ttl: chrono::Duration,
+    pub currency: kairos_domain::tenancy::Currency,
+}
+
+/// Checks that `item` names an active product of its site, a slot of that product that
+/// has not started and a party the product takes.
+pub(super) async fn check_item(w: &mut Write, item: &GroupItem) -> Result<ItemSite, BookingError> {
     let offer = load_offer(
         &mut w.tx,
         &w.tenant,
@@ -113,7 +116,7 @@ pub(super) async fn check_item(
         return Err(BookingError::SlotNotFound);
     };
     if slot.starts_at <= w.now {
-        return Err(BookingRefusal::SlotClosed { started: true }.into());
+        return Err(BookingRefusal::SlotUnavailable.into());
     }
     if item.party_size > offer.product.capacity {
         let mut errors = FieldErrors::new();
@@ -126,7 +129,54 @@ pub(super) async fn check_item(
         );
         return Err(BookingError::Invalid(errors));
     }
-    Ok(offer.hold_ttl())
+    Ok(ItemSite {
+        hold_ttl: offer.hold_ttl(),
+        currency: offer.currency,
+    })
+}
+
+/// The currency of the site `id`, if it exists.
+async fn site_currency(
+    w: &mut Write,
+    id: Uuid,
+) -> Result<Option<kairos_domain::tenancy::Currency>, BookingError> {
+    let code: Option<String> =
+        sqlx::query_scalar("SELECT currency FROM sites WHERE tenant_id = $1 AND id = $2")
+            .bind(w.tenant.as_str())
+            .bind(id)
+            .fetch_optional(&mut *w.tx)
+            .await?;
+    Ok(code.and_then(|c| kairos_domain::tenancy::Currency::parse(&c).ok()))
+}
+
+/// Refuses a plan whose activities repeat a slot or mix currencies (their sites'): the
+/// first activity that does, as its own refusal (`index`).
+pub(super) fn check_plan(
+    items: &[GroupItem],
+    sites: &[ItemSite],
+) -> Result<(), (usize, BookingError)> {
+    for (index, item) in items.iter().enumerate() {
+        let mut errors = FieldErrors::new();
+        if items[..index].iter().any(|i| i.slot_id == item.slot_id) {
+            errors.add("slotId", "is already an activity of this group");
+        }
+        if let (Some(first), Some(this)) = (sites.first(), sites.get(index))
+            && this.currency != first.currency
+        {
+            errors.add(
+                "siteId",
+                format!(
+                    "sells in {}, the group's first activity in {}: a group is paid in one currency",
+                    this.currency.code(),
+                    first.currency.code()
+                ),
+            );
+        }
+        if !errors.is_empty() {
+            return Err((index, BookingError::Invalid(errors)));
+        }
+    }
+    Ok(())
 }
 
 #[operations]
@@ -249,8 +299,19 @@ impl super::super::Repo {
             if group.items.len() >= MAX_ACTIVITIES {
                 return Err(GroupError::TooManyActivities(MAX_ACTIVITIES));
             }
-            check_item(&mut w, &item).await?;
+            let added = check_item(&mut w, &item).await?;
+            // The plan so far, by its sites' currencies (its slots are checked at the hold).
+            let mut sites = Vec::with_capacity(group.items.len() + 1);
+            for planned in &group.items {
+                let currency = site_currency(&mut w, planned.site_id).await?;
+                sites.push(ItemSite {
+                    hold_ttl: added.hold_ttl,
+                    currency: currency.unwrap_or(added.currency),
+                });
+            }
+            sites.push(added);
             group.items.push(item.clone());
+            check_plan(&group.items, &sites).map_err(|(_, e)| e)?;
             save_items(&mut w, &group).await?;
             group.updated_at = w.now;
             audit(

@@ -3,7 +3,7 @@
 
 use super::super::hold::{GroupLink, check_hold_caps, create_in};
 use super::super::offer::load_offer;
-use super::admin::{check_item, insert_group};
+use super::admin::{check_item, check_plan, insert_group};
 use super::{GroupError, Write, audit, lock, read, require_draft};
 use crate::pricing::{Chosen, price_booking};
 use crate::{
@@ -42,12 +42,13 @@ async fn hold_items(
         slot_id: items[index].slot_id,
         error: Box::new(error),
     };
-    let mut ttl: Option<chrono::Duration> = None;
+    let mut sites = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
-        let item_ttl = check_item(w, item).await.map_err(|e| activity(index, e))?;
-        ttl = Some(ttl.map_or(item_ttl, |t| t.min(item_ttl)));
+        sites.push(check_item(w, item).await.map_err(|e| activity(index, e))?);
     }
-    let hold_expires_at = w.now + ttl.unwrap_or_default();
+    check_plan(items, &sites).map_err(|(index, e)| activity(index, e))?;
+    let ttl = sites.iter().map(|s| s.hold_ttl).min().unwrap_or_default();
+    let hold_expires_at = w.now + ttl;
     if let Some(caps) = caps {
         // A group counts as one hold against the caps.
         check_hold_caps(w, caps, &group.customer.email, group.customer.id).await?;
@@ -78,7 +79,8 @@ async fn hold_items(
             send_confirmation: true,
             seats: SeatPolicy::Checked,
             allow_closed_slot: false,
-            hold_caps: None,
+            // Recorded with each booking (its client address); checked once above.
+            hold_caps: caps.cloned(),
             created_reason: None,
             terms_accepted_on_behalf: false,
         };
