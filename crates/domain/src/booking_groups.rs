@@ -95,35 +95,6 @@ pub fn derive_status(children: &[Child], now: DateTime<Utc>) -> GroupStatus {
     }
 }
 
-/// Splits `total` minor units over parts in proportion to `weights`, so that the parts
-/// sum to exactly `total`: each gets the floor of its share, and the units left over go
-/// one each to the largest remainders (ties to the earlier part). Zero weights in all
-/// split evenly. `total` and the weights are non-negative.
-pub fn allocate(total: i64, weights: &[i64]) -> Vec<i64> {
-    if weights.is_empty() {
-        return Vec::new();
-    }
-    let sum: i128 = weights.iter().map(|w| i128::from((*w).max(0))).sum();
-    let weights: Vec<i128> = if sum == 0 {
-        vec![1; weights.len()]
-    } else {
-        weights.iter().map(|w| i128::from((*w).max(0))).collect()
-    };
-    let sum: i128 = weights.iter().sum();
-    let total = i128::from(total.max(0));
-    let mut parts: Vec<i128> = weights.iter().map(|w| total * w / sum).collect();
-    let mut order: Vec<usize> = (0..weights.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(total * weights[i] % sum));
-    let left = total - parts.iter().sum::<i128>();
-    for &i in order.iter().take(usize::try_from(left).unwrap_or(0)) {
-        parts[i] += 1;
-    }
-    parts
-        .into_iter()
-        .map(|p| i64::try_from(p).unwrap_or(i64::MAX))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,17 +151,5 @@ mod tests {
             derive_status(&[lapsed, at(B::Confirmed)], now),
             GroupStatus::PartiallyCanceled
         );
-    }
-
-    #[test]
-    fn allocation_sums_exactly_to_the_total() {
-        assert_eq!(allocate(1000, &[1, 1, 1]), vec![334, 333, 333]);
-        assert_eq!(allocate(999, &[2000, 1000]), vec![666, 333]);
-        assert_eq!(allocate(10, &[0, 0]), vec![5, 5]);
-        assert_eq!(allocate(0, &[5, 7]), vec![0, 0]);
-        for total in [1, 7, 99, 12_345, 1_000_001] {
-            let parts = allocate(total, &[3333, 1, 6666, 17]);
-            assert_eq!(parts.iter().sum::<i64>(), total);
-        }
     }
 }

@@ -353,11 +353,6 @@ pub async fn add_booking(
     }
     let party_size = party(&mut errors, body.party_size, false);
     errors.finish().map_err(ApiError::validation)?;
-    let group = state
-        .store
-        .booking_group(auth.tenant.id(), id)
-        .await?
-        .ok_or_else(group_not_found)?;
     let id_of = |raw: &Option<String>, what: &str| {
         raw.as_deref()
             .and_then(kairos_domain::ids::parse_id)
@@ -368,7 +363,8 @@ pub async fn add_booking(
         product_id: id_of(&body.product_id, "Product at this site")?,
         site_id: id_of(&body.site_id, "Product at this site")?,
         slot_id: id_of(&body.slot_id, "Slot")?,
-        party_size: party_size.unwrap_or(group.party_size),
+        // 0: the group's party, read with the group in the write.
+        party_size: party_size.unwrap_or(0),
     };
     let group = state
         .store

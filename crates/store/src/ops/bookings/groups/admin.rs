@@ -283,12 +283,12 @@ impl super::super::Repo {
     }
 
     /// Adds an activity to a DRAFT group's plan: the product must belong to the site and
-    /// the slot to the product. Nothing is held yet.
+    /// the slot to the product. A party size of 0 is the group's. Nothing is held yet.
     pub async fn add_booking_group_item(
         &self,
         tenant: &TenantId,
         id: Uuid,
-        item: GroupItem,
+        mut item: GroupItem,
         actor: &Actor,
         now: Timestamp,
     ) -> Result<BookingGroup, GroupError> {
@@ -296,6 +296,9 @@ impl super::super::Repo {
         let result = async {
             let mut group = lock(&mut w, id).await?;
             require_draft(&group, w.now)?;
+            if item.party_size == 0 {
+                item.party_size = group.party_size;
+            }
             if group.items.len() >= MAX_ACTIVITIES {
                 return Err(GroupError::TooManyActivities(MAX_ACTIVITIES));
             }
