@@ -95,6 +95,38 @@ pub fn derive_status(children: &[Child], now: DateTime<Utc>) -> GroupStatus {
     }
 }
 
+/// Splits `total` (minor units) over parts in proportion to `weights` (each booking's own
+/// price) by the largest remainder, so the parts sum to `total` exactly; equal parts when
+/// every weight is zero. Ties go to the earlier part.
+pub fn allocate(total: i64, weights: &[i64]) -> Vec<i64> {
+    if weights.is_empty() {
+        return Vec::new();
+    }
+    let weights: Vec<i128> = if weights.iter().all(|w| *w <= 0) {
+        vec![1; weights.len()]
+    } else {
+        weights.iter().map(|w| i128::from((*w).max(0))).collect()
+    };
+    let sum: i128 = weights.iter().sum();
+    let total_wide = i128::from(total);
+    let mut parts: Vec<i128> = weights.iter().map(|w| total_wide * w / sum).collect();
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    // Largest remainder first; the earlier part wins a tie.
+    order.sort_by_key(|&i| (std::cmp::Reverse(total_wide * weights[i] % sum), i));
+    let mut left = total_wide - parts.iter().sum::<i128>();
+    for i in order {
+        if left <= 0 {
+            break;
+        }
+        parts[i] += 1;
+        left -= 1;
+    }
+    parts
+        .into_iter()
+        .map(|p| i64::try_from(p).unwrap_or(0))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +183,17 @@ mod tests {
             derive_status(&[lapsed, at(B::Confirmed)], now),
             GroupStatus::PartiallyCanceled
         );
+    }
+
+    #[test]
+    fn a_total_is_split_by_the_largest_remainder_and_sums_exactly() {
+        assert_eq!(allocate(100, &[1, 1, 1]), vec![34, 33, 33]);
+        assert_eq!(allocate(10_000, &[4_000, 6_000]), vec![4_000, 6_000]);
+        assert_eq!(allocate(9_999, &[4_000, 6_000]), vec![4_000, 5_999]);
+        assert_eq!(allocate(5, &[0, 0]), vec![3, 2]);
+        assert_eq!(allocate(0, &[2_500, 7_500]), vec![0, 0]);
+        assert!(allocate(7, &[]).is_empty());
+        let parts = allocate(123_457, &[3_333, 3_333, 3_334, 17]);
+        assert_eq!(parts.iter().sum::<i64>(), 123_457);
     }
 }

@@ -128,6 +128,25 @@ pub struct BookingGroupDto {
     /// confirm the group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group_token: Option<String>,
+    /// How the group was confirmed (CARDPAY, BANKPAY, INVOICE, COMP); null before. A card
+    /// or bank payment's bookings stay held until the money arrives.
+    #[schema(example = "CARDPAY")]
+    pub payment_method: Option<String>,
+    /// When its bookings were confirmed (for a card or bank payment: when it arrived).
+    pub confirmed_at: Option<DateTime<Utc>>,
+    /// A total staff set instead of the sum of its bookings' prices (major units), spread
+    /// over the bookings in proportion to their own prices; with why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_pricing_reason: Option<String>,
+    /// The confirm answer of a card payment: the PaymentIntent's client secret, for the
+    /// provider's browser library (the same as `payment.clientSecret`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cardpay_client_secret: Option<String>,
+    /// The confirm answer of a card or bank payment: what the customer does to pay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payment: Option<crate::payments::dto::PaymentAction>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -188,6 +207,18 @@ impl BookingGroupDto {
                 None
             },
             group_token: None,
+            payment_method: g.payment_method.map(|m| m.as_str().to_ascii_uppercase()),
+            confirmed_at: g.confirmed_at,
+            custom_total: g.custom_total.map(|t| {
+                let currency = g
+                    .bookings
+                    .first()
+                    .map_or(g.currency.as_str(), |b| b.price.currency.as_str());
+                major(t, currency)
+            }),
+            custom_pricing_reason: g.custom_pricing_reason.clone(),
+            cardpay_client_secret: None,
+            payment: None,
             created_at: g.created_at,
             updated_at: g.updated_at,
         }

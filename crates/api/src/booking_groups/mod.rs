@@ -3,6 +3,7 @@
 
 mod admin;
 mod cancel;
+mod confirm;
 mod dto;
 mod public;
 
@@ -22,6 +23,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         OpenApiRouter::new()
             .routes(routes!(public::hold_group))
             .routes(routes!(public::get_group))
+            .routes(routes!(confirm::confirm_group))
+            .routes(routes!(confirm::admin_confirm_group))
             .routes(routes!(admin::list_groups, admin::create_group))
             .routes(routes!(
                 admin::admin_get_group,
@@ -73,6 +76,11 @@ impl From<GroupError> for ApiError {
             GroupError::NotDraft(status) => ApiError::conflict(
                 code::INVALID_TRANSITION,
                 format!("The group is {status}: only a DRAFT group's activities change, and only a DRAFT group is held or deleted"),
+            )
+            .with_details(json!({"currentStatus": status.as_str()})),
+            GroupError::NotHeld(status) => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!("The group is {status}: only a held group (HOLD) is confirmed"),
             )
             .with_details(json!({"currentStatus": status.as_str()})),
             GroupError::NothingHeld => ApiError::conflict(

@@ -131,6 +131,7 @@ const MATRIX: &[(&str, &str, &str)] = &[
     // booking groups: public with the tenant header (staff need manage_bookings), admin manage_bookings
     ("POST", "/api/v1/booking-groups/hold", "ok ok ok 403 ok ok mis"),
     ("GET", "/api/v1/booking-groups/{id}", "ok ok ok 403 ok ok mis"),
+    ("POST", "/api/v1/booking-groups/{id}/confirm", "ok ok ok 403 ok ok mis"),
     ("GET", "/api/v1/admin/booking-groups", "ok ok ok 403 403 401 mis"),
     ("POST", "/api/v1/admin/booking-groups", "ok ok ok 403 403 401 mis"),
     ("GET", "/api/v1/admin/booking-groups/{id}", "ok ok ok 403 403 401 mis"),
@@ -141,6 +142,7 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("POST", "/api/v1/admin/booking-groups/{id}/hold", "ok ok ok 403 403 401 mis"),
     ("POST", "/api/v1/admin/booking-groups/{id}/calculate-pricing", "ok ok ok 403 403 401 mis"),
     ("POST", "/api/v1/admin/booking-groups/{id}/cancel", "ok ok ok 403 403 401 mis"),
+    ("POST", "/api/v1/admin/booking-groups/{id}/confirm", "ok ok ok 403 403 401 mis"),
     ("POST", "/api/v1/bookings/{id}/confirm", "ok ok ok 403 ok ok mis"),
     ("POST", "/api/v1/bookings/{id}/cancel", "ok ok ok 403 ok ok mis"),
     ("POST", "/api/v1/bookings/{id}/reschedule", "ok ok ok 403 ok ok mis"),

@@ -85,6 +85,15 @@ async fn settle_or_cancel(
             return Err(e);
         }
     }
+    if payment.group_id.is_some() && payment.booking_id.is_none() {
+        // A group's payment: its bookings' holds lapse with it; only the payment is
+        // withdrawn (money arriving later is refunded booking by booking).
+        app.store
+            .withdraw_group_payment(tenant, payment.id, app.now())
+            .await
+            .map_err(|e| e.to_string())?;
+        return Ok(Outcome::Canceled);
+    }
     let Some(booking) = payment.booking_id else {
         let Some(purchase) = payment.gift_card_purchase_id else {
             return Ok(Outcome::Skipped);

@@ -43,6 +43,9 @@ pub async fn ensure_intent(
         // As spec Part A 6 shows the event's metadata.
         metadata.push(("type", "gift_card_purchase".to_owned()));
         metadata.push(("purchase_id", purchase.to_string()));
+    } else if let Some(group) = payment.group_id {
+        metadata.push(("type", "booking_group".to_owned()));
+        metadata.push(("group_id", group.to_string()));
     } else {
         metadata.push(("type", "booking".to_owned()));
     }
@@ -200,4 +203,25 @@ pub async fn action_for_payment(
             .map(|_| app.payments.cardpay_js_url.clone()),
         publishable_key: account.publishable_key,
     })
+}
+
+/// Starts (or finds again) the provider side of a booking group's waiting payment and says
+/// what the customer does next, as [`payment_action`] for a booking; `None` when the group
+/// has no payment waiting.
+pub async fn group_payment_action(
+    app: &App,
+    tenant: &TenantId,
+    group: Uuid,
+    payment_method: Option<&str>,
+    returns: &ReturnUrls,
+) -> AppResult<Option<PaymentAction>> {
+    let Some(payment) = app.store.open_group_payment(tenant, group).await? else {
+        return Ok(None);
+    };
+    match payment.provider {
+        Provider::Bankpay => bank_action(app, tenant, &payment, returns).await.map(Some),
+        Provider::Cardpay => action_for_payment(app, tenant, &payment, payment_method, false)
+            .await
+            .map(Some),
+    }
 }

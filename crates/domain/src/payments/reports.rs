@@ -53,6 +53,8 @@ pub struct PaymentFacts<'a> {
     pub gift_card_purchase: Option<Uuid>,
     /// The fee it charges (an off-session charge of a fee on a booking).
     pub fee: Option<Uuid>,
+    /// The booking group it pays, all its bookings at once.
+    pub group: Option<Uuid>,
 }
 
 /// What a report does to its payment.
@@ -62,6 +64,8 @@ pub enum Effect {
     SettleBooking(Uuid),
     /// Collected for the gift card purchase: issue its voucher.
     PayGiftCard(Uuid),
+    /// Collected for a booking group: every booking of it confirmed and paid its share.
+    SettleGroup(Uuid),
     /// Collected for a fee: the fee is charged (or, no longer wanted, refunded).
     SettleFee(Uuid),
     /// A fee's charge failed: the attempt is FAILED and the fee stays pending.
@@ -117,6 +121,8 @@ pub fn effect_of(report: &ProviderReport, payment: &PaymentFacts<'_>) -> Effect 
                 Effect::SettleBooking(booking)
             } else if let Some(purchase) = payment.gift_card_purchase {
                 Effect::PayGiftCard(purchase)
+            } else if let Some(group) = payment.group {
+                Effect::SettleGroup(group)
             } else if let Some(fee) = payment.fee {
                 Effect::SettleFee(fee)
             } else {
@@ -161,6 +167,7 @@ mod tests {
             booking: Some(Uuid::nil()),
             gift_card_purchase: None,
             fee: None,
+            group: None,
         }
     }
 
@@ -187,6 +194,20 @@ mod tests {
         assert_eq!(
             effect_of(&succeeded(Some(5000), Some("EUR")), &gift),
             Effect::PayGiftCard(purchase)
+        );
+        let group = Uuid::from_u128(8);
+        let of_group = PaymentFacts {
+            booking: None,
+            group: Some(group),
+            ..p
+        };
+        assert_eq!(
+            effect_of(&succeeded(Some(5000), Some("EUR")), &of_group),
+            Effect::SettleGroup(group)
+        );
+        assert_eq!(
+            effect_of(&succeeded(Some(4999), Some("EUR")), &of_group),
+            Effect::AmountMismatch
         );
         let neither = PaymentFacts { booking: None, ..p };
         assert_eq!(

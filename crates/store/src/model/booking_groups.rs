@@ -68,6 +68,13 @@ pub struct BookingGroup {
     pub bookings: Vec<GroupChild>,
     /// The tenant's currency (a group's bookings are priced in their site's).
     pub currency: String,
+    /// How it was confirmed (set by the confirmation; a card or bank payment's bookings
+    /// stay held until the money arrives).
+    pub payment_method: Option<kairos_domain::payments::PaymentMethod>,
+    pub confirmed_at: Option<Timestamp>,
+    /// A total staff set instead of the sum of its bookings' prices, and why.
+    pub custom_total: Option<i64>,
+    pub custom_pricing_reason: Option<String>,
 }
 
 impl BookingGroup {
@@ -114,6 +121,17 @@ pub struct GroupPatch {
     pub customer_phone: Option<String>,
     /// `Some(None)` clears the notes.
     pub internal_notes: Option<Option<String>>,
+}
+
+/// A group's confirmation: how it is paid, and a total staff set instead of the sum of
+/// its bookings' prices (`custom`: the total in minor units and why), spread over the
+/// bookings in proportion to their own prices.
+#[derive(Debug, Clone)]
+pub struct GroupConfirm {
+    pub method: kairos_domain::payments::PaymentMethod,
+    pub custom: Option<(i64, String)>,
+    /// How long the bookings stay held for a card or bank payment to arrive.
+    pub payment_window: chrono::Duration,
 }
 
 /// Filters of the group list.
@@ -187,6 +205,10 @@ pub enum GroupError {
     NothingHeld,
     #[error("the group has no activities to hold")]
     Empty,
+    /// Confirming needs a held group.
+    #[error("the group is {0}, not HOLD")]
+    NotHeld(GroupStatus),
+
     #[error("a group holds at most {0} activities")]
     TooManyActivities(usize),
     /// One activity could not be held (or planned); nothing was.

@@ -105,6 +105,8 @@ pub struct OnlinePayment {
     pub created_at: Timestamp,
     /// The fee this payment charges (an off-session charge; then `booking_id` is None).
     pub fee_id: Option<Uuid>,
+    /// The booking group it pays, all its bookings at once (then `booking_id` is None).
+    pub group_id: Option<Uuid>,
 }
 
 /// A provider's report about a payment, verified: the card webhook's events, the bank

@@ -28,6 +28,7 @@ mod search;
 mod seats;
 mod transition;
 
+pub(crate) use groups::{group_charge_refunded, settle_group_payment};
 pub(crate) use payments::{Settled, settle_online_payment};
 pub(crate) use reductions::restore_vouchers;
 

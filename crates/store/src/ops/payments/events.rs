@@ -3,6 +3,7 @@
 //! leaves no trace and the provider's redelivery processes it.
 
 use super::super::Repo;
+use super::super::bookings::{group_charge_refunded, settle_group_payment};
 use super::super::dialect;
 use super::super::gift_cards::pay_gift_card;
 use super::super::operations::finish_attempt;
@@ -241,11 +242,13 @@ async fn act_on_provider_event(
         booking: payment.booking_id,
         gift_card_purchase: payment.gift_card_purchase_id,
         fee: payment.fee_id,
+        group: payment.group_id,
     };
     match effect_of(&event.report, &facts) {
         Effect::AmountMismatch => amount_mismatch(w, event, &payment, &actor).await,
         Effect::SettleBooking(booking) => settle_booking(w, event, &payment, booking, &actor).await,
         Effect::PayGiftCard(purchase) => Ok(pay_gift_card(w, &payment, purchase).await?),
+        Effect::SettleGroup(group) => settle_group_payment(w, &payment, group, &actor).await,
         Effect::NothingToPay => Ok(done(false, "not a booking payment".to_owned())),
         Effect::SettleFee(fee) => {
             let outcome = FeeChargeOutcome::Charged {
@@ -261,6 +264,9 @@ async fn act_on_provider_event(
             payment_failed(w, event, &payment, (code, message), &actor).await
         }
         Effect::Unchanged(status) => Ok(done(false, format!("payment is {status}: unchanged"))),
+        Effect::Refunded(total) if payment.group_id.is_some() => {
+            group_charge_refunded(w, &payment, total).await
+        }
         Effect::Refunded(total) => charges::charge_refunded(w, &payment, total).await,
         Effect::Disputed(dispute) => charges::dispute_created(w, &payment, &dispute).await,
         Effect::AwaitBank => Ok(done(

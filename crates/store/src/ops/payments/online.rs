@@ -27,12 +27,16 @@ pub(crate) struct OnlineRow {
     redirect_url: Option<String>,
     created_at: Timestamp,
     fee_id: Option<Uuid>,
+    group_id: Option<Uuid>,
 }
 
 pub(crate) const COLUMNS: &str = "p.tenant_id, p.id, p.booking_id, \
-     p.gift_card_purchase_id, COALESCE(b.site_id, g.site_id) AS site_id, p.amount, p.currency, \
+     p.gift_card_purchase_id, COALESCE(b.site_id, g.site_id, \
+     (SELECT gb.site_id FROM bookings gb WHERE gb.tenant_id = p.tenant_id \
+      AND gb.group_id = p.group_id ORDER BY gb.starts_at, gb.id LIMIT 1)) AS site_id, \
+     p.amount, p.currency, \
      p.provider, p.provider_payment_id, p.status, p.credential_source, p.credential_site_id, \
-     p.redirect_url, p.created_at, p.fee_id";
+     p.redirect_url, p.created_at, p.fee_id, p.group_id";
 
 pub(crate) const FROM: &str = "payments p LEFT JOIN bookings b ON b.tenant_id = p.tenant_id AND b.id = p.booking_id \
      LEFT JOIN gift_card_purchases g ON g.tenant_id = p.tenant_id AND g.id = p.gift_card_purchase_id";
@@ -60,6 +64,7 @@ impl TryFrom<OnlineRow> for OnlinePayment {
             redirect_url: r.redirect_url,
             created_at: r.created_at,
             fee_id: r.fee_id,
+            group_id: r.group_id,
         })
     }
 }
@@ -225,7 +230,8 @@ impl Repo {
              WHERE p.provider IN ('cardpay', 'bankpay') AND p.status IN ('PENDING', 'FAILED')
                AND p.created_at < $1
                AND (b.status IN ('confirmed', 'part_paid')
-                    OR g.status IN ('pending', 'payment_failed'))
+                    OR g.status IN ('pending', 'payment_failed')
+                    OR (p.group_id IS NOT NULL AND p.booking_id IS NULL))
              ORDER BY p.updated_at, p.id LIMIT $2"
         ))
         .bind(before)

@@ -119,11 +119,18 @@ async fn start_refund(
 ) -> Result<RefundStarted, PaymentsError> {
     let mut w = repo.begin(tenant, now).await?;
     let p: LockedPayment = sqlx::query_as(sql!(
-        "SELECT id, booking_id, gift_card_purchase_id, amount, currency, provider, provider_payment_id, status,
-                credential_source, credential_site_id, refunded_amount, refund_target, created_at,
-                fee_id
-         FROM payments WHERE tenant_id = $1 AND id = $2{}",
-        dialect::FOR_UPDATE
+        "SELECT p.id, p.booking_id, p.gift_card_purchase_id, p.amount, p.currency,
+                COALESCE(p.provider, parent.provider) AS provider,
+                COALESCE(p.provider_payment_id, parent.provider_payment_id) AS provider_payment_id,
+                p.status,
+                COALESCE(p.credential_source, parent.credential_source) AS credential_source,
+                COALESCE(p.credential_site_id, parent.credential_site_id) AS credential_site_id,
+                p.refunded_amount, p.refund_target, p.created_at, p.fee_id
+         FROM payments p
+         LEFT JOIN payments parent
+           ON parent.tenant_id = p.tenant_id AND parent.id = p.parent_payment_id
+         WHERE p.tenant_id = $1 AND p.id = $2{}",
+        dialect::FOR_UPDATE_OF_P
     ))
     .bind(tenant.as_str())
     .bind(payment)
@@ -192,6 +199,7 @@ async fn start_refund(
             redirect_url: None,
             created_at: p.created_at,
             fee_id: p.fee_id,
+            group_id: None,
         },
     };
     if status == PaymentStatus::RefundPending {

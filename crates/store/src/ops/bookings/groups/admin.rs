@@ -78,6 +78,10 @@ pub(super) async fn insert_group(
         updated_at: w.now,
         bookings: Vec::new(),
         currency,
+        payment_method: None,
+        confirmed_at: None,
+        custom_total: None,
+        custom_pricing_reason: None,
     };
     audit(
         w,

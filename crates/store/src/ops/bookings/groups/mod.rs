@@ -3,7 +3,11 @@
 //! transaction and its price (`hold.rs`).
 
 mod admin;
+mod confirm;
 mod hold;
+mod settle;
+
+pub(crate) use settle::{group_charge_refunded, settle_group_payment};
 
 use super::super::Db;
 use super::{Change, Write, dialect};
@@ -14,6 +18,7 @@ use crate::{
 use kairos_domain::TenantId;
 use kairos_domain::booking_groups::{GroupStatus, GroupType};
 use kairos_domain::bookings::{BookingSource, BookingStatus};
+use kairos_domain::payments::PaymentMethod;
 use kairos_store_macros::operations;
 use serde_json::json;
 use sqlx::types::Json;
@@ -24,7 +29,8 @@ type Conn = <Db as sqlx::Database>::Connection;
 const GROUP_COLUMNS: &str = "g.id, g.reference, g.group_type, g.package_id, g.party_size, \
      g.customer_id, g.customer_name, g.customer_email, g.customer_phone, g.internal_notes, \
      g.items, g.held_at, g.hold_expires_at, g.token_hash, g.source, g.created_by, \
-     g.created_at, g.updated_at, \
+     g.created_at, g.updated_at, g.payment_method, g.confirmed_at, g.custom_total, \
+     g.custom_pricing_reason, \
      (SELECT t.currency FROM tenants t WHERE t.id = g.tenant_id) AS currency";
 
 #[derive(kairos_store_macros::FromRow)]
@@ -47,6 +53,10 @@ struct GroupRow {
     created_by: Option<String>,
     created_at: Timestamp,
     updated_at: Timestamp,
+    payment_method: Option<String>,
+    confirmed_at: Option<Timestamp>,
+    custom_total: Option<i64>,
+    custom_pricing_reason: Option<String>,
     currency: String,
 }
 
@@ -77,6 +87,14 @@ impl TryFrom<GroupRow> for BookingGroup {
             updated_at: r.updated_at,
             bookings: Vec::new(),
             currency: r.currency,
+            payment_method: r
+                .payment_method
+                .as_deref()
+                .map(|m| stored("payment method", m, PaymentMethod::parse))
+                .transpose()?,
+            confirmed_at: r.confirmed_at,
+            custom_total: r.custom_total,
+            custom_pricing_reason: r.custom_pricing_reason,
         })
     }
 }

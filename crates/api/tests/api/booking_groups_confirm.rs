@@ -1,0 +1,328 @@
+//! Confirming a booking group (spec Part B 3.3, 4.3, 6): one card payment for the whole
+//! group keeps its bookings held until the provider's event confirms and pays them all,
+//! once however often it is delivered, each booking's share refunded through the group's
+//! payment; invoice and comp confirm at once and are staff's; a custom total is spread
+//! exactly and needs its reason and permission.
+
+use super::booking_groups::{Venue, hold, hold_body, selection, venue};
+use super::payments_webhooks::deliver;
+use chrono::Duration;
+use kairos_app::payments::providers::sandbox::webhook_secret;
+use kairos_domain::auth::Role;
+use kairos_domain::payments::cardpay_signature::header;
+use kairos_testkit::TestResponse;
+use serde_json::{Value, json};
+
+/// A group of the venue's two activities for 4 (80.00 + 120.00) at the `n`th hours: the
+/// hold's answer.
+async fn held_at(v: &Venue, n: usize) -> TestResponse {
+    let res = hold(
+        &v.app,
+        &v.t.id,
+        hold_body(
+            4,
+            vec![
+                selection(&v.climbing.catalog, &v.climbing.slots[n]),
+                selection(&v.room, &v.room_slots[n + 1]),
+            ],
+        ),
+    )
+    .await;
+    res.assert_status(200);
+    res
+}
+
+async fn held(v: &Venue) -> TestResponse {
+    held_at(v, 0).await
+}
+
+async fn confirm(v: &Venue, group: &TestResponse, body: Value) -> TestResponse {
+    v.app
+        .post(&format!(
+            "/api/v1/booking-groups/{}/confirm",
+            group.str("id")
+        ))
+        .tenant(&v.t.id)
+        .header("x-booking-token", group.str("groupToken"))
+        .json(body)
+        .send()
+        .await
+}
+
+async fn admin_confirm(v: &Venue, id: &str, token: &str, body: Value) -> TestResponse {
+    v.app
+        .post(&format!("/api/v1/admin/booking-groups/{id}/confirm"))
+        .tenant(&v.t.id)
+        .token(token)
+        .json(body)
+        .send()
+        .await
+}
+
+async fn staff_booking(v: &Venue, id: &str) -> Value {
+    let res = v
+        .app
+        .get(&format!("/api/v1/admin/bookings/{id}"))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .send()
+        .await;
+    res.assert_status(200);
+    res.body
+}
+
+async fn group(v: &Venue, id: &str) -> Value {
+    let res = v
+        .app
+        .get(&format!("/api/v1/admin/booking-groups/{id}"))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .send()
+        .await;
+    res.assert_status(200);
+    res.body
+}
+
+/// A signed `payment_intent.succeeded` of the group's tenant.
+fn succeeded(v: &Venue, key: &str, event: &str, intent: &str, amount: i64) -> (Vec<u8>, String) {
+    let body = serde_json::to_vec(&json!({
+        "id": event, "object": "event", "type": "payment_intent.succeeded",
+        "created": 1, "livemode": false,
+        "data": {"object": {"id": intent, "object": "payment_intent", "amount": amount,
+            "amount_received": amount, "currency": "eur", "status": "succeeded",
+            "metadata": {"tenant_id": v.t.id}}}
+    }))
+    .unwrap_or_default();
+    let secret = webhook_secret(&v.app.state.config.payments.secrets, key);
+    let sig = header(&secret, v.app.clock_now().timestamp(), &body);
+    (body, sig)
+}
+
+fn ids(group: &Value) -> Vec<String> {
+    group["bookings"]
+        .as_array()
+        .map(|b| {
+            b.iter()
+                .filter_map(|x| x["bookingId"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_card_paid_group_stays_held_until_its_event_confirms_every_booking_once() {
+    let v = venue().await;
+    let key = v.app.sandbox_cardpay(&v.t).await;
+    let g = held(&v).await;
+    let before = g.str("holdExpiresAt").to_owned();
+    let res = confirm(&v, &g, json!({"paymentMethod": "CARDPAY"})).await;
+    res.assert_status(200);
+    assert_eq!(res.body["status"], "HOLD", "stays held until paid");
+    assert_eq!(res.body["paymentMethod"], "CARDPAY");
+    assert!(res.body["confirmedAt"].is_null());
+    let p = &res.body["payment"];
+    assert_eq!(
+        p["amount"], 20000,
+        "one payment for the group: {}",
+        res.text
+    );
+    assert_eq!(p["status"], "PENDING");
+    assert_eq!(res.body["cardpayClientSecret"], p["clientSecret"]);
+    assert!(res.body["cardpayClientSecret"].is_string());
+    assert!(
+        res.str("holdExpiresAt") > before.as_str(),
+        "held for the payment"
+    );
+    let intent = p["paymentIntentId"].as_str().unwrap_or_default().to_owned();
+    let booking_ids = ids(&res.body);
+    for id in &booking_ids {
+        assert_eq!(staff_booking(&v, id).await["status"], "hold");
+    }
+    // Back at the payment step: the same payment again.
+    let again = confirm(&v, &g, json!({"paymentMethod": "cardpay"})).await;
+    again.assert_status(200);
+    assert_eq!(again.body["payment"]["paymentIntentId"], intent.as_str());
+
+    // The customer pays with a test card: the sandbox reports it on the webhook. The same
+    // report delivered by someone else meanwhile, twice, changes nothing more.
+    let paid = confirm(
+        &v,
+        &g,
+        json!({"paymentMethod": "CARDPAY", "paymentMethodId": "pm_card_visa"}),
+    )
+    .await;
+    paid.assert_status(200);
+    assert_eq!(paid.body["payment"]["paymentIntentId"], intent.as_str());
+    let (body, sig) = succeeded(&v, &key, "evt_group_copy", &intent, 20000);
+    let copy = deliver(&v.app, Some(&sig), &body).await;
+    copy.assert_status(200);
+    let dup = deliver(&v.app, Some(&sig), &body).await;
+    dup.assert_status(200);
+    assert_eq!(dup.body["error"], "DUPLICATE_EVENT");
+    let mut after = Value::Null;
+    for _ in 0..100 {
+        after = group(&v, g.str("id")).await;
+        if after["status"] == "CONFIRMED" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(after["status"], "CONFIRMED", "{after}");
+    assert!(after["confirmedAt"].is_string());
+    assert!(after["holdExpiresAt"].is_null());
+    // Whichever delivery came first settled it; the sandbox's own is in by now too.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let shares = [8000, 12000];
+    for (id, share) in booking_ids.iter().zip(shares) {
+        let b = staff_booking(&v, id).await;
+        assert_eq!(b["status"], "paid", "{b}");
+        let payments = b["payments"].as_array().cloned().unwrap_or_default();
+        assert_eq!(payments.len(), 1, "one share each: {b}");
+        assert_eq!(payments[0]["status"], "COMPLETED");
+        assert_eq!(payments[0]["amount"], share, "minor units");
+        assert_eq!(b["paidAmount"].as_f64(), Some(share as f64 / 100.0));
+    }
+    let (body2, sig2) = succeeded(&v, &key, "evt_group_late", &intent, 20000);
+    let late = deliver(&v.app, Some(&sig2), &body2).await;
+    late.assert_status(200);
+    assert_eq!(late.body["processed"], false, "{}", late.text);
+
+    // Staff cancel one booking: its share comes back through the group's card payment.
+    let res = v
+        .app
+        .post(&format!("/api/v1/bookings/{}/cancel", booking_ids[0]))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"reason": "one child ill"}))
+        .send()
+        .await;
+    res.assert_status(200);
+    let r = &res.body["refund"];
+    assert_eq!(r["net_refund_amount"], 8000, "{}", res.text);
+    assert!(r["refund_breakdown"][0]["provider_refund_id"].is_string());
+    assert_eq!(group(&v, g.str("id")).await["status"], "PARTIALLY_CANCELED");
+    v.app.assert_capacity_invariant(&v.t.id).await;
+}
+
+#[tokio::test]
+async fn invoice_and_comp_confirm_a_group_at_once_and_are_for_staff_only() {
+    let v = venue().await;
+    let g = held(&v).await;
+    confirm(&v, &g, json!({"paymentMethod": "INVOICE"}))
+        .await
+        .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    confirm(&v, &g, json!({"paymentMethod": "POA"}))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    confirm(&v, &g, json!({}))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    // A front desk role manages bookings but may not invoice.
+    v.app
+        .staff(&v.t.id, "desk", "desk-password-1", &[Role::FrontDesk])
+        .await;
+    let desk = v.app.admin_token(&v.t.id, "desk", "desk-password-1").await;
+    admin_confirm(&v, g.str("id"), &desk, json!({"paymentMethod": "INVOICE"}))
+        .await
+        .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+
+    let res = admin_confirm(
+        &v,
+        g.str("id"),
+        &v.t.owner_token,
+        json!({"paymentMethod": "INVOICE"}),
+    )
+    .await;
+    res.assert_status(200);
+    assert_eq!(res.body["status"], "CONFIRMED", "{}", res.text);
+    assert_eq!(res.body["paymentMethod"], "INVOICE");
+    assert!(res.body.get("payment").is_none());
+    for (id, share) in ids(&res.body).iter().zip([8000, 12000]) {
+        let b = staff_booking(&v, id).await;
+        assert_eq!(b["status"], "confirmed");
+        assert_eq!(b["payments"][0]["status"], "PENDING", "{b}");
+        assert_eq!(b["payments"][0]["amount"], share);
+    }
+    // Confirmed once.
+    admin_confirm(
+        &v,
+        g.str("id"),
+        &v.t.owner_token,
+        json!({"paymentMethod": "COMP"}),
+    )
+    .await
+    .assert_error(409, "INVALID_TRANSITION");
+
+    // A lapsed group is HOLD_EXPIRED.
+    let late = held_at(&v, 1).await;
+    v.app.clock.advance(Duration::minutes(16));
+    admin_confirm(
+        &v,
+        late.str("id"),
+        &v.t.owner_token,
+        json!({"paymentMethod": "COMP"}),
+    )
+    .await
+    .assert_error(409, "HOLD_EXPIRED");
+}
+
+#[tokio::test]
+async fn a_custom_total_needs_its_reason_and_permission_and_is_spread_exactly() {
+    let v = venue().await;
+    let g = held(&v).await;
+    let id = g.str("id").to_owned();
+    let res = admin_confirm(
+        &v,
+        &id,
+        &v.t.owner_token,
+        json!({"paymentMethod": "COMP", "customTotal": 99.99}),
+    )
+    .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert!(res.text.contains("customPricingReason"), "{}", res.text);
+    admin_confirm(
+        &v,
+        &id,
+        &v.t.owner_token,
+        json!({"paymentMethod": "COMP", "customTotal": -1, "customPricingReason": "x"}),
+    )
+    .await
+    .assert_error(400, "VALIDATION_ERROR");
+    // Managing bookings is not enough to set a price.
+    v.app
+        .staff(&v.t.id, "desk", "desk-password-1", &[Role::FrontDesk])
+        .await;
+    let desk = v.app.admin_token(&v.t.id, "desk", "desk-password-1").await;
+    admin_confirm(
+        &v,
+        &id,
+        &desk,
+        json!({"paymentMethod": "CARDPAY", "customTotal": 99.99, "customPricingReason": "school rate"}),
+    )
+    .await
+    .assert_error(403, "INSUFFICIENT_PERMISSIONS");
+    assert_eq!(group(&v, &id).await["status"], "HOLD", "nothing changed");
+
+    let res = admin_confirm(
+        &v,
+        &id,
+        &v.t.owner_token,
+        json!({"paymentMethod": "COMP", "customTotal": 99.99, "customPricingReason": "school rate"}),
+    )
+    .await;
+    res.assert_status(200);
+    assert_eq!(res.body["customTotal"], 99.99, "{}", res.text);
+    assert_eq!(res.body["customPricingReason"], "school rate");
+    let pricing = &res.body["pricing"];
+    assert_eq!(pricing["grandTotal"], 99.99);
+    // 80 : 120 of 9999 minor units is 3999.6 : 5999.4; the larger remainder gets the cent.
+    let parts: Vec<f64> = pricing["allocations"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x["allocatedTotal"].as_f64())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(parts, vec![40.0, 59.99]);
+}
