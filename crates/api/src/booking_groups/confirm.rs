@@ -197,7 +197,9 @@ async fn confirm_and_answer(
             return Ok(None);
         };
         let action = crate::payments::dto::PaymentAction::from(action);
-        json["cardpayClientSecret"] = serde_json::json!(action.client_secret);
+        if let Some(secret) = &action.client_secret {
+            json["cardpayClientSecret"] = serde_json::json!(secret);
+        }
         json["payment"] = serde_json::to_value(action)
             .map_err(|e| ApiError::internal(format!("payment action: {e}")))?;
         Ok(Some(json))

@@ -326,3 +326,53 @@ async fn a_custom_total_needs_its_reason_and_permission_and_is_spread_exactly() 
         .unwrap_or_default();
     assert_eq!(parts, vec![40.0, 59.99]);
 }
+
+#[tokio::test]
+async fn a_bank_paid_group_is_confirmed_by_the_banks_signed_callback() {
+    use super::payments_bankpay::{PUBLIC, SECRET, callback, transaction_of};
+    let server = kairos_testkit::bankpay::BankpayServer::start("375917", SECRET).await;
+    let app = kairos_testkit::TestApp::builder()
+        .bankpay(kairos_testkit::BankpaySetup {
+            api_base: server.url.clone(),
+            public_url: PUBLIC.to_owned(),
+            env: None,
+        })
+        .spawn()
+        .await;
+    let v = super::booking_groups::venue_on(app).await;
+    v.app
+        .put("/api/v1/admin/payments/credentials/bankpay")
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"merchantId": "375917", "secretKey": SECRET}))
+        .send()
+        .await
+        .assert_status(200);
+    let g = held(&v).await;
+    let res = confirm(&v, &g, json!({"paymentMethod": "BANKPAY"})).await;
+    res.assert_status(200);
+    assert_eq!(res.body["status"], "HOLD", "{}", res.text);
+    assert_eq!(res.body["payment"]["provider"], "bankpay");
+    assert_eq!(res.body["payment"]["amount"], 20000);
+    assert!(res.body.get("cardpayClientSecret").is_none());
+    let asked = server.accepted();
+    assert_eq!(asked.len(), 1, "one bank payment for the group");
+    assert_eq!(asked[0]["amount"], 20000);
+    let transaction = transaction_of(&res);
+    callback(&v.app, &transaction, "ok", "20000", 0, SECRET)
+        .await
+        .assert_status(200);
+    let after = group(&v, g.str("id")).await;
+    assert_eq!(after["status"], "CONFIRMED", "{after}");
+    for id in ids(&after) {
+        assert_eq!(staff_booking(&v, &id).await["status"], "paid");
+    }
+    // The bank's retry of the same callback: nothing more.
+    callback(&v.app, &transaction, "ok", "20000", 0, SECRET)
+        .await
+        .assert_status(200);
+    for id in ids(&after) {
+        let b = staff_booking(&v, &id).await;
+        assert_eq!(b["payments"].as_array().map(Vec::len), Some(1), "{b}");
+    }
+}
