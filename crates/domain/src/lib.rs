@@ -21,6 +21,7 @@ pub mod issues;
 pub mod messaging;
 pub mod money;
 pub mod moves;
+pub mod packages;
 pub mod payments;
 pub mod pricing;
 pub mod promotions;

@@ -44,6 +44,7 @@ pub async fn ensure(
         gift_cards(store, &tenant, now).await?;
         party_room(store, &tenant, now).await?;
         climbing_course(store, &tenant, now).await?;
+        package(store, &tenant, now).await?;
         return Ok(None);
     }
     let created = create(store, &tenant, now).await?;
@@ -51,7 +52,49 @@ pub async fn ensure(
     gift_cards(store, &tenant, now).await?;
     party_room(store, &tenant, now).await?;
     climbing_course(store, &tenant, now).await?;
+    package(store, &tenant, now).await?;
     Ok(Some(created))
+}
+
+/// Offers the escape room and a bouldering session as one package, 35 EUR a person for
+/// both (booked as a group), unless the demo has it.
+async fn package(store: &Store, tenant: &TenantId, now: DateTime<Utc>) -> anyhow::Result<()> {
+    const NAME: &str = "Climb & Escape";
+    if store
+        .list_packages(tenant, false)
+        .await?
+        .iter()
+        .any(|p| p.name == NAME)
+    {
+        return Ok(());
+    }
+    let products = store.list_products(tenant).await?;
+    let find = |word: &str| {
+        products
+            .iter()
+            .find(|p| p.name.contains(word))
+            .map(|p| p.id)
+    };
+    let (Some(room), Some(wall)) = (find("escape room"), find("Bouldering")) else {
+        return Ok(());
+    };
+    store
+        .create_package(
+            tenant,
+            kairos_store::NewPackage {
+                name: NAME.into(),
+                description: "The bouldering wall, then The Lost Temple: one booking, one price."
+                    .into(),
+                product_ids: vec![wall, room],
+                price: kairos_domain::packages::PackagePrice::PackagePrice(3_500),
+                is_active: true,
+            },
+            &Actor::system("demo"),
+            now,
+        )
+        .await
+        .context("adding the demo package")?;
+    Ok(())
 }
 
 /// Puts a gift card on sale at the demo venue unless it sells some: any amount from 20 to

@@ -14,6 +14,7 @@ use kairos_domain::booking_groups::GroupStatus;
 use kairos_domain::bookings::BookingSource;
 use kairos_domain::customers::Email;
 use kairos_domain::ids::new_secret;
+use kairos_domain::ids::parse_id;
 use kairos_domain::new_id;
 use kairos_store::{GroupCustomer, GroupFilter, GroupItem, GroupPatch, NewGroup};
 use serde::{Deserialize, Serialize};
@@ -166,16 +167,27 @@ pub async fn create_group(
     );
     let internal_notes = notes(&mut errors, body.internal_notes.as_deref());
     errors.finish().map_err(ApiError::validation)?;
-    if package.is_some() {
-        return Err(ApiError::not_found("Package"));
-    }
+    // Checked again, in the hold's transaction, when the group is held.
+    let package_id = match package.as_deref() {
+        None => None,
+        Some(raw) => {
+            let id = parse_id(raw).ok_or_else(|| ApiError::not_found("Package"))?;
+            state
+                .store
+                .package(auth.tenant.id(), id)
+                .await?
+                .filter(|p| p.is_active)
+                .ok_or_else(|| ApiError::not_found("Package"))?;
+            Some(id)
+        }
+    };
     let group = state
         .store
         .create_booking_group(
             auth.tenant.id(),
             NewGroup {
                 group_type,
-                package_id: None,
+                package_id,
                 party_size: party_size.unwrap_or(1),
                 customer: GroupCustomer {
                     id: None,

@@ -63,7 +63,8 @@ pub struct GroupPricingDto {
     /// The activities' subtotals, before any discount.
     pub subtotal: f64,
     pub tax_total: f64,
-    /// SUM: each activity at its own price.
+    /// SUM (each activity at its own price), PACKAGE (the package's price spread over
+    /// them by their own prices) or CUSTOM (staff's total spread the same way).
     #[schema(example = "SUM")]
     pub pricing_method: String,
     #[schema(example = "EUR")]
@@ -160,7 +161,11 @@ impl BookingGroupDto {
                 .iter()
                 .map(|b| (b.booking_id, &b.price))
                 .collect();
-            GroupPricingDto::of(&kairos_store::group_pricing(&g.currency, &prices))
+            GroupPricingDto::of(&kairos_store::group_pricing(
+                &g.currency,
+                g.pricing_method(),
+                &prices,
+            ))
         });
         BookingGroupDto {
             id: g.id,

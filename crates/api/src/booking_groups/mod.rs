@@ -78,6 +78,8 @@ impl From<GroupError> for ApiError {
                 format!("The group is {status}: only a DRAFT group's activities change, and only a DRAFT group is held or deleted"),
             )
             .with_details(json!({"currentStatus": status.as_str()})),
+            GroupError::PackageNotFound => ApiError::not_found("Package"),
+            GroupError::NotThePackage(why) => ApiError::invalid_field("packageId", why),
             GroupError::NotHeld(status) => ApiError::conflict(
                 code::INVALID_TRANSITION,
                 format!("The group is {status}: only a held group (HOLD) is confirmed"),

@@ -252,10 +252,11 @@ pub async fn hold_group(
             errors.add("customerEmail", "is required");
         }
         errors.finish().map_err(ApiError::validation)?;
-        if package.is_some() {
-            // Packages are named by id; none is known by this one.
-            return Err(ApiError::not_found("Package"));
-        }
+        // A package is checked (offered, its products each once) in the hold's transaction.
+        let package_id = match package.as_deref() {
+            None => None,
+            Some(raw) => Some(parse_id(raw).ok_or_else(|| ApiError::not_found("Package"))?),
+        };
         let mut items = Vec::with_capacity(selections.len());
         for (i, s) in selections.iter().enumerate() {
             let id = |raw: &Option<String>, what: &str| {
@@ -274,7 +275,7 @@ pub async fn hold_group(
         let hold = NewGroupHold {
             group: NewGroup {
                 group_type,
-                package_id: None,
+                package_id,
                 party_size: party_size.unwrap_or(1),
                 customer: GroupCustomer {
                     id: customer_id,

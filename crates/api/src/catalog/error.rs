@@ -11,6 +11,7 @@ impl From<CatalogError> for ApiError {
             CatalogError::ProductNotFound => ApiError::not_found("Product"),
             CatalogError::VariantNotFound => ApiError::not_found("Variant"),
             CatalogError::AddonNotFound => ApiError::not_found("Add-on"),
+            CatalogError::PackageNotFound => ApiError::not_found("Package"),
             CatalogError::Store(e) => e.into(),
         }
     }

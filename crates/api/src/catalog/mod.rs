@@ -4,6 +4,7 @@
 
 mod addons;
 mod error;
+mod packages;
 pub(crate) mod products;
 mod sites;
 mod variants;
@@ -78,6 +79,8 @@ pub fn router() -> OpenApiRouter<AppState> {
                 addons::get_addon,
                 addons::update_addon,
                 addons::deactivate_addon
-            )),
+            ))
+            .routes(routes!(packages::list_packages, packages::create_package))
+            .routes(routes!(packages::get_package, packages::update_package)),
     )
 }

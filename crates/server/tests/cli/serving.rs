@@ -254,6 +254,17 @@ fn serve_on_a_fresh_data_directory_creates_and_prints_the_demo_tenant() {
         body.contains("\"skillName\":\"Climbing instructor\""),
         "{body}"
     );
+    // Two activities are offered together as a package.
+    let (status, body) = http(
+        &addr,
+        "GET",
+        "/api/v1/admin/packages",
+        &[("x-tenant-id", "demo"), ("authorization", &auth)],
+        "",
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"name\":\"Climb & Escape\""), "{body}");
+    assert!(body.contains("\"pricePerPerson\":35.0"), "{body}");
     drop(server);
 
     // A second start finds the demo tenant and does not create it again.

@@ -78,6 +78,18 @@ pub struct BookingGroup {
 }
 
 impl BookingGroup {
+    /// How its bookings are priced: CUSTOM once staff set its total, PACKAGE for a
+    /// package's group, else SUM.
+    pub fn pricing_method(&self) -> &'static str {
+        if self.custom_total.is_some() {
+            "CUSTOM"
+        } else if self.package_id.is_some() {
+            "PACKAGE"
+        } else {
+            "SUM"
+        }
+    }
+
     /// Its status at `now`, derived from its bookings (spec Part B 3.3).
     pub fn status(&self, now: Timestamp) -> GroupStatus {
         let children: Vec<Child> = self
@@ -159,15 +171,21 @@ pub struct GroupPricing {
     pub grand_total: i64,
     pub subtotal: i64,
     pub tax_total: i64,
-    /// SUM: each activity at its own price.
+    /// SUM (each activity at its own price), PACKAGE (the package's price spread over
+    /// them) or CUSTOM (staff's total spread over them).
     pub pricing_method: &'static str,
     pub currency: String,
     pub allocations: Vec<GroupAllocation>,
 }
 
-/// A group's price from its activities' prices: each at its own price (SUM), so each
-/// booking's allocation is its own price and they sum to the total exactly.
-pub fn group_pricing(currency: &str, prices: &[(Uuid, &PriceBreakdown)]) -> GroupPricing {
+/// A group's price from its bookings' prices (each booking's allocation is its own price,
+/// so they sum to the total exactly): `method` SUM when each is at its own price, PACKAGE
+/// or CUSTOM when a package price or staff's total was spread over them.
+pub fn group_pricing(
+    currency: &str,
+    method: &'static str,
+    prices: &[(Uuid, &PriceBreakdown)],
+) -> GroupPricing {
     let allocations: Vec<GroupAllocation> = prices
         .iter()
         .map(|(id, p)| GroupAllocation {
@@ -181,7 +199,7 @@ pub fn group_pricing(currency: &str, prices: &[(Uuid, &PriceBreakdown)]) -> Grou
         grand_total: allocations.iter().map(|a| a.allocated_total).sum(),
         subtotal: prices.iter().map(|(_, p)| p.subtotal).sum(),
         tax_total: allocations.iter().map(|a| a.tax_amount).sum(),
-        pricing_method: "SUM",
+        pricing_method: method,
         currency: prices
             .first()
             .map_or_else(|| currency.to_owned(), |(_, p)| p.currency.clone()),
@@ -205,6 +223,12 @@ pub enum GroupError {
     NothingHeld,
     #[error("the group has no activities to hold")]
     Empty,
+    /// The package named is not the tenant's, or no longer offered.
+    #[error("no such package")]
+    PackageNotFound,
+    /// The activities are not the package's (each of its products once).
+    #[error("a package's group books each of its products once: {0}")]
+    NotThePackage(String),
     /// Confirming needs a held group.
     #[error("the group is {0}, not HOLD")]
     NotHeld(GroupStatus),

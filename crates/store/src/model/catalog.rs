@@ -163,6 +163,8 @@ pub enum CatalogError {
     VariantNotFound,
     #[error("no such add-on")]
     AddonNotFound,
+    #[error("no such package")]
+    PackageNotFound,
     #[error(transparent)]
     Store(#[from] crate::StoreError),
 }

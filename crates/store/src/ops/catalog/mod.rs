@@ -1,6 +1,7 @@
 //! Catalog administration: sites, products, variants and add-ons, one file each.
 
 mod addons;
+mod packages;
 mod products;
 mod sites;
 mod variants;
@@ -13,6 +14,7 @@ use sqlx::Transaction;
 use uuid::Uuid;
 
 pub(crate) use addons::{ADDON_COLUMNS, AddonRow};
+pub(crate) use packages::load_package;
 pub(crate) use products::{PRODUCT_COLUMNS, ProductRow};
 pub(crate) use variants::{VARIANT_COLUMNS, VariantRow};
 

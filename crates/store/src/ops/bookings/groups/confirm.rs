@@ -8,13 +8,14 @@ use super::super::actions::current_price;
 use super::super::load_for_update;
 use super::super::reductions::{load_reductions, return_excess};
 use super::super::transition::{apply_transition, insert_payment};
+use super::package::{apply_package, package_of, spread};
 use super::{GroupError, Write, audit, lock, read};
 use crate::{
     Actor, Booking, BookingError, BookingGroup, BookingRefusal, GroupConfirm, Idempotency,
     PriceBreakdown, Timestamp, Written,
 };
 use kairos_domain::TenantId;
-use kairos_domain::booking_groups::{GroupStatus, allocate};
+use kairos_domain::booking_groups::GroupStatus;
 use kairos_domain::bookings::{BookingStatus, Trigger};
 use kairos_domain::new_id;
 use kairos_domain::payments::{PaymentMethod, PaymentStatus};
@@ -82,22 +83,6 @@ async fn held_bookings(w: &mut Write, group: &BookingGroup) -> Result<Vec<Held>,
         held.push(Held { booking, price });
     }
     Ok(held)
-}
-
-/// Sets each booking's total to its share of a custom group total (its tax in the same
-/// proportion); the lines of its breakdown stay the catalog's.
-fn apply_custom_total(held: &mut [Held], total: i64) {
-    let weights: Vec<i64> = held.iter().map(|h| h.price.total).collect();
-    for (h, share) in held.iter_mut().zip(allocate(total, &weights)) {
-        let before = h.price.total;
-        h.price.tax = if before > 0 {
-            i64::try_from(i128::from(h.price.tax) * i128::from(share) / i128::from(before))
-                .unwrap_or(0)
-        } else {
-            0
-        };
-        h.price.total = share;
-    }
 }
 
 /// Writes a booking's price and method as confirmed (`hold_until` keeps it held for the
@@ -203,8 +188,16 @@ async fn confirm_locked(
     if held.is_empty() {
         return Err(GroupError::NotHeld(group.status(w.now)));
     }
-    if let Some(total) = custom_total {
-        apply_custom_total(&mut held, total);
+    {
+        let mut prices: Vec<&mut PriceBreakdown> = held.iter_mut().map(|h| &mut h.price).collect();
+        if let Some(package) = group.package_id {
+            // A held group keeps its package's price even if it is no longer offered.
+            let package = package_of(w, package, false).await?;
+            apply_package(&package, group.party_size, &mut prices);
+        }
+        if let Some(total) = custom_total {
+            spread(&mut prices, total);
+        }
     }
     let total: i64 = held.iter().map(|h| h.price.total).sum();
     let currency = held

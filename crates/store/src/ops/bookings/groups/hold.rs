@@ -4,6 +4,7 @@
 use super::super::hold::{GroupLink, check_hold_caps, create_in};
 use super::super::offer::load_offer;
 use super::admin::{check_item, check_plan, insert_group};
+use super::package::{apply_package, check_package, package_of, price_held_at_package};
 use super::{GroupError, Write, audit, lock, read, require_draft};
 use crate::pricing::{Chosen, price_booking};
 use crate::{
@@ -41,6 +42,14 @@ async fn hold_items(
         index,
         slot_id: items[index].slot_id,
         error: Box::new(error),
+    };
+    let package = match group.package_id {
+        Some(id) => {
+            let package = package_of(w, id, true).await?;
+            check_package(&package, items)?;
+            Some(package)
+        }
+        None => None,
     };
     let mut sites = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
@@ -92,6 +101,9 @@ async fn hold_items(
         create_in(w, new, actor, Some(&link))
             .await
             .map_err(|e| activity(index, e))?;
+    }
+    if let Some(package) = &package {
+        price_held_at_package(w, group.id, package, group.party_size).await?;
     }
     sqlx::query(
         "UPDATE booking_groups SET held_at = $3, hold_expires_at = $4, updated_at = $3
@@ -198,7 +210,11 @@ impl super::super::Repo {
                     .iter()
                     .map(|b| (b.booking_id, &b.price))
                     .collect();
-                return Ok(group_pricing(&group.currency, &prices));
+                return Ok(group_pricing(
+                    &group.currency,
+                    group.pricing_method(),
+                    &prices,
+                ));
             }
             let mut priced = Vec::new();
             for (index, item) in group.items.iter().enumerate() {
@@ -211,9 +227,19 @@ impl super::super::Repo {
                     })?;
                 priced.push((item.id, price));
             }
+            if let Some(package) = group.package_id {
+                let package = package_of(&mut w, package, false).await?;
+                let mut refs: Vec<&mut PriceBreakdown> =
+                    priced.iter_mut().map(|(_, p)| p).collect();
+                apply_package(&package, group.party_size, &mut refs);
+            }
             let prices: Vec<(Uuid, &PriceBreakdown)> =
                 priced.iter().map(|(id, p)| (*id, p)).collect();
-            Ok(group_pricing(&group.currency, &prices))
+            Ok(group_pricing(
+                &group.currency,
+                group.pricing_method(),
+                &prices,
+            ))
         }
         .await;
         w.finish(result, None).await

@@ -5,6 +5,7 @@
 mod admin;
 mod confirm;
 mod hold;
+mod package;
 mod settle;
 
 pub(crate) use settle::{group_charge_refunded, settle_group_payment};
