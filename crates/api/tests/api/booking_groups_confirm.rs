@@ -243,6 +243,43 @@ async fn invoice_and_comp_confirm_a_group_at_once_and_are_for_staff_only() {
         assert_eq!(b["payments"][0]["status"], "PENDING", "{b}");
         assert_eq!(b["payments"][0]["amount"], share);
     }
+    // The customer gets the invoice: its number, a line per booking, tax, the due date
+    // (the first activity starts within the 14 days) and the venue.
+    let first = &ids(&res.body)[0];
+    let messages = v
+        .app
+        .get(&format!(
+            "/api/v1/admin/messaging/messages?bookingId={first}"
+        ))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .send()
+        .await;
+    messages.assert_status(200);
+    let invoice = messages.body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["templateKey"] == "group_invoice"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no invoice: {}", messages.text));
+    let number = format!("INV-{}", g.str("reference"));
+    assert!(
+        invoice["subject"]
+            .as_str()
+            .is_some_and(|s| s.contains(&number)),
+        "{invoice}"
+    );
+    let body = invoice["body"].as_str().unwrap_or_default();
+    for part in [
+        number.as_str(),
+        "Climbing",
+        "Escape room",
+        "80.00",
+        "120.00",
+        "200.00",
+        "Due: November 22, 2026",
+    ] {
+        assert!(body.contains(part), "{part} missing: {body}");
+    }
     // Confirmed once.
     admin_confirm(
         &v,

@@ -42,6 +42,18 @@ const STAFF_VARIABLES: &[&str] = &["message"];
 /// Extra variables of the fee notice (the amount in major units, as `totalAmount`).
 const FEE_VARIABLES: &[&str] = &["feeAmount", "feeType", "feeReason"];
 
+/// Extra variables of a booking group's invoice: `invoiceLines` is a list of
+/// {bookingReference, productName, bookingDateTime, partySize, amount, taxAmount};
+/// `totalAmount` is the group's.
+const GROUP_INVOICE_VARIABLES: &[&str] = &[
+    "invoiceNumber",
+    "invoiceDate",
+    "dueDate",
+    "groupReference",
+    "invoiceLines",
+    "taxTotal",
+];
+
 /// Extra variables of the waitlist offer.
 const WAITLIST_VARIABLES: &[&str] = &["offerExpiresAt", "offerUrl"];
 
@@ -125,6 +137,13 @@ pub const KINDS: &[TemplateKind] = &[
         description: "Sent when a booking is cancelled.",
         category: Category::Transactional,
         extra_variables: &[],
+    },
+    TemplateKind {
+        key: "group_invoice",
+        name: "Group invoice",
+        description: "Sent when staff confirm a booking group by invoice: its number, a line per booking with tax, the total and the due date.",
+        category: Category::Transactional,
+        extra_variables: GROUP_INVOICE_VARIABLES,
     },
     TemplateKind {
         key: "fee_notice",
@@ -262,6 +281,11 @@ pub fn defaults() -> Vec<DefaultTemplate> {
             "cancellation",
             "Booking {{bookingReference}} is cancelled",
             "<p>Hello {{customerName}},</p>\n<p>Your booking {{bookingReference}} for {{productName}} on {{formatDate bookingDateTime \"MMMM d, yyyy\"}} at {{formatDate bookingDateTime \"HH:mm\"}} is cancelled.</p>\n<p>{{businessName}}</p>",
+        ),
+        email(
+            "group_invoice",
+            "Invoice {{invoiceNumber}} from {{businessName}}",
+            "<p>Hello {{customerName}},</p>\n<p>Your group booking {{groupReference}} is confirmed. Here is its invoice.</p>\n<p><strong>Invoice {{invoiceNumber}}</strong><br>Date: {{formatDate invoiceDate \"MMMM d, yyyy\"}}<br>Due: {{formatDate dueDate \"MMMM d, yyyy\"}}</p>\n<table>\n<tr><th>Activity</th><th>When</th><th>People</th><th>Tax</th><th>Amount</th></tr>\n{{#each invoiceLines}}<tr><td>{{this.productName}} ({{this.bookingReference}})</td><td>{{formatDate this.bookingDateTime \"dd/MM/yyyy HH:mm\"}}</td><td>{{this.partySize}}</td><td>{{formatCurrency this.taxAmount ../currency}}</td><td>{{formatCurrency this.amount ../currency}}</td></tr>\n{{/each}}</table>\n<p>Tax: {{formatCurrency taxTotal currency}}<br><strong>Total: {{formatCurrency totalAmount currency}}</strong></p>\n<p>{{businessName}}{{#if siteAddress}}<br>{{siteAddress}}{{/if}}{{#if supportEmail}}<br>{{supportEmail}}{{/if}}{{#if supportPhone}}<br>{{supportPhone}}{{/if}}</p>",
         ),
         email(
             "fee_notice",

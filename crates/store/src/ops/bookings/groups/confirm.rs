@@ -8,6 +8,7 @@ use super::super::actions::current_price;
 use super::super::load_for_update;
 use super::super::reductions::{load_reductions, return_excess};
 use super::super::transition::{apply_transition, insert_payment};
+use super::invoice::queue_invoice;
 use super::package::{apply_package, package_of, spread};
 use super::{GroupError, Write, audit, lock, read};
 use crate::{
@@ -244,6 +245,10 @@ async fn confirm_locked(
                 .await?;
             }
         }
+    }
+    if method == PaymentMethod::Invoice {
+        let bookings: Vec<&Booking> = held.iter().map(|h| &h.booking).collect();
+        queue_invoice(w, group, &bookings).await?;
     }
     let (reason, now) = (confirm.custom.as_ref().map(|(_, r)| r.clone()), w.now);
     sqlx::query(

@@ -5,6 +5,7 @@
 mod admin;
 mod confirm;
 mod hold;
+mod invoice;
 mod package;
 mod settle;
 
