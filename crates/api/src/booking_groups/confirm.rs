@@ -428,3 +428,85 @@ pub async fn admin_confirm_group(
     )
     .await
 }
+
+/// `POST /admin/booking-groups/{id}/mark-paid`.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupMarkPaidRequest {
+    /// Major units; default everything the group's bookings still owe.
+    pub amount: Option<f64>,
+    /// How it was paid, e.g. bank_transfer or cash (default `manual`; at most 50
+    /// characters).
+    pub payment_method: Option<String>,
+}
+
+/// Record money taken for a whole group (an invoice paid, in full or in part).
+///
+/// Spread over the group's confirmed, tentative and part-paid bookings in proportion to
+/// what each still owes (the largest remainder: the parts sum exactly), each part
+/// recorded as the booking's own mark-paid records it (part_paid, or paid once nothing
+/// is owed). Needs `manage_bookings` and `admin:bookings:write`.
+#[utoipa::path(post, path = "/api/v1/admin/booking-groups/{id}/mark-paid", tag = "booking-groups", security(("bearer" = [])),
+    params(("id" = uuid::Uuid, Path)),
+    request_body(content = Option<GroupMarkPaidRequest>),
+    responses(
+        (status = 200, body = BookingGroupDto),
+        (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "AMOUNT_EXCEEDS_BALANCE: more than the group owes (details.balance), or nothing owed", body = ErrorBody),
+    ))]
+pub async fn group_mark_paid(
+    State(state): State<AppState>,
+    auth: Staff<can::ManageBookings>,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> ApiResult<axum::Json<BookingGroupDto>> {
+    auth.require(perm::BOOKINGS_WRITE)?;
+    let req: GroupMarkPaidRequest = crate::bookings::optional_body(&body)?;
+    let gid: Uuid = parse_id(&id).ok_or_else(group_not_found)?;
+    let group = state
+        .store
+        .booking_group(auth.tenant.id(), gid)
+        .await?
+        .ok_or_else(group_not_found)?;
+    let currency = group
+        .bookings
+        .first()
+        .map_or(group.currency.as_str(), |b| b.price.currency.as_str());
+    let amount = match req.amount {
+        None => None,
+        Some(a) => {
+            let c = Currency::parse(currency).map_err(ApiError::internal)?;
+            match from_major(a, c) {
+                Ok(v) if v > 0 => Some(v),
+                _ => {
+                    return Err(ApiError::invalid_field(
+                        "amount",
+                        "must be a positive amount in the currency's minor units (e.g. at most 2 decimals for EUR)",
+                    ));
+                }
+            }
+        }
+    };
+    let method = clean(req.payment_method.as_deref()).unwrap_or_else(|| "manual".to_owned());
+    if !short_text(&method, 50) {
+        return Err(ApiError::invalid_field(
+            "paymentMethod",
+            "must be at most 50 characters without control characters",
+        ));
+    }
+    let group = state
+        .store
+        .record_group_payment(
+            auth.tenant.id(),
+            gid,
+            amount,
+            method,
+            &auth.actor(),
+            state.now(),
+        )
+        .await?;
+    Ok(axum::Json(BookingGroupDto::of(&group, state.now(), true)))
+}

@@ -25,6 +25,7 @@ pub fn router() -> OpenApiRouter<AppState> {
             .routes(routes!(public::get_group))
             .routes(routes!(confirm::confirm_group))
             .routes(routes!(confirm::admin_confirm_group))
+            .routes(routes!(confirm::group_mark_paid))
             .routes(routes!(admin::list_groups, admin::create_group))
             .routes(routes!(
                 admin::admin_get_group,

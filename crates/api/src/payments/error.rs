@@ -42,6 +42,10 @@ impl From<PaymentsError> for ApiError {
                     "The gift card bought with this payment was used ({balance} of {original} left, minor units): it is no longer refunded"
                 ),
             ),
+            PaymentsError::GroupPayment => ApiError::invalid_field(
+                "paymentId",
+                "a booking group's payment is refunded booking by booking: refund the payment of each booking's share, or cancel the booking",
+            ),
             PaymentsError::GiftCardWhole => ApiError::invalid_field(
                 "amount",
                 "a gift card purchase is refunded in full (leave amount out): its voucher is withdrawn",

@@ -413,3 +413,165 @@ async fn a_bank_paid_group_is_confirmed_by_the_banks_signed_callback() {
         assert_eq!(b["payments"].as_array().map(Vec::len), Some(1), "{b}");
     }
 }
+
+#[tokio::test]
+async fn a_withdrawn_group_payment_paid_after_all_confirms_nothing_and_is_refunded_whole() {
+    let v = venue().await;
+    v.app.sandbox_cardpay(&v.t).await;
+    let g = held(&v).await;
+    let card = confirm(&v, &g, json!({"paymentMethod": "CARDPAY"})).await;
+    card.assert_status(200);
+    let payment = card.body["payment"].clone();
+    let secret = payment["clientSecret"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let url = payment["sandboxConfirmUrl"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    // Staff refund only through the bookings' shares, never the group's payment itself.
+    v.app
+        .post("/api/v1/payments/refund")
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"paymentId": payment["paymentId"]}))
+        .send()
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    // Staff invoice the group instead: the card payment is withdrawn.
+    let res = admin_confirm(
+        &v,
+        g.str("id"),
+        &v.t.owner_token,
+        json!({"paymentMethod": "INVOICE"}),
+    )
+    .await;
+    res.assert_status(200);
+    assert_eq!(res.body["status"], "CONFIRMED");
+    // The customer pays the old card payment after all.
+    let paid = v
+        .app
+        .post(&url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .raw(format!(
+            "client_secret={secret}&payment_method=pm_card_visa"
+        ))
+        .send()
+        .await;
+    paid.assert_status(200);
+    let letters = || async {
+        v.app
+            .get("/api/v1/admin/dead-letters?type=payment")
+            .tenant(&v.t.id)
+            .token(&v.t.owner_token)
+            .send()
+            .await
+            .body["deadLetters"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut open = Vec::new();
+    for _ in 0..100 {
+        open = letters().await;
+        if !open.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(open.len(), 1, "{open:?}");
+    assert_eq!(open[0]["errorType"], "PAID_AFTER_CLOSE");
+    assert_eq!(open[0]["status"], "open");
+    // Nothing was credited to the bookings: their invoice payments still wait.
+    for id in ids(&res.body) {
+        let b = staff_booking(&v, &id).await;
+        assert_eq!(b["status"], "confirmed", "{b}");
+        assert_eq!(b["paidAmount"], 0.0);
+    }
+    // The owed-refunds job gives the money back whole and the letter closes.
+    let done = kairos_app::payments::owed::finish_unfinished(&v.app.state.app)
+        .await
+        .unwrap_or_else(|e| panic!("owed refunds: {}", e.message()));
+    assert_eq!(done.refunded, 1, "{done:?}");
+    let after = letters().await;
+    assert_eq!(after[0]["status"], "resolved", "{after:?}");
+}
+
+#[tokio::test]
+async fn the_customers_payment_step_keeps_the_total_staff_set() {
+    let v = venue().await;
+    v.app.sandbox_cardpay(&v.t).await;
+    let g = held(&v).await;
+    let staff = admin_confirm(
+        &v,
+        g.str("id"),
+        &v.t.owner_token,
+        json!({"paymentMethod": "CARDPAY", "customTotal": 150, "customPricingReason": "club rate"}),
+    )
+    .await;
+    staff.assert_status(200);
+    assert_eq!(staff.body["payment"]["amount"], 15000);
+    assert_eq!(staff.body["pricing"]["pricingMethod"], "CUSTOM");
+    let customer = confirm(&v, &g, json!({"paymentMethod": "CARDPAY"})).await;
+    customer.assert_status(200);
+    assert_eq!(customer.body["customTotal"], 150.0, "{}", customer.text);
+    assert_eq!(
+        customer.body["payment"]["paymentIntentId"],
+        staff.body["payment"]["paymentIntentId"]
+    );
+}
+
+#[tokio::test]
+async fn money_taken_for_an_invoiced_group_is_spread_over_what_each_booking_owes() {
+    async fn pay_group(v: &Venue, id: &str, body: Value) -> TestResponse {
+        v.app
+            .post(&format!("/api/v1/admin/booking-groups/{id}/mark-paid"))
+            .tenant(&v.t.id)
+            .token(&v.t.owner_token)
+            .json(body)
+            .send()
+            .await
+    }
+    let v = venue().await;
+    let g = held(&v).await;
+    let id = g.str("id").to_owned();
+    admin_confirm(
+        &v,
+        &id,
+        &v.t.owner_token,
+        json!({"paymentMethod": "INVOICE"}),
+    )
+    .await
+    .assert_status(200);
+    pay_group(&v, &id, json!({"amount": 0}))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    let too_much = pay_group(&v, &id, json!({"amount": 200.01})).await;
+    too_much.assert_error(409, "AMOUNT_EXCEEDS_BALANCE");
+    // A first instalment of 50.00: 20.00 and 30.00 (80 : 120).
+    let part = pay_group(
+        &v,
+        &id,
+        json!({"amount": 50, "paymentMethod": "bank_transfer"}),
+    )
+    .await;
+    part.assert_status(200);
+    let bookings = ids(&part.body);
+    for (booking, paid) in bookings.iter().zip([20.0, 30.0]) {
+        let b = staff_booking(&v, booking).await;
+        assert_eq!(b["status"], "part_paid", "{b}");
+        assert_eq!(b["paidAmount"], paid);
+    }
+    // The rest, by default everything owed.
+    pay_group(&v, &id, json!({})).await.assert_status(200);
+    for booking in &bookings {
+        let b = staff_booking(&v, booking).await;
+        assert_eq!(b["status"], "paid", "{b}");
+        assert_eq!(b["balanceDue"], 0.0);
+    }
+    assert_eq!(group(&v, &id).await["status"], "CONFIRMED");
+    pay_group(&v, &id, json!({}))
+        .await
+        .assert_error(409, "AMOUNT_EXCEEDS_BALANCE");
+}

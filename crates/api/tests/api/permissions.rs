@@ -147,6 +147,7 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("POST", "/api/v1/admin/booking-groups/{id}/calculate-pricing", "ok ok ok 403 403 401 mis"),
     ("POST", "/api/v1/admin/booking-groups/{id}/cancel", "ok ok ok 403 403 401 mis"),
     ("POST", "/api/v1/admin/booking-groups/{id}/confirm", "ok ok ok 403 403 401 mis"),
+    ("POST", "/api/v1/admin/booking-groups/{id}/mark-paid", "ok ok ok 403 403 401 mis"),
     ("POST", "/api/v1/bookings/{id}/confirm", "ok ok ok 403 ok ok mis"),
     ("POST", "/api/v1/bookings/{id}/cancel", "ok ok ok 403 ok ok mis"),
     ("POST", "/api/v1/bookings/{id}/reschedule", "ok ok ok 403 ok ok mis"),

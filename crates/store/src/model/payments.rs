@@ -23,6 +23,9 @@ pub enum PaymentsError {
     /// A gift card purchase's payment is refunded whole (its voucher withdrawn), not in part.
     #[error("a gift card purchase is refunded in full")]
     GiftCardWhole,
+    /// A booking group's payment is refunded through its bookings' shares.
+    #[error("a group's payment is refunded booking by booking")]
+    GroupPayment,
     /// More than is left to refund (minor units left).
     #[error("at most {0} can be refunded")]
     RefundTooLarge(i64),

@@ -39,6 +39,7 @@ struct LockedPayment {
     refund_target: Option<i64>,
     created_at: Timestamp,
     fee_id: Option<Uuid>,
+    group_id: Option<Uuid>,
 }
 
 /// Withdraws the unspent gift card a refunded purchase bought (in the refund's
@@ -125,7 +126,8 @@ async fn start_refund(
                 p.status,
                 COALESCE(p.credential_source, parent.credential_source) AS credential_source,
                 COALESCE(p.credential_site_id, parent.credential_site_id) AS credential_site_id,
-                p.refunded_amount, p.refund_target, p.created_at, p.fee_id
+                p.refunded_amount, p.refund_target, p.created_at, p.fee_id,
+                CASE WHEN p.booking_id IS NULL THEN p.group_id END AS group_id
          FROM payments p
          LEFT JOIN payments parent
            ON parent.tenant_id = p.tenant_id AND parent.id = p.parent_payment_id
@@ -138,6 +140,11 @@ async fn start_refund(
     .await?
     .ok_or(PaymentsError::PaymentNotFound)?;
     let status = stored("payment status", &p.status, PaymentStatus::parse)?;
+    // A group's own payment is refunded through its bookings' shares; only money that
+    // arrived after it was withdrawn is owed back from it whole.
+    if p.group_id.is_some() && matches!(ask, Ask::Amount(_)) {
+        return Err(PaymentsError::GroupPayment);
+    }
     let amount = match ask {
         Ask::Amount(amount) => amount,
         // Only once the payment is free (no other refund under way), and only what is

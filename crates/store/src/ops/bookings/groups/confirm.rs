@@ -39,7 +39,7 @@ async fn open_group_payment(
     Ok(sqlx::query_as(
         "SELECT id, method, amount FROM payments
          WHERE tenant_id = $1 AND group_id = $2 AND booking_id IS NULL
-           AND status IN ('PENDING', 'FAILED')
+           AND status IN ('PENDING', 'AUTHORIZED', 'CAPTURED', 'FAILED')
          ORDER BY created_at DESC, id DESC LIMIT 1",
     )
     .bind(w.tenant.as_str())
@@ -167,17 +167,29 @@ async fn confirm_locked(
         }
         other => return Err(GroupError::NotHeld(other)),
     }
-    let custom_total = confirm.custom.as_ref().map(|(t, _)| *t);
-    if let Some((payment, method, _)) = open_group_payment(w, group.id).await? {
-        // The same confirmation again (a customer back at the payment step): its payment
-        // still waits; anything else withdraws it first.
-        if method == confirm.method.as_str() && custom_total == group.custom_total {
-            return Ok(());
-        }
+    // A total staff set stays unless a confirmation sets another.
+    let custom = confirm
+        .custom
+        .clone()
+        .or_else(|| group.custom_total.zip(group.custom_pricing_reason.clone()));
+    let custom_total = custom.as_ref().map(|(t, _)| *t);
+    let open = open_group_payment(w, group.id).await?;
+    if let Some((_, method, _)) = &open
+        && method == confirm.method.as_str()
+        && custom_total == group.custom_total
+    {
+        // The same confirmation again (a customer back at the payment step): its
+        // payment still waits.
+        return Ok(());
+    }
+    // The bookings first, then the payments (the order a booking's cancellation takes).
+    let mut held = held_bookings(w, group).await?;
+    if let Some((payment, _, _)) = open {
+        // Withdrawn: money that still comes for it is refunded whole.
         sqlx::query(
             "UPDATE payments SET status = 'CANCELED', updated_at = $3
              WHERE tenant_id = $1 AND (id = $2 OR parent_payment_id = $2)
-               AND status IN ('NOT_STARTED', 'PENDING', 'FAILED')",
+               AND status IN ('NOT_STARTED', 'PENDING', 'AUTHORIZED', 'FAILED')",
         )
         .bind(w.tenant.as_str())
         .bind(payment)
@@ -185,7 +197,6 @@ async fn confirm_locked(
         .execute(&mut *w.tx)
         .await?;
     }
-    let mut held = held_bookings(w, group).await?;
     if held.is_empty() {
         return Err(GroupError::NotHeld(group.status(w.now)));
     }
@@ -250,7 +261,7 @@ async fn confirm_locked(
         let bookings: Vec<&Booking> = held.iter().map(|h| &h.booking).collect();
         queue_invoice(w, group, &bookings).await?;
     }
-    let (reason, now) = (confirm.custom.as_ref().map(|(_, r)| r.clone()), w.now);
+    let (reason, now) = (custom.as_ref().map(|(_, r)| r.clone()), w.now);
     sqlx::query(
         "UPDATE booking_groups SET payment_method = $3, custom_total = $4,
                  custom_pricing_reason = $5,
@@ -342,16 +353,35 @@ impl super::super::Repo {
         payment: Uuid,
         now: Timestamp,
     ) -> crate::StoreResult<bool> {
-        let done = sqlx::query(
-            "UPDATE payments SET status = 'CANCELED', updated_at = $3
-             WHERE tenant_id = $1 AND (id = $2 OR parent_payment_id = $2)
-               AND status IN ('NOT_STARTED', 'PENDING', 'FAILED')",
-        )
-        .bind(tenant.as_str())
-        .bind(payment)
-        .bind(now)
-        .execute(&self.write)
-        .await?;
-        Ok(done.rows_affected() > 0)
+        let mut w = self.begin(tenant, now).await?;
+        let group: Option<Option<Uuid>> =
+            sqlx::query_scalar("SELECT group_id FROM payments WHERE tenant_id = $1 AND id = $2")
+                .bind(tenant.as_str())
+                .bind(payment)
+                .fetch_optional(&mut *w.tx)
+                .await?;
+        let Some(Some(group)) = group else {
+            return Ok(false);
+        };
+        // The group's lock first, as its confirmation and settlement take it.
+        let result = async {
+            lock(&mut w, group).await?;
+            let done = sqlx::query(
+                "UPDATE payments SET status = 'CANCELED', updated_at = $3
+                 WHERE tenant_id = $1 AND (id = $2 OR parent_payment_id = $2)
+                   AND status IN ('NOT_STARTED', 'PENDING', 'FAILED')",
+            )
+            .bind(w.tenant.as_str())
+            .bind(payment)
+            .bind(w.now)
+            .execute(&mut *w.tx)
+            .await?;
+            Ok::<_, GroupError>(done.rows_affected() > 0)
+        }
+        .await;
+        w.finish(result, None).await.map_err(|e| match e {
+            GroupError::Store(s) => s,
+            other => crate::StoreError::Corrupt(other.to_string()),
+        })
     }
 }

@@ -7,6 +7,7 @@ mod confirm;
 mod hold;
 mod invoice;
 mod package;
+mod paid;
 mod settle;
 
 pub(crate) use settle::{group_charge_refunded, settle_group_payment};

@@ -34,135 +34,216 @@ fn outcome(processed: bool, message: String) -> EventOutcome {
     }
 }
 
-/// Confirms and pays one booking's share; whether it was closed (its share is owed back).
-async fn settle_share(
+/// Money for one booking that cannot take it (closed meanwhile, or its confirmation was
+/// refused): its share is recorded as collected and owed back, for the owed-refunds job,
+/// with a dead letter before staff until it is refunded.
+async fn owe_share_back(
     w: &mut Write,
     payment: &OnlinePayment,
     (share, booking, amount): (Uuid, Uuid, i64),
+    why: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE payments SET status = 'COMPLETED', completed_at = COALESCE(completed_at, $3),
+                 provider = $4, refund_target = amount, updated_at = $3
+         WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(share)
+    .bind(w.now)
+    .bind(payment.provider.as_str())
+    .execute(&mut *w.tx)
+    .await?;
+    let message = format!(
+        "{amount} {} of group payment {} was collected for booking {booking}, which {why}: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
+        payment.currency, payment.id
+    );
+    let (tenant, now) = (w.tenant.clone(), w.now);
+    open_payment_letter(
+        &mut w.tx,
+        &tenant,
+        &PaymentLetter {
+            kind: payment.provider.as_str(),
+            error_type: crate::PAID_AFTER_CLOSE,
+            message: &message,
+            booking_id: Some(booking),
+            transaction_id: Some(share),
+        },
+        now,
+    )
+    .await
+}
+
+/// Confirms a held booking of the group now that its money is here.
+async fn confirm_held(
+    w: &mut Write,
+    b: &mut crate::Booking,
     actor: &Actor,
-) -> Result<Option<BookingStatus>, BookingError> {
+) -> Result<(), BookingError> {
+    // Held for this payment (an overdue hold not yet swept still has its seats).
+    apply_transition(w, b, Trigger::ConfirmOnline, actor, Some("group paid")).await?;
+    sqlx::query(
+        "UPDATE bookings SET hold_expires_at = NULL, confirmed_at = $3
+         WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .bind(w.now)
+    .execute(&mut *w.tx)
+    .await?;
+    Ok(())
+}
+
+/// Confirms and pays one booking (its share, if it has one); the booking's status when
+/// it could not take the money (its share is owed back).
+async fn settle_booking_share(
+    w: &mut Write,
+    payment: &OnlinePayment,
+    booking: Uuid,
+    share: Option<(Uuid, i64)>,
+    actor: &Actor,
+) -> Result<Option<String>, BookingError> {
     let mut b = load_for_update(&mut w.tx, &w.tenant, booking).await?;
     if b.status == BookingStatus::Hold {
-        // Held for this payment (an overdue hold not yet swept still has its seats).
-        apply_transition(w, &mut b, Trigger::ConfirmOnline, actor, Some("group paid")).await?;
-        sqlx::query(
-            "UPDATE bookings SET hold_expires_at = NULL, confirmed_at = $3
-             WHERE tenant_id = $1 AND id = $2",
-        )
-        .bind(w.tenant.as_str())
-        .bind(b.id)
-        .bind(w.now)
-        .execute(&mut *w.tx)
-        .await?;
+        match confirm_held(w, &mut b, actor).await {
+            Ok(()) => {}
+            Err(BookingError::Refused(why)) => {
+                let why = format!("could not be confirmed ({why})");
+                if let Some((id, amount)) = share {
+                    owe_share_back(w, payment, (id, booking, amount), &why).await?;
+                }
+                return Ok(Some(why));
+            }
+            Err(e) => return Err(e),
+        }
     }
+    let Some((id, amount)) = share else {
+        return Ok(None);
+    };
     // The share becomes the provider's payment of the booking (its refunds go through the
     // group's provider payment).
     sqlx::query(
         "UPDATE payments SET provider = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2",
     )
     .bind(w.tenant.as_str())
-    .bind(share)
+    .bind(id)
     .bind(payment.provider.as_str())
     .bind(w.now)
     .execute(&mut *w.tx)
     .await?;
-    match settle_online_payment(w, booking, share, amount, actor).await? {
+    match settle_online_payment(w, booking, id, amount, actor).await? {
         Settled::BookingClosed(status) => {
-            sqlx::query(
-                "UPDATE payments SET refund_target = amount WHERE tenant_id = $1 AND id = $2",
-            )
-            .bind(w.tenant.as_str())
-            .bind(share)
-            .execute(&mut *w.tx)
-            .await?;
-            let message = format!(
-                "{amount} {} of group payment {} was collected for booking {booking}, which is {status}: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
-                payment.currency, payment.id
-            );
-            let (tenant, now) = (w.tenant.clone(), w.now);
-            open_payment_letter(
-                &mut w.tx,
-                &tenant,
-                &PaymentLetter {
-                    kind: payment.provider.as_str(),
-                    error_type: crate::PAID_AFTER_CLOSE,
-                    message: &message,
-                    booking_id: Some(booking),
-                    transaction_id: Some(share),
-                },
-                now,
-            )
-            .await?;
-            Ok(Some(status))
+            let why = format!("is {status}");
+            owe_share_back(w, payment, (id, booking, amount), &why).await?;
+            Ok(Some(why))
         }
         Settled::Paid(_) | Settled::Reinstated(_) | Settled::Already => Ok(None),
     }
 }
 
-/// Money collected for `group`: every booking of it confirmed and paid its share, in one
-/// transaction (the bookings locked in id order); once, however often it is reported.
+/// A group payment withdrawn before its money came (another confirmation replaced it,
+/// or the payment deadline passed): nothing is confirmed by it; it is owed back whole.
+async fn paid_after_withdrawal(
+    w: &mut Write,
+    payment: &OnlinePayment,
+    group: Uuid,
+) -> Result<EventOutcome, PaymentsError> {
+    sqlx::query(
+        "UPDATE payments SET status = 'COMPLETED', completed_at = $3, refund_target = amount,
+                 updated_at = $3
+         WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(payment.id)
+    .bind(w.now)
+    .execute(&mut *w.tx)
+    .await?;
+    let message = format!(
+        "{} {} was collected for group {group} by a payment withdrawn before it was paid: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
+        payment.amount, payment.currency
+    );
+    let (tenant, now) = (w.tenant.clone(), w.now);
+    open_payment_letter(
+        &mut w.tx,
+        &tenant,
+        &PaymentLetter {
+            kind: payment.provider.as_str(),
+            error_type: crate::PAID_AFTER_CLOSE,
+            message: &message,
+            booking_id: None,
+            transaction_id: Some(payment.id),
+        },
+        now,
+    )
+    .await?;
+    Ok(outcome(true, message))
+}
+
+/// Money collected for `group`: every held booking of it confirmed and paid its share, in
+/// one transaction (the group row, then its bookings in id order); once, however often
+/// it is reported.
 pub(crate) async fn settle_group_payment(
     w: &mut Write,
     payment: &OnlinePayment,
     group: Uuid,
     actor: &Actor,
 ) -> Result<EventOutcome, PaymentsError> {
-    match lock(w, group).await {
-        Ok(_) => {}
+    let locked = match lock(w, group).await {
+        Ok(g) => g,
         Err(GroupError::Store(e)) => return Err(e.into()),
         Err(other) => return Err(StoreError::Corrupt(other.to_string()).into()),
+    };
+    // Read under the group's lock: confirmations and withdrawals hold it too.
+    let status: String =
+        sqlx::query_scalar("SELECT status FROM payments WHERE tenant_id = $1 AND id = $2")
+            .bind(w.tenant.as_str())
+            .bind(payment.id)
+            .fetch_one(&mut *w.tx)
+            .await?;
+    match status.as_str() {
+        "CANCELED" => return paid_after_withdrawal(w, payment, group).await,
+        "PENDING" | "AUTHORIZED" | "CAPTURED" | "FAILED" => {}
+        _ => return Ok(outcome(false, "the payment was settled before".to_owned())),
     }
-    let done = sqlx::query(
+    sqlx::query(
         "UPDATE payments SET status = 'COMPLETED', completed_at = $3, updated_at = $3
-         WHERE tenant_id = $1 AND id = $2
-           AND status IN ('PENDING', 'AUTHORIZED', 'CAPTURED', 'FAILED', 'CANCELED')",
+         WHERE tenant_id = $1 AND id = $2",
     )
     .bind(w.tenant.as_str())
     .bind(payment.id)
     .bind(w.now)
     .execute(&mut *w.tx)
     .await?;
-    if done.rows_affected() == 0 {
-        return Ok(outcome(false, "the payment was settled before".to_owned()));
-    }
     let shares: Vec<(Uuid, Uuid, i64)> = sqlx::query_as(
         "SELECT id, booking_id, amount FROM payments
-         WHERE tenant_id = $1 AND parent_payment_id = $2 AND booking_id IS NOT NULL
-         ORDER BY booking_id",
+         WHERE tenant_id = $1 AND parent_payment_id = $2 AND booking_id IS NOT NULL",
     )
     .bind(w.tenant.as_str())
     .bind(payment.id)
     .fetch_all(&mut *w.tx)
     .await?;
-    let mut closed = Vec::new();
-    for share in &shares {
-        if let Some(status) = settle_share(w, payment, *share, actor)
+    let mut bookings: Vec<Uuid> = locked.bookings.iter().map(|b| b.booking_id).collect();
+    bookings.sort();
+    let (mut paid, mut closed) = (0, Vec::new());
+    for booking in bookings {
+        let share = shares
+            .iter()
+            .find(|(_, b, _)| *b == booking)
+            .map(|(id, _, amount)| (*id, *amount));
+        let held = locked
+            .bookings
+            .iter()
+            .any(|b| b.booking_id == booking && b.status == BookingStatus::Hold);
+        if share.is_none() && !held {
+            continue;
+        }
+        match settle_booking_share(w, payment, booking, share, actor)
             .await
             .map_err(store_error)?
         {
-            closed.push(json!({"bookingId": share.1, "status": status.as_str()}));
+            None => paid += 1,
+            Some(why) => closed.push(json!({"bookingId": booking, "why": why})),
         }
-    }
-    // Bookings with nothing to pay (a zero share) are confirmed with the rest.
-    let free: Vec<Uuid> = sqlx::query_scalar(
-        "SELECT id FROM bookings b
-         WHERE b.tenant_id = $1 AND b.group_id = $2 AND b.status = 'hold'
-           AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.tenant_id = b.tenant_id
-                           AND p.parent_payment_id = $3 AND p.booking_id = b.id)
-         ORDER BY b.id",
-    )
-    .bind(w.tenant.as_str())
-    .bind(group)
-    .bind(payment.id)
-    .fetch_all(&mut *w.tx)
-    .await?;
-    for id in free {
-        let mut b = load_for_update(&mut w.tx, &w.tenant, id)
-            .await
-            .map_err(store_error)?;
-        apply_transition(w, &mut b, Trigger::ConfirmOnline, actor, Some("group paid"))
-            .await
-            .map_err(store_error)?;
     }
     sqlx::query(
         "UPDATE booking_groups SET confirmed_at = COALESCE(confirmed_at, $3),
@@ -186,13 +267,12 @@ pub(crate) async fn settle_group_payment(
     Ok(outcome(
         true,
         format!(
-            "group {group}: {} bookings paid{}",
-            shares.len() - closed.len(),
+            "group {group}: {paid} bookings confirmed{}",
             if closed.is_empty() {
                 String::new()
             } else {
                 format!(
-                    ", {} closed meanwhile: their shares are refunded",
+                    ", {} could not take their share: it is refunded",
                     closed.len()
                 )
             }
@@ -209,10 +289,10 @@ pub(crate) async fn group_charge_refunded(
     refunded: i64,
 ) -> Result<EventOutcome, PaymentsError> {
     let (recorded, in_progress): (i64, i64) = sqlx::query_as(
-        "SELECT COALESCE(SUM(p.refunded_amount), 0),
-                COALESCE(SUM(CASE WHEN EXISTS (SELECT 1 FROM refunds r
+        "SELECT CAST(COALESCE(SUM(p.refunded_amount), 0) AS BIGINT),
+                CAST(COALESCE(SUM(CASE WHEN EXISTS (SELECT 1 FROM refunds r
                     WHERE r.tenant_id = p.tenant_id AND r.payment_id = p.id
-                      AND r.status = 'Processing') THEN 1 ELSE 0 END), 0)
+                      AND r.status = 'Processing') THEN 1 ELSE 0 END), 0) AS BIGINT)
          FROM payments p WHERE p.tenant_id = $1 AND p.parent_payment_id = $2",
     )
     .bind(w.tenant.as_str())
