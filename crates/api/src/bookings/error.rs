@@ -34,6 +34,11 @@ impl From<BookingRefusal> for ApiError {
                 format!("A {} booking cannot {}", t.from, t.trigger.name()),
             )
             .with_details(json!({"currentStatus": t.from.as_str(), "trigger": t.trigger.name()})),
+            BookingRefusal::HeldInGroup(group) => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                format!("This hold is part of booking group {group}: confirm the group (POST /api/v1/booking-groups/{group}/confirm)"),
+            )
+            .with_details(json!({"currentStatus": "hold", "groupId": group})),
             BookingRefusal::NoTransition { from, to } => ApiError::conflict(
                 code::INVALID_TRANSITION,
                 format!("A {from} booking cannot become {to}"),

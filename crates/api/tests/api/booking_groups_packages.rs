@@ -29,7 +29,7 @@ async fn package(v: &Venue, price: Value) -> String {
     res.str("id").to_owned()
 }
 
-fn package_hold(v: &Venue, package: &str, selections: Vec<Value>) -> Value {
+fn package_hold(package: &str, selections: Vec<Value>) -> Value {
     json!({
         "groupType": "PACKAGE", "packageId": package, "partySize": 4,
         "customerName": "Stag party", "customerEmail": "best.man@example.com",
@@ -152,7 +152,6 @@ async fn a_package_group_books_each_product_once_at_the_package_price() {
         &v.app,
         &v.t.id,
         package_hold(
-            &v,
             &id,
             vec![selection(&v.climbing.catalog, &v.climbing.slots[0])],
         ),
@@ -163,12 +162,12 @@ async fn a_package_group_books_each_product_once_at_the_package_price() {
     hold(
         &v.app,
         &v.t.id,
-        package_hold(&v, &uuid::Uuid::now_v7().to_string(), both(&v)),
+        package_hold(&uuid::Uuid::now_v7().to_string(), both(&v)),
     )
     .await
     .assert_error(404, "NOT_FOUND");
 
-    let res = hold(&v.app, &v.t.id, package_hold(&v, &id, both(&v))).await;
+    let res = hold(&v.app, &v.t.id, package_hold(&id, both(&v))).await;
     res.assert_status(200);
     assert_eq!(res.body["groupType"], "PACKAGE");
     assert_eq!(res.body["packageId"], id.as_str());
@@ -208,7 +207,7 @@ async fn a_package_group_books_each_product_once_at_the_package_price() {
         selection(&v.climbing.catalog, &v.climbing.slots[1]),
         selection(&v.room, &v.room_slots[2]),
     ];
-    hold(&v.app, &v.t.id, package_hold(&v, &id, later))
+    hold(&v.app, &v.t.id, package_hold(&id, later))
         .await
         .assert_error(404, "NOT_FOUND");
 }
@@ -217,7 +216,7 @@ async fn a_package_group_books_each_product_once_at_the_package_price() {
 async fn a_percentage_off_package_takes_it_off_the_activities_own_prices() {
     let v = venue().await;
     let id = package(&v, json!({"priceType": "PERCENT_OFF", "percentOff": 15})).await;
-    let res = hold(&v.app, &v.t.id, package_hold(&v, &id, both(&v))).await;
+    let res = hold(&v.app, &v.t.id, package_hold(&id, both(&v))).await;
     res.assert_status(200);
     assert_eq!(res.body["pricing"]["grandTotal"], 170.0, "{}", res.text);
     assert_eq!(allocations(&res.body), vec![68.0, 102.0]);

@@ -1,8 +1,9 @@
 //! Rules of a group's plan and of its holds: a group counts as one hold against the caps
 //! of its customer and of its client address; a plan names each slot once, is paid in one
-//! currency, and holds no slot that has started.
+//! currency, and holds no slot that has started; a held booking of a group is confirmed
+//! with its group, not alone.
 
-use super::booking_groups::{hold, hold_body, selection, venue_on};
+use super::booking_groups::{hold, hold_body, selection, venue, venue_on};
 use chrono::Duration;
 use kairos_testkit::{CatalogFixture, TestApp, http};
 use serde_json::json;
@@ -202,4 +203,51 @@ async fn a_plan_names_each_slot_once_in_one_currency_and_no_started_slot() {
     res.assert_error(409, "SLOT_UNAVAILABLE");
     assert!(!res.text.contains("skipAvailabilityCheck"), "{}", res.text);
     app.assert_capacity_invariant(&t.id).await;
+}
+
+#[tokio::test]
+async fn a_held_booking_of_a_group_is_confirmed_with_its_group_not_alone() {
+    let v = venue().await;
+    let res = hold(
+        &v.app,
+        &v.t.id,
+        hold_body(
+            2,
+            vec![
+                selection(&v.climbing.catalog, &v.climbing.slots[0]),
+                selection(&v.room, &v.room_slots[1]),
+            ],
+        ),
+    )
+    .await;
+    res.assert_status(200);
+    let booking = res.body["bookings"][0]["bookingId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let hash = v
+        .app
+        .get(&format!("/api/v1/admin/bookings/{booking}"))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .send()
+        .await
+        .body["pricingHash"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let alone = v
+        .app
+        .post(&format!("/api/v1/bookings/{booking}/confirm"))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"pricingHash": hash, "paymentMethod": "comp"}))
+        .send()
+        .await;
+    alone.assert_error(409, "INVALID_TRANSITION");
+    assert_eq!(
+        alone.body["details"]["groupId"], res.body["id"],
+        "{}",
+        alone.text
+    );
 }

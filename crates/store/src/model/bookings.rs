@@ -236,6 +236,10 @@ pub enum BookingRefusal {
     CustomerBlocked,
     #[error("{0}")]
     InvalidTransition(kairos_domain::bookings::InvalidTransition),
+    /// A held booking of a group is confirmed with its group (its price and payment are
+    /// the group's).
+    #[error("the booking is held as part of group {0}: confirm the group")]
+    HeldInGroup(uuid::Uuid),
     #[error("the status machine has no transition from {from} to {to}")]
     NoTransition {
         from: kairos_domain::bookings::BookingStatus,

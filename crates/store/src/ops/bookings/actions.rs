@@ -174,6 +174,17 @@ pub(super) async fn act(
             };
             // An impossible confirmation says so before any price question.
             transition(b.status, trigger).map_err(BookingRefusal::InvalidTransition)?;
+            let group: Option<Option<Uuid>> = sqlx::query_scalar(
+                "SELECT group_id FROM bookings WHERE tenant_id = $1 AND id = $2",
+            )
+            .bind(w.tenant.as_str())
+            .bind(b.id)
+            .fetch_optional(&mut *w.tx)
+            .await
+            .map_err(StoreError::from)?;
+            if let Some(Some(group)) = group {
+                return Err(BookingRefusal::HeldInGroup(group).into());
+            }
             let reductions = load_reductions(&mut w.tx, &w.tenant, b.id).await?;
             let price = current_price(w, b, &reductions).await?;
             if price.pricing_hash != pricing_hash {
