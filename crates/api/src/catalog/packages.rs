@@ -63,6 +63,7 @@ pub struct PackageInput {
     /// At most 2000 characters.
     pub description: Option<String>,
     /// 2 to 20 different products of the tenant.
+    #[schema(value_type = Option<Vec<uuid::Uuid>>, min_items = 2, max_items = 20)]
     pub product_ids: Option<Vec<String>>,
     /// PACKAGE_PRICE or PERCENT_OFF.
     #[schema(example = "PACKAGE_PRICE")]
