@@ -81,6 +81,7 @@ pub fn router() -> OpenApiRouter<AppState> {
                 addons::deactivate_addon
             ))
             .routes(routes!(packages::list_packages, packages::create_package))
-            .routes(routes!(packages::get_package, packages::update_package)),
+            .routes(routes!(packages::get_package, packages::update_package))
+            .routes(routes!(packages::public_packages)),
     )
 }

@@ -280,3 +280,23 @@ pub async fn update_package(
         .await?;
     Ok(axum::Json(dto(p, c)))
 }
+
+/// The packages on offer (tenant header only), for a booking page: book one as a group
+/// (`POST /api/v1/booking-groups/hold` with groupType PACKAGE and its `packageId`, one
+/// activity per product).
+#[utoipa::path(get, path = "/api/v1/packages", tag = "catalog", security(()),
+    responses((status = 200, body = PackageList)))]
+pub async fn public_packages(
+    State(state): State<AppState>,
+    tenant: crate::extract::Tenant,
+) -> ApiResult<axum::Json<PackageList>> {
+    let c = currency(&tenant.0.currency)?;
+    let items = state
+        .store
+        .list_packages(tenant.id(), true)
+        .await?
+        .into_iter()
+        .map(|p| dto(p, c))
+        .collect();
+    Ok(axum::Json(PackageList { items }))
+}

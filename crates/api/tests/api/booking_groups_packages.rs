@@ -137,6 +137,20 @@ async fn staff_define_packages_and_bad_ones_are_refused_field_by_field() {
         .await;
     list.assert_status(200);
     assert_eq!(list.body["items"].as_array().map(Vec::len), Some(1));
+    // The booking page lists only the packages on offer.
+    let none = v.app.get("/api/v1/packages").tenant(&v.t.id).send().await;
+    none.assert_status(200);
+    assert_eq!(none.body["items"].as_array().map(Vec::len), Some(0));
+    v.app
+        .patch(&path)
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"isActive": true}))
+        .send()
+        .await
+        .assert_status(200);
+    let one = v.app.get("/api/v1/packages").tenant(&v.t.id).send().await;
+    assert_eq!(one.body["items"][0]["id"], id.as_str(), "{}", one.text);
 }
 
 #[tokio::test]

@@ -53,6 +53,7 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("GET", "/api/v1/admin/products/{id}", "ok ok ok ok 403 401 mis"),
     ("PATCH", "/api/v1/admin/products/{id}", "ok ok 403 403 403 401 mis"),
     ("DELETE", "/api/v1/admin/products/{id}", "ok ok 403 403 403 401 mis"),
+    ("GET", "/api/v1/packages", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/admin/packages", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/admin/packages", "ok ok 403 403 403 401 mis"),
     ("GET", "/api/v1/admin/packages/{id}", "ok ok ok ok 403 401 mis"),
