@@ -21,6 +21,8 @@ import { Resources } from "./resources.js";
 import { Skills } from "./skills.js";
 import { ResourceGroups } from "./resource-groups.js";
 import { Notices, notify } from "./notices.js";
+import { Groups, Group } from "./groups.js";
+import { NewGroup } from "./group-new.js";
 
 /** @typedef {import("./session.js").Session} Session */
 /** @typedef {import("../shared/api.js").Client} Client */
@@ -46,6 +48,14 @@ const PAGES = [
     title: () => t("nav.newBooking"),
     component: Wizard,
     needs: "admin:bookings:create",
+  },
+  { path: "/admin/booking-groups", title: () => t("nav.bookingGroups"), component: Groups, needs: "admin:bookings:read" },
+  {
+    path: "/admin/operations/booking-groups/new",
+    title: () => t("groups.newTitle"),
+    component: NewGroup,
+    needs: "admin:bookings:create",
+    parent: "/admin/booking-groups",
   },
   { path: "/admin/dead-letters", title: () => t("nav.dlq"), component: DeadLetters, needs: "admin:read" },
   { path: "/admin/setup", title: () => t("nav.setup"), component: SetupIndex, needs: "admin:read" },
@@ -157,9 +167,12 @@ function App() {
   if (!session) return html`<${SignIn} onSignedIn=${signedIn} />`;
   const pages = PAGES.filter((p) => !p.needs || can(session, p.needs));
   const bookingId = /^\/admin\/bookings\/([0-9a-f-]{36})$/.exec(path)?.[1];
+  const groupId = /^\/admin\/booking-groups\/([0-9a-f-]{36})$/.exec(path)?.[1];
   const page = bookingId
     ? { path, title: () => t("nav.bookings"), component: Booking, parent: "/admin/bookings" }
-    : (pages.find((p) => p.path === path) ?? pages[0]);
+    : groupId
+      ? { path, title: () => t("nav.bookingGroups"), component: Group, parent: "/admin/booking-groups" }
+      : (pages.find((p) => p.path === path) ?? pages[0]);
   const Page = page.component;
   return html`
     <div class="shell">
@@ -167,7 +180,7 @@ function App() {
       <header class="top">
         <span class="brand">${t("app.console")}</span>
         <nav aria-label=${t("nav.main")}>
-          ${pages.filter((p) => !p.setup).map(
+          ${pages.filter((p) => !p.setup && !p.parent).map(
             (p) => html`<a href=${p.path} aria-current=${p === page || p.path === page.parent ? "page" : undefined}
               onClick=${(/** @type {MouseEvent} */ e) => {
                 e.preventDefault();
@@ -179,7 +192,7 @@ function App() {
         <button type="button" onClick=${signOut}>${t("signin.signout")}</button>
       </header>
       <main id="content" tabindex="-1">
-        <${Page} key=${page.path} api=${api} session=${session} go=${go} id=${bookingId} />
+        <${Page} key=${page.path} api=${api} session=${session} go=${go} id=${bookingId ?? groupId} />
       </main>
       <${Notices} />
       ${reauthOpen ? html`<${SignIn} expired=${session} onSignedIn=${signedIn} onCancel=${signOut} />` : null}

@@ -11,6 +11,7 @@ mod booking_groups_confirm;
 mod booking_groups_packages;
 mod booking_groups_races;
 mod booking_groups_rules;
+mod booking_groups_settle;
 mod booking_notes;
 mod booking_notes_access;
 mod booking_promotion_uses;

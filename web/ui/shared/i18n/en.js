@@ -4,5 +4,6 @@ import console from "./en/console.js";
 import setup from "./en/setup.js";
 import booking from "./en/booking.js";
 import resources from "./en/resources.js";
+import groups from "./en/groups.js";
 
-export default { ...console, ...setup, ...booking, ...resources };
+export default { ...console, ...setup, ...booking, ...resources, ...groups };

@@ -16,6 +16,18 @@ use serde_json::json;
 use sqlx::QueryBuilder;
 use uuid::Uuid;
 
+/// An amount in minor units as staff read it in a letter: "80.00 EUR".
+pub(crate) fn amount_text(minor: i64, currency: &str) -> String {
+    match kairos_domain::tenancy::Currency::parse(currency) {
+        Ok(c) => format!(
+            "{:.*} {currency}",
+            usize::try_from(c.minor_digits()).unwrap_or(2),
+            kairos_domain::money::to_major(minor, c)
+        ),
+        Err(_) => format!("{minor} minor units of {currency}"),
+    }
+}
+
 /// Opens `letter` in `tenant`, in the transaction `tx` of the change it is about.
 pub(crate) async fn open_payment_letter(
     tx: &mut sqlx::Transaction<'static, super::Db>,

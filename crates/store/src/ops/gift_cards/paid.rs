@@ -98,8 +98,10 @@ async fn paid_after_close(
     .bind(w.tenant.as_str())
     .bind(new_id())
     .bind(format!(
-        "{} {} was collected for gift card purchase {}, which is {}: refund it",
-        payment.amount, payment.currency, purchase.id, purchase.status
+        "{} was collected for gift card purchase {}, which is {}: refund it",
+        super::super::dead_letters::amount_text(payment.amount, &payment.currency),
+        purchase.id,
+        purchase.status
     ))
     .bind(payment.id)
     .bind(w.now)

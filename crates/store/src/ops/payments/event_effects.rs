@@ -3,7 +3,7 @@
 
 use super::super::audit::Change;
 use super::super::bookings::{Settled, settle_online_payment};
-use super::super::dead_letters::open_payment_letter;
+use super::super::dead_letters::{amount_text, open_payment_letter};
 use super::super::write::Write;
 use super::charges::{self, done};
 use crate::{
@@ -108,12 +108,12 @@ pub(super) async fn settle_booking(
                 .bind(kairos_domain::new_id())
                 .bind(match event.provider {
                     Provider::Cardpay => format!(
-                        "{} {} was collected for booking {booking}, which is {status}: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
-                        payment.amount, payment.currency
+                        "{} was collected for booking {booking}, which is {status}: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
+                        amount_text(payment.amount, &payment.currency)
                     ),
                     Provider::Bankpay => format!(
-                        "{} {} was collected by bank payment for booking {booking}, which is {status}: refund it from the bankpay merchant panel",
-                        payment.amount, payment.currency
+                        "{} was collected by bank payment for booking {booking}, which is {status}: refund it from the bankpay merchant panel",
+                        amount_text(payment.amount, &payment.currency)
                     ),
                 })
                 .bind(booking)

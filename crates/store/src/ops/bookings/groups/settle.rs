@@ -5,7 +5,7 @@
 //! staff until it is refunded. And a refund made at the provider outside Kairos, which no
 //! booking can be told from.
 
-use super::super::super::dead_letters::open_payment_letter;
+use super::super::super::dead_letters::{amount_text, open_payment_letter};
 use super::super::load_for_update;
 use super::super::payments::{Settled, settle_online_payment};
 use super::super::transition::apply_transition;
@@ -55,8 +55,9 @@ async fn owe_share_back(
     .execute(&mut *w.tx)
     .await?;
     let message = format!(
-        "{amount} {} of group payment {} was collected for booking {booking}, which {why}: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
-        payment.currency, payment.id
+        "{} of group payment {} was collected for booking {booking}, which {why}: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
+        amount_text(amount, &payment.currency),
+        payment.id
     );
     let (tenant, now) = (w.tenant.clone(), w.now);
     open_payment_letter(
@@ -159,8 +160,8 @@ async fn paid_after_withdrawal(
     .execute(&mut *w.tx)
     .await?;
     let message = format!(
-        "{} {} was collected for group {group} by a payment withdrawn before it was paid: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
-        payment.amount, payment.currency
+        "{} was collected for group {group} by a payment withdrawn before it was paid: it is refunded automatically (if this stays open, the refund did not happen: refund it)",
+        amount_text(payment.amount, &payment.currency)
     );
     let (tenant, now) = (w.tenant.clone(), w.now);
     open_payment_letter(
@@ -309,9 +310,8 @@ pub(crate) async fn group_charge_refunded(
         ));
     }
     let message = format!(
-        "{} {} of group payment {} was refunded at the provider, outside Kairos: record it on the group's bookings (mark what each got back)",
-        refunded - recorded,
-        payment.currency,
+        "{} of group payment {} was refunded at the provider, outside Kairos: record it on the group's bookings (mark what each got back)",
+        amount_text(refunded - recorded, &payment.currency),
         payment.id
     );
     let (tenant, now) = (w.tenant.clone(), w.now);
