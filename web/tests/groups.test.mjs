@@ -3,7 +3,7 @@
 // payment; a package group is priced at the package's price and cancelled whole.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openPage, checkA11y, signIn, suite, daysAheadInHelsinki } from "./harness.mjs";
+import { openPage, checkA11y, signIn, suite, daysAheadInHelsinki, screenshot } from "./harness.mjs";
 
 const s = suite();
 const day = daysAheadInHelsinki(4);
@@ -45,6 +45,7 @@ test("staff hold two activities as one group, invoice it and record its payment"
   await addActivity(page, "Bouldering session", 0);
   await addActivity(page, "The Lost Temple escape room", 2);
   await checkA11y(page, "the new group page");
+  await screenshot(page, "group-new");
   await page.getByRole("button", { name: "Hold the 2 activities" }).click();
 
   await page.getByRole("heading", { name: /^Group / }).waitFor();
@@ -52,6 +53,7 @@ test("staff hold two activities as one group, invoice it and record its payment"
   assert.equal(await page.locator("tr[data-booking]").count(), 2);
   await page.getByTestId("group-total").filter({ hasText: "each activity at its own price" }).waitFor();
   await checkA11y(page, "a held group's page");
+  await screenshot(page, "group");
   const url = page.url();
 
   // Confirmed by invoice: every activity confirmed at once.

@@ -61,12 +61,12 @@ export function NewGroup({ api, session, go }) {
         api.POST("/api/v1/admin/booking-groups", {
           body: {
             groupType: chosenPackage ? "PACKAGE" : "CUSTOM",
-            packageId: chosenPackage?.id,
+            packageId: chosenPackage?.id ?? null,
             partySize: who.partySize,
             customerName: who.name,
             customerEmail: who.email,
-            customerPhone: who.phone || undefined,
-            internalNotes: who.notes || undefined,
+            customerPhone: who.phone || null,
+            internalNotes: who.notes || null,
           },
         }),
       );
@@ -131,7 +131,7 @@ export function NewGroup({ api, session, go }) {
         ? html`<p class="muted">${t("groups.noneYet")}</p>`
         : html`<ul class="summary-list">${planned.map(
             (p, i) => html`<li data-planned=${p.product.id}>
-              ${p.product.name}, ${dateTime(p.slot.startsAt, tz(p.product.siteId))}
+              ${p.product.name}, ${dateTime(p.slot.startsAt, tz(p.product.siteId))}${" "}
               <button type="button" class="link" onClick=${() => setPlanned(planned.filter((_, j) => j !== i))}>
                 ${t("groups.remove", { name: p.product.name })}</button></li>`,
           )}</ul>`}

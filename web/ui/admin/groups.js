@@ -219,8 +219,8 @@ function ConfirmForm({ api, session, id, currency, busy, act }) {
               params: { path: { id } },
               body: {
                 paymentMethod: method,
-                customTotal: custom === "" ? undefined : Number(custom),
-                customPricingReason: custom === "" ? undefined : reason,
+                customTotal: custom === "" ? null : Number(custom),
+                customPricingReason: custom === "" ? null : reason,
               },
             }),
           ),
@@ -260,7 +260,7 @@ function PaidForm({ api, id, busy, act }) {
           ok(
             api.POST("/api/v1/admin/booking-groups/{id}/mark-paid", {
               params: { path: { id } },
-              body: { amount: amount === "" ? undefined : Number(amount), paymentMethod: method },
+              body: { amount: amount === "" ? null : Number(amount), paymentMethod: method },
             }),
           ),
         t("groups.paidRecorded"),
