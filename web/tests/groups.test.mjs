@@ -37,9 +37,9 @@ async function fillWho(page, name, email, people) {
 test("staff hold two activities as one group, invoice it and record its payment", async () => {
   const { page, done } = await openPage(s.browser);
   await signIn(page, s.server.base);
-  await page.getByRole("navigation").getByRole("link", { name: "Groups" }).click();
-  await page.getByRole("heading", { name: "Groups" }).waitFor();
-  await page.getByRole("link", { name: "New group" }).click();
+  // From the new booking wizard: several activities are booked as a group.
+  await page.getByRole("navigation").getByRole("link", { name: "New booking" }).click();
+  await page.getByRole("link", { name: "Book them as a group" }).click();
   await page.getByRole("heading", { name: "New group" }).waitFor();
   await fillWho(page, "Class 5B", "teacher@example.com", 4);
   await addActivity(page, "Bouldering session", 0);
@@ -82,7 +82,9 @@ test("staff hold two activities as one group, invoice it and record its payment"
 test("a package group is priced at the package and cancelled whole", async () => {
   const { page, done } = await openPage(s.browser);
   await signIn(page, s.server.base);
-  await page.goto(`${s.server.base}/admin/operations/booking-groups/new`);
+  await page.getByRole("navigation").getByRole("link", { name: "Groups" }).click();
+  await page.getByRole("heading", { name: "Groups" }).waitFor();
+  await page.getByRole("link", { name: "New group" }).click();
   await page.getByRole("heading", { name: "New group" }).waitFor();
   await fillWho(page, "Stag party", "best.man@example.com", 3);
   await page.getByLabel("Package").selectOption({ label: "Climb & Escape" });

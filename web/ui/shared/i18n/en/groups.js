@@ -58,6 +58,8 @@ export default {
   "groups.cancelIt": "Cancel every activity",
   "groups.cancelled": "The group is cancelled.",
   "groups.newTitle": "New group",
+  "groups.fromWizard": "Several activities for one party?",
+  "groups.fromWizardLink": "Book them as a group",
   "groups.newAbout": "Several activities for one party, held together, paid once and cancelled together.",
   "groups.who": "Who",
   "groups.notes": "Internal notes",
