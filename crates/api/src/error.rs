@@ -173,6 +173,16 @@ impl ApiError {
 impl From<StoreError> for ApiError {
     #[track_caller]
     fn from(e: StoreError) -> Self {
+        if e.gave_way() {
+            // Another change met this one and the database gave this one up: nothing of
+            // it was written, and the same request again may well succeed.
+            let mut conflict = ApiError::conflict(
+                code::CONFLICT,
+                "Another change to the same records was made at the same moment; nothing was changed: send the request again",
+            );
+            conflict.retry_after = Some(1);
+            return conflict;
+        }
         ApiError::internal(e)
     }
 }

@@ -79,8 +79,8 @@ pub async fn answer<T>(
         Ok(Written::Replayed(replay)) => return Ok(replayed(replay)),
         Err(e) => e,
     };
-    let Some(key) = key.filter(|_| e.status.is_client_error()) else {
-        // A 5xx stored nothing: a retry runs again.
+    let Some(key) = key.filter(|_| e.status.is_client_error() && e.retry_after.is_none()) else {
+        // A 5xx, or a refusal that passes by itself, stored nothing: a retry runs again.
         return Err(e);
     };
     match state

@@ -44,6 +44,22 @@ pub enum StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+impl StoreError {
+    /// Whether the database gave the transaction up in favour of another change, having
+    /// written nothing of it: a PostgreSQL deadlock (`40P01`), serialization failure
+    /// (`40001`), lock waited for too long (`55P03`), or SQLite busy past its busy
+    /// timeout (`SQLITE_BUSY`). The same request again may well succeed.
+    pub fn gave_way(&self) -> bool {
+        match self {
+            StoreError::Database(sqlx::Error::Database(d)) => matches!(
+                d.code().as_deref(),
+                Some("40P01" | "40001" | "55P03" | "5" | "517")
+            ),
+            _ => false,
+        }
+    }
+}
+
 /// A value of a closed set read back from the database; a spelling the code does not know
 /// is a corrupt row, never a silent default.
 pub(crate) fn stored<T>(

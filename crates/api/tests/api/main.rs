@@ -8,6 +8,7 @@ mod availability;
 mod booking_groups;
 mod booking_groups_admin;
 mod booking_groups_confirm;
+mod booking_groups_conflicts;
 mod booking_groups_packages;
 mod booking_groups_races;
 mod booking_groups_rules;
