@@ -70,7 +70,7 @@ pub struct StatusResponse {
         (status = 401, body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS: needs admin:bookings:write", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
-        (status = 409, description = "INVALID_TRANSITION; SLOT_UNAVAILABLE when re-holding a full slot", body = ErrorBody),
+        (status = 409, description = "INVALID_TRANSITION (with details.groupId: a held booking of a group is confirmed with its group); SLOT_UNAVAILABLE when re-holding a full slot", body = ErrorBody),
     ))]
 pub async fn set_status(
     State(state): State<AppState>,

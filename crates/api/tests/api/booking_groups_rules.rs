@@ -1,7 +1,7 @@
 //! Rules of a group's plan and of its holds: a group counts as one hold against the caps
 //! of its customer and of its client address; a plan names each slot once, is paid in one
 //! currency, and holds no slot that has started; a held booking of a group is confirmed
-//! with its group, not alone.
+//! with its group, not alone (nor by staff setting its status).
 
 use super::booking_groups::{hold, hold_body, selection, venue, venue_on};
 use chrono::Duration;
@@ -250,4 +250,29 @@ async fn a_held_booking_of_a_group_is_confirmed_with_its_group_not_alone() {
         "{}",
         alone.text
     );
+    // Nor by setting its status: staff confirm the group, not one of it.
+    for status in ["confirmed", "tentative"] {
+        let set = v
+            .app
+            .patch(&format!("/api/v1/admin/bookings/{booking}/status"))
+            .tenant(&v.t.id)
+            .token(&v.t.owner_token)
+            .json(json!({"status": status, "reason": "trying"}))
+            .send()
+            .await;
+        set.assert_error(409, "INVALID_TRANSITION");
+        assert_eq!(
+            set.body["details"]["groupId"], res.body["id"],
+            "{}",
+            set.text
+        );
+    }
+    let group = v
+        .app
+        .get(&format!("/api/v1/booking-groups/{}", res.str("id")))
+        .tenant(&v.t.id)
+        .header("x-booking-token", res.str("groupToken"))
+        .send()
+        .await;
+    assert_eq!(group.body["status"], "HOLD", "{}", group.text);
 }

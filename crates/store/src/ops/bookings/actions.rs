@@ -148,6 +148,22 @@ pub(super) async fn current_price(
     ))
 }
 
+/// Refuses to confirm `b` alone when it is a booking of a group: the group's
+/// confirmation confirms it (its price is the group's allocation, its money the group's).
+async fn refuse_held_in_group(w: &mut Write, b: &Booking) -> Result<(), BookingError> {
+    let group: Option<Option<Uuid>> =
+        sqlx::query_scalar("SELECT group_id FROM bookings WHERE tenant_id = $1 AND id = $2")
+            .bind(w.tenant.as_str())
+            .bind(b.id)
+            .fetch_optional(&mut *w.tx)
+            .await
+            .map_err(StoreError::from)?;
+    match group {
+        Some(Some(group)) => Err(BookingRefusal::HeldInGroup(group).into()),
+        _ => Ok(()),
+    }
+}
+
 pub(super) async fn act(
     w: &mut Write,
     b: &mut Booking,
@@ -174,17 +190,7 @@ pub(super) async fn act(
             };
             // An impossible confirmation says so before any price question.
             transition(b.status, trigger).map_err(BookingRefusal::InvalidTransition)?;
-            let group: Option<Option<Uuid>> = sqlx::query_scalar(
-                "SELECT group_id FROM bookings WHERE tenant_id = $1 AND id = $2",
-            )
-            .bind(w.tenant.as_str())
-            .bind(b.id)
-            .fetch_optional(&mut *w.tx)
-            .await
-            .map_err(StoreError::from)?;
-            if let Some(Some(group)) = group {
-                return Err(BookingRefusal::HeldInGroup(group).into());
-            }
+            refuse_held_in_group(w, b).await?;
             let reductions = load_reductions(&mut w.tx, &w.tenant, b.id).await?;
             let price = current_price(w, b, &reductions).await?;
             if price.pricing_hash != pricing_hash {
@@ -335,6 +341,10 @@ pub(super) async fn act(
                     from: b.status,
                     to: status,
                 })?;
+            if b.status == BookingStatus::Hold && status != BookingStatus::Expired {
+                // A group's held booking leaves its hold with its group.
+                refuse_held_in_group(w, b).await?;
+            }
             apply_transition(w, b, trigger, actor, reason.as_deref()).await?;
             match trigger {
                 Trigger::Rehold => {
