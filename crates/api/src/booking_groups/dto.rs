@@ -2,6 +2,7 @@
 
 use crate::bookings::major;
 use chrono::{DateTime, Utc};
+use kairos_domain::bookings::BookingStatus;
 use kairos_store::{BookingGroup, GroupPricing};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -120,7 +121,8 @@ pub struct BookingGroupDto {
     pub bookings: Vec<GroupBookingDto>,
     /// The plan.
     pub activities: Vec<GroupActivityDto>,
-    /// The price of its bookings; null while DRAFT (see calculate-pricing).
+    /// What its bookings cost now (cancelled ones and lapsed holds left out, so a
+    /// cancelled group's is 0); null while DRAFT (see calculate-pricing).
     pub pricing: Option<GroupPricingDto>,
     /// Staff only.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -156,9 +158,12 @@ impl BookingGroupDto {
     /// The group at `now`; `staff` shows its internal notes.
     pub fn of(g: &BookingGroup, now: DateTime<Utc>, staff: bool) -> Self {
         let pricing = (!g.bookings.is_empty()).then(|| {
+            // What the group costs now: its cancelled bookings and lapsed holds cost
+            // nothing (what was paid for them is their own refund's business).
             let prices: Vec<_> = g
                 .bookings
                 .iter()
+                .filter(|b| !matches!(b.status, BookingStatus::Canceled | BookingStatus::Expired))
                 .map(|b| (b.booking_id, &b.price))
                 .collect();
             GroupPricingDto::of(&kairos_store::group_pricing(

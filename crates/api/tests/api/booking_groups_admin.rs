@@ -51,8 +51,14 @@ async fn the_status_follows_the_bookings() {
         res.body["status"].as_str().unwrap_or("").to_owned()
     };
     assert_eq!(group_status().await, "HOLD");
-    status("confirmed", bookings[0].clone()).await;
-    status("confirmed", bookings[1].clone()).await;
+    // Confirmed with the group (its bookings are not confirmed one by one).
+    app.post(&format!("/api/v1/admin/booking-groups/{id}/confirm"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"paymentMethod": "INVOICE"}))
+        .send()
+        .await
+        .assert_status(200);
     assert_eq!(group_status().await, "CONFIRMED");
     status("canceled", bookings[0].clone()).await;
     assert_eq!(group_status().await, "PARTIALLY_CANCELED");

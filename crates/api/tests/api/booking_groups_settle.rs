@@ -155,6 +155,18 @@ async fn a_booking_cancelled_while_the_group_pays_gets_its_share_back_and_the_re
     assert_eq!(room["payments"][0]["status"], "COMPLETED");
     let group = get(&v, &format!("/api/v1/admin/booking-groups/{}", g.str("id"))).await;
     assert_eq!(group["status"], "PARTIALLY_CANCELED", "{group}");
+    // What the group costs now: the room alone.
+    assert_eq!(
+        group["pricing"]["grandTotal"].as_f64(),
+        Some(120.0),
+        "{group}"
+    );
+    let allocations = group["pricing"]["allocations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(allocations.len(), 1, "{group}");
+    assert_eq!(allocations[0]["bookingId"], ids[1].as_str());
     v.app.assert_capacity_invariant(&v.t.id).await;
 }
 
