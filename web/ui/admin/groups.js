@@ -140,6 +140,8 @@ export function Group({ api, session, id, go }) {
     : g.bookings.map((b) => ({ id: b.bookingId, productId: b.productId, startsAt: b.startsAt, status: b.status, total: b.total, reference: b.reference }));
   const allocation = (/** @type {string} */ bookingId) => g.pricing?.allocations.find((a) => a.bookingId === bookingId);
   const live = ["HOLD", "CONFIRMED", "PARTIALLY_CANCELED"].includes(g.status);
+  // A cancelled booking or a lapsed hold is no part of what the group costs now.
+  const gone = (/** @type {string} */ status) => status === "canceled" || status === "expired";
   return html`
     <h1>${t("groups.heading", { reference: g.reference })}</h1>
     <p><a href="/admin/booking-groups" onClick=${(/** @type {MouseEvent} */ e) => (e.preventDefault(), go("/admin/booking-groups"))}>${t("groups.back")}</a></p>
@@ -166,7 +168,7 @@ export function Group({ api, session, id, go }) {
             : null}</td>
           <td>${r.startsAt ? dateTime(r.startsAt, timezone) : ""}</td>
           <td>${r.status ? statusName(/** @type {any} */ (r.status)) : groupStatusName("DRAFT")}</td>
-          <td>${money(allocation(r.id)?.allocatedTotal ?? r.total ?? 0, currency)}</td>
+          <td>${gone(r.status) ? "—" : money(allocation(r.id)?.allocatedTotal ?? r.total ?? 0, currency)}</td>
         </tr>`,
       )}</tbody>
     </table>
