@@ -35,3 +35,23 @@ echo "web/types/kairos.d.ts: $(wc -l <"$ROOT/web/types/kairos.d.ts") lines"
 step "the pages type-check against them (tsc)"
 (cd "$ROOT/web" && node_modules/.bin/tsc -p tsconfig.json)
 echo "pages type-check: $(find "$ROOT/web/ui" -name '*.js' -not -path '*/vendor/*' | wc -l) modules"
+
+step "every string key is defined once (a later file of strings would silently replace an earlier one's)"
+(cd "$ROOT/web" && node --input-type=module -e '
+import { readdirSync } from "node:fs";
+const dir = "ui/shared/i18n/en";
+const seen = new Map();
+const twice = [];
+for (const f of readdirSync(dir).filter((f) => f.endsWith(".js")).sort()) {
+  const strings = (await import(`./${dir}/${f}`)).default;
+  for (const k of Object.keys(strings)) {
+    if (seen.has(k)) twice.push(`${k} (${seen.get(k)} and ${f})`);
+    else seen.set(k, f);
+  }
+}
+if (twice.length) {
+  console.error(`string keys defined twice: ${twice.join(", ")}`);
+  process.exit(1);
+}
+console.log(`${seen.size} string keys, each defined once`);
+')

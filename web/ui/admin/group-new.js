@@ -45,7 +45,7 @@ export function NewGroup({ api, session, go }) {
   }, []);
 
   if (!can(session, "admin:bookings:create")) {
-    return html`<h1>${t("groups.newTitle")}</h1><p>${t("error.forbidden")}</p>`;
+    return html`<h1>${t("bookingGroups.newTitle")}</h1><p>${t("error.forbidden")}</p>`;
   }
   const chosenPackage = packages.find((p) => p.id === packageId);
   const offered = chosenPackage ? products.filter((p) => chosenPackage.productIds.includes(p.id)) : products;
@@ -81,7 +81,7 @@ export function NewGroup({ api, session, go }) {
         );
       }
       await ok(api.POST("/api/v1/admin/booking-groups/{id}/hold", { params: { path } }));
-      notify(t("groups.held"));
+      notify(t("bookingGroups.held"));
       go(`/admin/booking-groups/${g.id}`);
     } catch (e) {
       setError(/** @type {Error} */ (e).message);
@@ -95,11 +95,11 @@ export function NewGroup({ api, session, go }) {
   const ready = who.name.trim() !== "" && who.email.includes("@") && planned.length >= 1;
   const tz = (/** @type {string} */ siteId) => sites.find((s) => s.id === siteId)?.timezone ?? "UTC";
   return html`
-    <h1>${t("groups.newTitle")}</h1>
-    <p class="muted">${t("groups.newAbout")}</p>
+    <h1>${t("bookingGroups.newTitle")}</h1>
+    <p class="muted">${t("bookingGroups.newAbout")}</p>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <section class="panel" aria-labelledby="g-who">
-      <h2 id="g-who">${t("groups.who")}</h2>
+      <h2 id="g-who">${t("bookingGroups.who")}</h2>
       <div class="row">
         <label>${t("wizard.customer.name")}<input value=${who.name} required autocomplete="off"
           onInput=${(/** @type {any} */ e) => setWho({ ...who, name: e.currentTarget.value })} /></label>
@@ -107,40 +107,40 @@ export function NewGroup({ api, session, go }) {
           onInput=${(/** @type {any} */ e) => setWho({ ...who, email: e.currentTarget.value })} /></label>
         <label>${t("wizard.customer.phone")}<input type="tel" value=${who.phone} autocomplete="off"
           onInput=${(/** @type {any} */ e) => setWho({ ...who, phone: e.currentTarget.value })} /></label>
-        <label>${t("groups.party")}<input type="number" min="1" max="500" value=${who.partySize} required
+        <label>${t("bookingGroups.party")}<input type="number" min="1" max="500" value=${who.partySize} required
           onChange=${(/** @type {any} */ e) => {
             const n = Number(e.currentTarget.value);
             // Sessions were picked for the old party: they are picked again.
             if (n >= 1 && n <= 500) (setWho({ ...who, partySize: n }), setPlanned([]));
           }} /></label>
       </div>
-      <label>${t("groups.notes")}<input value=${who.notes} maxlength="2000"
+      <label>${t("bookingGroups.notes")}<input value=${who.notes} maxlength="2000"
         onInput=${(/** @type {any} */ e) => setWho({ ...who, notes: e.currentTarget.value })} /></label>
       ${packages.length > 0
-        ? html`<label>${t("groups.package")}
+        ? html`<label>${t("bookingGroups.package")}
             <select value=${packageId} onChange=${(/** @type {any} */ e) => (setPackageId(e.currentTarget.value), setPlanned([]))}>
-              <option value="">${t("groups.noPackage")}</option>
+              <option value="">${t("bookingGroups.noPackage")}</option>
               ${packages.map((p) => html`<option value=${p.id}>${p.name}</option>`)}
             </select></label>`
         : null}
-      ${chosenPackage ? html`<p class="muted">${t("groups.packageAbout", { count: chosenPackage.productIds.length })}</p>` : null}
+      ${chosenPackage ? html`<p class="muted">${t("bookingGroups.packageAbout", { count: chosenPackage.productIds.length })}</p>` : null}
     </section>
     <section class="panel" aria-labelledby="g-what">
-      <h2 id="g-what">${t("groups.activities")}</h2>
+      <h2 id="g-what">${t("bookingGroups.activities")}</h2>
       ${planned.length === 0
-        ? html`<p class="muted">${t("groups.noneYet")}</p>`
+        ? html`<p class="muted">${t("bookingGroups.noneYet")}</p>`
         : html`<ul class="summary-list">${planned.map(
             (p, i) => html`<li data-planned=${p.product.id}>
               ${p.product.name}, ${dateTime(p.slot.startsAt, tz(p.product.siteId))}${" "}
               <button type="button" class="link" onClick=${() => setPlanned(planned.filter((_, j) => j !== i))}>
-                ${t("groups.remove", { name: p.product.name })}</button></li>`,
+                ${t("bookingGroups.remove", { name: p.product.name })}</button></li>`,
           )}</ul>`}
       <${ActivityPicker} api=${api} sites=${sites} products=${offered.filter((p) => !planned.some((x) => x.product.id === p.id) || !chosenPackage)}
         partySize=${who.partySize} add=${(/** @type {Planned} */ p) => setPlanned([...planned, p])} />
     </section>
     <div class="buttons">
       <button type="button" class="primary" disabled=${busy || !ready} onClick=${holdAll}>
-        ${t("groups.holdAll", { count: planned.length })}</button>
+        ${t("bookingGroups.holdAll", { count: planned.length })}</button>
     </div>
   `;
 }
@@ -176,14 +176,14 @@ function ActivityPicker({ api, sites, products, partySize, add }) {
 
   const slot = slots?.find((s) => s.slotId === slotId) ?? null;
   return html`
-    <form class="fields" aria-label=${t("groups.addActivity")} onSubmit=${(/** @type {Event} */ e) => {
+    <form class="fields" aria-label=${t("bookingGroups.addActivity")} onSubmit=${(/** @type {Event} */ e) => {
       e.preventDefault();
       if (product && slot) (add({ product, slot }), setProductId(""));
     }}>
       <div class="row">
-        <label>${t("groups.activity")}
+        <label>${t("bookingGroups.activity")}
           <select value=${productId} onChange=${(/** @type {any} */ e) => setProductId(e.currentTarget.value)}>
-            <option value="">${t("groups.chooseActivity")}</option>
+            <option value="">${t("bookingGroups.chooseActivity")}</option>
             ${products.map((p) => html`<option value=${p.id}>${p.name}</option>`)}
           </select></label>
         <label>${t("wizard.date")}
@@ -209,7 +209,7 @@ function ActivityPicker({ api, sites, products, partySize, add }) {
             )}
           </fieldset>`
         : null}
-      <button type="submit" disabled=${!slot}>${t("groups.addIt")}</button>
+      <button type="submit" disabled=${!slot}>${t("bookingGroups.addIt")}</button>
     </form>
   `;
 }

@@ -16,7 +16,7 @@ import { statusName } from "./day-sheet.js";
 const STATUSES = ["DRAFT", "HOLD", "CONFIRMED", "PARTIALLY_CANCELED", "CANCELED", "COMPLETED", "EXPIRED"];
 
 /** A group status in words. @param {string} s */
-export const groupStatusName = (s) => t(/** @type {any} */ (`groups.status.${s}`));
+export const groupStatusName = (s) => t(/** @type {any} */ (`bookingGroups.status.${s}`));
 
 /** The group's total: its pricing, else the sum of its bookings. @param {Group} g */
 const totalOf = (g) => g.pricing?.grandTotal ?? g.bookings.reduce((sum, b) => sum + b.total, 0);
@@ -45,9 +45,9 @@ export function Groups({ api, go }) {
   }, [filters]);
 
   return html`
-    <h1>${t("groups.title")}</h1>
+    <h1>${t("bookingGroups.title")}</h1>
     <p><a class="button primary" href="/admin/operations/booking-groups/new"
-      onClick=${(/** @type {MouseEvent} */ e) => (e.preventDefault(), go("/admin/operations/booking-groups/new"))}>${t("groups.new")}</a></p>
+      onClick=${(/** @type {MouseEvent} */ e) => (e.preventDefault(), go("/admin/operations/booking-groups/new"))}>${t("bookingGroups.new")}</a></p>
     <form class="filters" role="search" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), setFilters(form))}>
       <div class="row">
         <label>${t("day.status")}
@@ -62,14 +62,14 @@ export function Groups({ api, go }) {
     </form>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     ${!list && !error ? html`<p aria-busy="true">${t("common.loading")}</p>` : null}
-    ${list && list.groups.length === 0 ? html`<p>${t("groups.none")}</p>` : null}
+    ${list && list.groups.length === 0 ? html`<p>${t("bookingGroups.none")}</p>` : null}
     ${list && list.groups.length > 0
-      ? html`<p data-testid="groups-summary">${t("groups.count", { count: list.total })}</p>
+      ? html`<p data-testid="groups-summary">${t("bookingGroups.count", { count: list.total })}</p>
         <table class="list">
           <thead><tr>
-            <th scope="col">${t("groups.reference")}</th><th scope="col">${t("groups.customer")}</th>
-            <th scope="col">${t("groups.party")}</th><th scope="col">${t("groups.activities")}</th>
-            <th scope="col">${t("day.status")}</th><th scope="col">${t("groups.total")}</th>
+            <th scope="col">${t("bookingGroups.reference")}</th><th scope="col">${t("bookingGroups.customer")}</th>
+            <th scope="col">${t("bookingGroups.party")}</th><th scope="col">${t("bookingGroups.activities")}</th>
+            <th scope="col">${t("day.status")}</th><th scope="col">${t("bookingGroups.total")}</th>
           </tr></thead>
           <tbody>${list.groups.map(
             (g) => html`<tr data-group=${g.id}>
@@ -133,7 +133,7 @@ export function Group({ api, session, id, go }) {
     }
   }
 
-  if (!g) return html`<h1>${t("groups.title")}</h1>${error ? html`<p class="error" role="alert">${error}</p>` : html`<p aria-busy="true">${t("common.loading")}</p>`}`;
+  if (!g) return html`<h1>${t("bookingGroups.title")}</h1>${error ? html`<p class="error" role="alert">${error}</p>` : html`<p aria-busy="true">${t("common.loading")}</p>`}`;
   const currency = g.pricing?.currency ?? "EUR";
   const rows = g.status === "DRAFT"
     ? g.activities.map((a) => ({ id: a.bookingId, productId: a.productId, startsAt: "", status: "", total: null, reference: "" }))
@@ -143,22 +143,22 @@ export function Group({ api, session, id, go }) {
   // A cancelled booking or a lapsed hold is no part of what the group costs now.
   const gone = (/** @type {string} */ status) => status === "canceled" || status === "expired";
   return html`
-    <h1>${t("groups.heading", { reference: g.reference })}</h1>
-    <p><a href="/admin/booking-groups" onClick=${(/** @type {MouseEvent} */ e) => (e.preventDefault(), go("/admin/booking-groups"))}>${t("groups.back")}</a></p>
+    <h1>${t("bookingGroups.heading", { reference: g.reference })}</h1>
+    <p><a href="/admin/booking-groups" onClick=${(/** @type {MouseEvent} */ e) => (e.preventDefault(), go("/admin/booking-groups"))}>${t("bookingGroups.back")}</a></p>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     <dl class="figures">
       <dt>${t("day.status")}</dt><dd data-testid="group-status">${groupStatusName(g.status)}</dd>
-      <dt>${t("groups.customer")}</dt><dd>${g.customerName}, ${g.customerEmail}${g.customerPhone ? `, ${g.customerPhone}` : ""}</dd>
-      <dt>${t("groups.party")}</dt><dd>${g.partySize}</dd>
-      ${g.holdExpiresAt ? html`<dt>${t("groups.heldUntil")}</dt><dd>${dateTime(g.holdExpiresAt, timezone)}</dd>` : null}
-      ${g.paymentMethod ? html`<dt>${t("groups.paidBy")}</dt><dd>${t(/** @type {any} */ (`groups.method.${g.paymentMethod}`))}</dd>` : null}
-      ${g.customTotal != null ? html`<dt>${t("groups.customTotal")}</dt><dd>${money(g.customTotal, currency)} (${g.customPricingReason})</dd>` : null}
+      <dt>${t("bookingGroups.customer")}</dt><dd>${g.customerName}, ${g.customerEmail}${g.customerPhone ? `, ${g.customerPhone}` : ""}</dd>
+      <dt>${t("bookingGroups.party")}</dt><dd>${g.partySize}</dd>
+      ${g.holdExpiresAt ? html`<dt>${t("bookingGroups.heldUntil")}</dt><dd>${dateTime(g.holdExpiresAt, timezone)}</dd>` : null}
+      ${g.paymentMethod ? html`<dt>${t("bookingGroups.paidBy")}</dt><dd>${t(/** @type {any} */ (`bookingGroups.method.${g.paymentMethod}`))}</dd>` : null}
+      ${g.customTotal != null ? html`<dt>${t("bookingGroups.customTotal")}</dt><dd>${money(g.customTotal, currency)} (${g.customPricingReason})</dd>` : null}
     </dl>
-    <h2>${t("groups.activities")}</h2>
+    <h2>${t("bookingGroups.activities")}</h2>
     <table class="list">
       <thead><tr>
-        <th scope="col">${t("groups.activity")}</th><th scope="col">${t("groups.when")}</th>
-        <th scope="col">${t("day.status")}</th><th scope="col">${t("groups.share")}</th>
+        <th scope="col">${t("bookingGroups.activity")}</th><th scope="col">${t("bookingGroups.when")}</th>
+        <th scope="col">${t("day.status")}</th><th scope="col">${t("bookingGroups.share")}</th>
       </tr></thead>
       <tbody>${rows.map(
         (r) => html`<tr data-booking=${r.id}>
@@ -173,18 +173,18 @@ export function Group({ api, session, id, go }) {
       )}</tbody>
     </table>
     ${g.pricing
-      ? html`<p data-testid="group-total">${t("groups.priced", {
+      ? html`<p data-testid="group-total">${t("bookingGroups.priced", {
           total: money(g.pricing.grandTotal, currency),
           tax: money(g.pricing.taxTotal, currency),
-          method: t(/** @type {any} */ (`groups.pricing.${g.pricing.pricingMethod}`)),
+          method: t(/** @type {any} */ (`bookingGroups.pricing.${g.pricing.pricingMethod}`)),
         })}</p>`
       : null}
     ${g.status === "DRAFT"
       ? html`<div class="buttons">
           <button type="button" class="primary" disabled=${busy || g.activities.length === 0}
-            onClick=${() => act(() => ok(api.POST("/api/v1/admin/booking-groups/{id}/hold", { params: { path } })), t("groups.held"))}>${t("groups.hold")}</button>
+            onClick=${() => act(() => ok(api.POST("/api/v1/admin/booking-groups/{id}/hold", { params: { path } })), t("bookingGroups.held"))}>${t("bookingGroups.hold")}</button>
           <button type="button" disabled=${busy}
-            onClick=${() => act(() => ok(api.DELETE("/api/v1/admin/booking-groups/{id}", { params: { path } })).then(() => go("/admin/booking-groups")), t("groups.deleted"))}>${t("groups.delete")}</button>
+            onClick=${() => act(() => ok(api.DELETE("/api/v1/admin/booking-groups/{id}", { params: { path } })).then(() => go("/admin/booking-groups")), t("bookingGroups.deleted"))}>${t("bookingGroups.delete")}</button>
         </div>`
       : null}
     ${g.status === "HOLD" ? html`<${ConfirmForm} api=${api} session=${session} id=${id} currency=${currency} busy=${busy} act=${act} />` : null}
@@ -226,26 +226,26 @@ function ConfirmForm({ api, session, id, currency, busy, act }) {
               },
             }),
           ),
-        t("groups.confirmed"),
+        t("bookingGroups.confirmed"),
       );
     }}>
-      <h2>${t("groups.confirm")}</h2>
+      <h2>${t("bookingGroups.confirm")}</h2>
       <fieldset class="choices">
-        <legend>${t("groups.howPaid")}</legend>
+        <legend>${t("bookingGroups.howPaid")}</legend>
         ${methods.map(
           (m) => html`<label class="choice"><input type="radio" name="group-method" value=${m} checked=${method === m}
-            onChange=${() => setMethod(m)} /><span>${t(/** @type {any} */ (`groups.method.${m}`))}</span></label>`,
+            onChange=${() => setMethod(m)} /><span>${t(/** @type {any} */ (`bookingGroups.method.${m}`))}</span></label>`,
         )}
       </fieldset>
       ${mayPrice
         ? html`<div class="row">
-            <label>${t("groups.customTotalIn", { currency })}
+            <label>${t("bookingGroups.customTotalIn", { currency })}
               <input type="number" min="0" step="0.01" value=${custom} onInput=${(/** @type {any} */ e) => setCustom(e.currentTarget.value)} /></label>
-            <label>${t("groups.customReason")}
+            <label>${t("bookingGroups.customReason")}
               <input value=${reason} maxlength="500" required=${custom !== ""} onInput=${(/** @type {any} */ e) => setReason(e.currentTarget.value)} /></label>
           </div>`
         : null}
-      <button type="submit" class="primary" disabled=${busy}>${t("groups.confirmIt")}</button>
+      <button type="submit" class="primary" disabled=${busy}>${t("bookingGroups.confirmIt")}</button>
     </form>
   `;
 }
@@ -265,20 +265,20 @@ function PaidForm({ api, id, busy, act }) {
               body: { amount: amount === "" ? null : Number(amount), paymentMethod: method },
             }),
           ),
-        t("groups.paidRecorded"),
+        t("bookingGroups.paidRecorded"),
       );
     }}>
-      <h2>${t("groups.recordPayment")}</h2>
+      <h2>${t("bookingGroups.recordPayment")}</h2>
       <div class="row">
-        <label>${t("groups.amount")}
-          <input type="number" min="0.01" step="0.01" value=${amount} placeholder=${t("groups.everything")}
+        <label>${t("bookingGroups.amount")}
+          <input type="number" min="0.01" step="0.01" value=${amount} placeholder=${t("bookingGroups.everything")}
             onInput=${(/** @type {any} */ e) => setAmount(e.currentTarget.value)} /></label>
-        <label>${t("groups.paidWith")}
+        <label>${t("bookingGroups.paidWith")}
           <select value=${method} onChange=${(/** @type {any} */ e) => setMethod(e.currentTarget.value)}>
-            ${["bank_transfer", "cash", "card_terminal"].map((m) => html`<option value=${m}>${t(/** @type {any} */ (`groups.paidWith.${m}`))}</option>`)}
+            ${["bank_transfer", "cash", "card_terminal"].map((m) => html`<option value=${m}>${t(/** @type {any} */ (`bookingGroups.paidWith.${m}`))}</option>`)}
           </select></label>
       </div>
-      <button type="submit" disabled=${busy}>${t("groups.recordIt")}</button>
+      <button type="submit" disabled=${busy}>${t("bookingGroups.recordIt")}</button>
     </form>
   `;
 }
@@ -289,13 +289,13 @@ function CancelForm({ api, id, busy, act }) {
   return html`
     <form class="fields panel" onSubmit=${(/** @type {Event} */ e) => {
       e.preventDefault();
-      act(() => ok(api.POST("/api/v1/admin/booking-groups/{id}/cancel", { params: { path: { id } }, body: { reason } })), t("groups.cancelled"));
+      act(() => ok(api.POST("/api/v1/admin/booking-groups/{id}/cancel", { params: { path: { id } }, body: { reason } })), t("bookingGroups.cancelled"));
     }}>
-      <h2>${t("groups.cancel")}</h2>
-      <p class="muted">${t("groups.cancelAbout")}</p>
-      <label>${t("groups.cancelReason")}
+      <h2>${t("bookingGroups.cancel")}</h2>
+      <p class="muted">${t("bookingGroups.cancelAbout")}</p>
+      <label>${t("bookingGroups.cancelReason")}
         <input value=${reason} required maxlength="500" onInput=${(/** @type {any} */ e) => setReason(e.currentTarget.value)} /></label>
-      <button type="submit" class="danger" disabled=${busy}>${t("groups.cancelIt")}</button>
+      <button type="submit" class="danger" disabled=${busy}>${t("bookingGroups.cancelIt")}</button>
     </form>
   `;
 }

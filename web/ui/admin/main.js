@@ -52,7 +52,7 @@ const PAGES = [
   { path: "/admin/booking-groups", title: () => t("nav.bookingGroups"), component: Groups, needs: "admin:bookings:read" },
   {
     path: "/admin/operations/booking-groups/new",
-    title: () => t("groups.newTitle"),
+    title: () => t("bookingGroups.newTitle"),
     component: NewGroup,
     needs: "admin:bookings:create",
     parent: "/admin/booking-groups",

@@ -138,8 +138,8 @@ export function Wizard({ api, session, go }) {
     <div class="wizard">
       <h1>${t("wizard.title")}</h1>
       ${step === 0
-        ? html`<p class="muted">${t("groups.fromWizard")}${" "}<a href="/admin/operations/booking-groups/new"
-            onClick=${(/** @type {MouseEvent} */ e) => (e.preventDefault(), go("/admin/operations/booking-groups/new"))}>${t("groups.fromWizardLink")}</a></p>`
+        ? html`<p class="muted">${t("bookingGroups.fromWizard")}${" "}<a href="/admin/operations/booking-groups/new"
+            onClick=${(/** @type {MouseEvent} */ e) => (e.preventDefault(), go("/admin/operations/booking-groups/new"))}>${t("bookingGroups.fromWizardLink")}</a></p>`
         : null}
       <nav aria-label=${t("wizard.steps")}>
         <ol class="steps">
