@@ -7,7 +7,7 @@ use crate::{Addon, BookingAddon, ChosenAddon, PriceBreakdown, Product, Reduction
 use kairos_domain::FieldErrors;
 use kairos_domain::catalog::{AddonPriceType, AddonType, VariantPriceMode};
 use kairos_domain::pricing::{
-    AddonChoice, AddonMode, AddonPrice, PriceInput, VariantPrice, VoucherLine, quote_with,
+    AddonChoice, AddonMode, AddonPrice, PriceInput, VariantPrice, VoucherLine, quote_agreed,
 };
 use kairos_domain::promotions::Promotion;
 use kairos_domain::tenancy::Currency;
@@ -17,6 +17,9 @@ use kairos_domain::tenancy::Currency;
 pub struct Chosen<'a> {
     pub addons: &'a [ChosenAddon],
     pub resources: &'a [BookingAddon],
+    /// The booking's share of its group's agreed price, which replaces its subtotal
+    /// (`kairos_domain::pricing::quote_agreed`).
+    pub agreed: Option<i64>,
 }
 
 /// Prices a booking from the catalog as it is now. `chosen` add-ons must exist, be
@@ -31,6 +34,7 @@ pub fn price_booking(
     Chosen {
         addons: chosen,
         resources,
+        agreed,
     }: Chosen<'_>,
     party_size: u32,
     currency: Currency,
@@ -99,7 +103,10 @@ pub fn price_booking(
             amount: v.amount,
         })
         .collect();
-    PriceBreakdown::of(&quote_with(&input, &promotions, &vouchers), reductions)
+    PriceBreakdown::of(
+        &quote_agreed(&input, agreed, &promotions, &vouchers),
+        reductions,
+    )
 }
 
 /// Checks chosen add-ons against the product's catalog: each must exist for the product,

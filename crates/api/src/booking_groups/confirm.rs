@@ -3,7 +3,7 @@
 
 use super::dto::BookingGroupDto;
 use super::group_not_found;
-use super::public::may_access;
+use super::public::{group_actor, may_access};
 use crate::bookings::{BookingAccess, Caller, clean, free_text, short_text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{AdminAuth, Json, Staff, can, decode_json};
@@ -294,15 +294,7 @@ pub async fn confirm_group(
             returns,
         })
     })();
-    let actor = match &access.caller {
-        Caller::Admin(a) => a.actor(),
-        Caller::Customer(c) => Actor::customer(c.customer.id, Some(&c.customer.display_name())),
-        Caller::Anonymous => Actor {
-            kind: kairos_domain::auth::ActorKind::Customer,
-            id: group.customer.id.map(|id| id.to_string()),
-            name: Some(format!("group token of {}", group.reference)),
-        },
-    };
+    let actor = group_actor(&access, &group);
     confirm_and_answer(
         &state,
         &access.tenant,

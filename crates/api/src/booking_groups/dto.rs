@@ -71,6 +71,22 @@ pub struct GroupPricingDto {
     #[schema(example = "EUR")]
     pub currency: String,
     pub allocations: Vec<GroupAllocationDto>,
+    /// What the group's promotion codes take off its subtotal.
+    pub promotion_discount: f64,
+    /// What its vouchers pay (they are a way to pay: the tax stays).
+    pub voucher_applied: f64,
+    /// The codes on the group, each with what it takes off.
+    pub promotions: Vec<GroupCodeAmountDto>,
+    /// The vouchers paying for the group, each with what it pays.
+    pub vouchers: Vec<GroupCodeAmountDto>,
+}
+
+/// A code on a group and its amount.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupCodeAmountDto {
+    pub code: String,
+    pub amount: f64,
 }
 
 impl GroupPricingDto {
@@ -92,8 +108,21 @@ impl GroupPricingDto {
                     allocated_total: m(a.allocated_total),
                 })
                 .collect(),
+            promotion_discount: m(p.promotion_discount),
+            voucher_applied: m(p.voucher_applied),
+            promotions: codes(&p.promotions, m),
+            vouchers: codes(&p.vouchers, m),
         }
     }
+}
+
+fn codes(list: &[(String, i64)], m: impl Fn(i64) -> f64) -> Vec<GroupCodeAmountDto> {
+    list.iter()
+        .map(|(code, amount)| GroupCodeAmountDto {
+            code: code.clone(),
+            amount: m(*amount),
+        })
+        .collect()
 }
 
 /// A booking group (spec Part B 2.5).

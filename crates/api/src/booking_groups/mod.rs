@@ -3,6 +3,7 @@
 
 mod admin;
 mod cancel;
+mod codes;
 mod confirm;
 mod dto;
 mod public;
@@ -36,7 +37,10 @@ pub fn router() -> OpenApiRouter<AppState> {
             .routes(routes!(admin::remove_booking))
             .routes(routes!(admin::admin_hold_group))
             .routes(routes!(admin::calculate_pricing))
-            .routes(routes!(cancel::cancel_group_handler)),
+            .routes(routes!(cancel::cancel_group_handler))
+            .routes(routes!(codes::apply_group_promo))
+            .routes(routes!(codes::remove_group_promo))
+            .routes(routes!(codes::apply_group_voucher)),
     )
 }
 
@@ -86,6 +90,11 @@ impl From<GroupError> for ApiError {
                 format!("The group is {status}: only a held group (HOLD) is confirmed"),
             )
             .with_details(json!({"currentStatus": status.as_str()})),
+            GroupError::PaymentUnderWay => ApiError::conflict(
+                code::INVALID_TRANSITION,
+                "A payment for the group is under way, so its codes and vouchers stay as they are: let it finish, or confirm the group again with another payment method first",
+            )
+            .with_details(json!({"currentStatus": "HOLD"})),
             GroupError::NothingHeld => ApiError::conflict(
                 code::INVALID_TRANSITION,
                 "A DRAFT group holds nothing to cancel: delete it instead",

@@ -332,6 +332,34 @@ pub(super) fn may_access<S>(access: &BookingAccess<S>, group: &BookingGroup) -> 
         }
 }
 
+/// Who acts on `group`: the staff member, the customer, or the holder of its token.
+pub(super) fn group_actor<S>(access: &BookingAccess<S>, group: &BookingGroup) -> Actor {
+    match &access.caller {
+        Caller::Admin(a) => a.actor(),
+        Caller::Customer(c) => Actor::customer(c.customer.id, Some(&c.customer.display_name())),
+        Caller::Anonymous => Actor {
+            kind: kairos_domain::auth::ActorKind::Customer,
+            id: group.customer.id.map(|id| id.to_string()),
+            name: Some(format!("group token of {}", group.reference)),
+        },
+    }
+}
+
+/// The group `id` as the caller may see it; 404 otherwise.
+pub(super) async fn accessible_group<S>(
+    state: &AppState,
+    access: &BookingAccess<S>,
+    id: &str,
+) -> ApiResult<BookingGroup> {
+    let id = parse_id(id).ok_or_else(group_not_found)?;
+    state
+        .store
+        .booking_group(access.tenant.id(), id)
+        .await?
+        .filter(|g| may_access(access, g))
+        .ok_or_else(group_not_found)
+}
+
 /// A group with its bookings and price.
 ///
 /// For the group's token (`x-booking-token`), its customer, or staff with
@@ -348,13 +376,7 @@ pub async fn get_group(
     access: BookingAccess<can::ManageBookings>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<BookingGroupDto>> {
-    let id = parse_id(&id).ok_or_else(group_not_found)?;
-    let group = state
-        .store
-        .booking_group(access.tenant.id(), id)
-        .await?
-        .filter(|g| may_access(&access, g))
-        .ok_or_else(group_not_found)?;
+    let group = accessible_group(&state, &access, &id).await?;
     Ok(axum::Json(BookingGroupDto::of(
         &group,
         state.now(),

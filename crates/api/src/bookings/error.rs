@@ -36,7 +36,7 @@ impl From<BookingRefusal> for ApiError {
             .with_details(json!({"currentStatus": t.from.as_str(), "trigger": t.trigger.name()})),
             BookingRefusal::HeldInGroup(group) => ApiError::conflict(
                 code::INVALID_TRANSITION,
-                format!("This hold is part of booking group {group}: confirm the group (POST /api/v1/booking-groups/{group}/confirm)"),
+                format!("This hold is part of booking group {group}: the group confirms it and takes its codes and vouchers (POST /api/v1/booking-groups/{group}/confirm, /apply-promo, /apply-voucher)"),
             )
             .with_details(json!({"currentStatus": "hold", "groupId": group})),
             BookingRefusal::NoTransition { from, to } => ApiError::conflict(

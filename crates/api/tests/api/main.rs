@@ -7,6 +7,7 @@ mod auth;
 mod availability;
 mod booking_groups;
 mod booking_groups_admin;
+mod booking_groups_codes;
 mod booking_groups_confirm;
 mod booking_groups_conflicts;
 mod booking_groups_packages;

@@ -176,6 +176,13 @@ pub struct GroupPricing {
     pub pricing_method: &'static str,
     pub currency: String,
     pub allocations: Vec<GroupAllocation>,
+    /// What the group's promotion codes take off, and what its vouchers pay.
+    pub promotion_discount: i64,
+    pub voucher_applied: i64,
+    /// Each code on the group with what it takes off (summed over its bookings), in the
+    /// order first met; each voucher with what it pays.
+    pub promotions: Vec<(String, i64)>,
+    pub vouchers: Vec<(String, i64)>,
 }
 
 /// A group's price from its bookings' prices (each booking's allocation is its own price,
@@ -204,7 +211,31 @@ pub fn group_pricing(
             .first()
             .map_or_else(|| currency.to_owned(), |(_, p)| p.currency.clone()),
         allocations,
+        promotion_discount: prices.iter().map(|(_, p)| p.promotion_discount).sum(),
+        voucher_applied: prices.iter().map(|(_, p)| p.voucher_applied).sum(),
+        promotions: summed(prices.iter().flat_map(|(_, p)| {
+            p.discounts
+                .iter()
+                .map(|d| (d.code.clone(), d.discount_applied))
+        })),
+        vouchers: summed(
+            prices
+                .iter()
+                .flat_map(|(_, p)| p.vouchers.iter().map(|v| (v.code.clone(), v.amount))),
+        ),
     }
+}
+
+/// Amounts summed by name, in the order first met.
+fn summed(parts: impl Iterator<Item = (String, i64)>) -> Vec<(String, i64)> {
+    let mut out: Vec<(String, i64)> = Vec::new();
+    for (name, amount) in parts {
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, sum)) => *sum += amount,
+            None => out.push((name, amount)),
+        }
+    }
+    out
 }
 
 /// Why a group operation was refused.
@@ -233,6 +264,9 @@ pub enum GroupError {
     #[error("the group is {0}, not HOLD")]
     NotHeld(GroupStatus),
 
+    /// A payment for the group is under way: its codes and vouchers stay as they are.
+    #[error("a payment for the group is under way")]
+    PaymentUnderWay,
     #[error("a group holds at most {0} activities")]
     TooManyActivities(usize),
     /// One activity could not be held (or planned); nothing was.
@@ -251,3 +285,36 @@ pub enum GroupError {
 }
 
 crate::store_error_from_sqlx!(GroupError);
+
+/// A promotion code applied to a held group.
+#[derive(Debug, Clone)]
+pub struct GroupPromotionApplied {
+    pub group: BookingGroup,
+    pub promotion_id: Uuid,
+    pub code: String,
+    pub name: String,
+    pub promotion_type: kairos_domain::promotions::PromotionType,
+    /// What it takes off the group now, in minor units (the sum of its bookings' parts).
+    pub discount_amount: i64,
+    pub applied_at: Timestamp,
+}
+
+/// A voucher applied to a held group.
+#[derive(Debug, Clone)]
+pub struct GroupVoucherApplied {
+    pub group: BookingGroup,
+    pub voucher_id: Uuid,
+    pub code: String,
+    pub voucher_type: kairos_domain::vouchers::VoucherType,
+    /// What it pays of the group, over its bookings.
+    pub applied_amount: i64,
+    pub balance_before: i64,
+    pub balance_after: i64,
+    pub applied_at: Timestamp,
+}
+
+impl From<super::BookingRefusal> for GroupError {
+    fn from(r: super::BookingRefusal) -> Self {
+        GroupError::Booking(r.into())
+    }
+}

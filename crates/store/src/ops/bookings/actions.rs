@@ -134,6 +134,13 @@ pub(super) async fn current_price(
     }
     let resources =
         super::super::resources::allocations::live_addons(&mut *w.tx, &w.tenant, b.id).await?;
+    let agreed: Option<Option<i64>> =
+        sqlx::query_scalar("SELECT agreed_price FROM bookings WHERE tenant_id = $1 AND id = $2")
+            .bind(w.tenant.as_str())
+            .bind(b.id)
+            .fetch_optional(&mut *w.tx)
+            .await
+            .map_err(StoreError::from)?;
     Ok(price_booking(
         &offer.product,
         variant.as_ref(),
@@ -141,6 +148,7 @@ pub(super) async fn current_price(
         Chosen {
             addons: &b.addons,
             resources: &resources,
+            agreed: agreed.flatten(),
         },
         u32::try_from(b.party_size).unwrap_or(0),
         offer.currency,
@@ -148,9 +156,10 @@ pub(super) async fn current_price(
     ))
 }
 
-/// Refuses to confirm `b` alone when it is a booking of a group: the group's
-/// confirmation confirms it (its price is the group's allocation, its money the group's).
-async fn refuse_held_in_group(w: &mut Write, b: &Booking) -> Result<(), BookingError> {
+/// Refuses to confirm `b` alone, or to change its promotions or vouchers alone, when it
+/// is a booking of a group: the group's confirmation confirms it and codes apply to the
+/// group (its price is the group's allocation, its money the group's).
+pub(super) async fn refuse_held_in_group(w: &mut Write, b: &Booking) -> Result<(), BookingError> {
     let group: Option<Option<Uuid>> =
         sqlx::query_scalar("SELECT group_id FROM bookings WHERE tenant_id = $1 AND id = $2")
             .bind(w.tenant.as_str())

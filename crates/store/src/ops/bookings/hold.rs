@@ -148,6 +148,7 @@ pub(super) async fn create_in(
         Chosen {
             addons: &new.addons,
             resources: &[],
+            agreed: None,
         },
         party,
         offer.currency,

@@ -9,7 +9,7 @@ use super::super::load_for_update;
 use super::super::reductions::{load_reductions, return_excess};
 use super::super::transition::{apply_transition, insert_payment};
 use super::invoice::queue_invoice;
-use super::package::{apply_package, package_of, spread};
+use super::package::agree;
 use super::{GroupError, Write, audit, lock, read};
 use crate::{
     Actor, Booking, BookingError, BookingGroup, BookingRefusal, GroupConfirm, Idempotency,
@@ -17,6 +17,7 @@ use crate::{
 };
 use kairos_domain::TenantId;
 use kairos_domain::booking_groups::GroupStatus;
+use kairos_domain::booking_groups::allocate;
 use kairos_domain::bookings::{BookingStatus, Trigger};
 use kairos_domain::new_id;
 use kairos_domain::payments::{PaymentMethod, PaymentStatus};
@@ -32,7 +33,7 @@ struct Held {
 }
 
 /// The group's payment still waiting for its provider: its id, method and amount.
-async fn open_group_payment(
+pub(super) async fn open_group_payment(
     w: &mut Write,
     group: Uuid,
 ) -> Result<Option<(Uuid, String, i64)>, GroupError> {
@@ -200,15 +201,12 @@ async fn confirm_locked(
     if held.is_empty() {
         return Err(GroupError::NotHeld(group.status(w.now)));
     }
-    {
-        let mut prices: Vec<&mut PriceBreakdown> = held.iter_mut().map(|h| &mut h.price).collect();
-        if let Some(package) = group.package_id {
-            // A held group keeps its package's price even if it is no longer offered.
-            let package = package_of(w, package, false).await?;
-            apply_package(&package, group.party_size, &mut prices);
-        }
-        if let Some(total) = custom_total {
-            spread(&mut prices, total);
+    if let Some(total) = custom_total {
+        // Staff's total is the group's agreed price (a package's was agreed when the
+        // group was held, and stays even if the package is no longer offered).
+        let weights: Vec<i64> = held.iter().map(|h| h.price.subtotal).collect();
+        for (h, share) in held.iter_mut().zip(allocate(total, &weights)) {
+            h.price = agree(w, &h.booking, share).await?;
         }
     }
     let total: i64 = held.iter().map(|h| h.price.total).sum();

@@ -4,7 +4,7 @@
 use super::super::hold::{GroupLink, check_hold_caps, create_in};
 use super::super::offer::load_offer;
 use super::admin::{check_item, check_plan, insert_group};
-use super::package::{apply_package, check_package, package_of, price_held_at_package};
+use super::package::{check_package, package_of, package_shares, price_held_at_package};
 use super::{GroupError, Write, audit, lock, read, require_draft};
 use crate::pricing::{Chosen, price_booking};
 use crate::{
@@ -127,8 +127,21 @@ async fn hold_items(
         .ok_or(GroupError::NotFound)
 }
 
+fn activity_error(index: usize, item: &GroupItem, error: BookingError) -> GroupError {
+    GroupError::Activity {
+        index,
+        slot_id: item.slot_id,
+        error: Box::new(error),
+    }
+}
+
 /// One activity's price as the catalog prices it now (a draft's plan line).
-async fn price_item(w: &mut Write, item: &GroupItem) -> Result<PriceBreakdown, BookingError> {
+/// `agreed`: its share of the group's agreed price.
+async fn price_item(
+    w: &mut Write,
+    item: &GroupItem,
+    agreed: Option<i64>,
+) -> Result<PriceBreakdown, BookingError> {
     check_item(w, item).await?;
     let offer = load_offer(&mut w.tx, &w.tenant, item.product_id, None)
         .await?
@@ -140,6 +153,7 @@ async fn price_item(w: &mut Write, item: &GroupItem) -> Result<PriceBreakdown, B
         Chosen {
             addons: &[],
             resources: &[],
+            agreed,
         },
         u32::try_from(item.party_size).unwrap_or(0),
         offer.currency,
@@ -218,20 +232,20 @@ impl super::super::Repo {
             }
             let mut priced = Vec::new();
             for (index, item) in group.items.iter().enumerate() {
-                let price = price_item(&mut w, item)
+                let price = price_item(&mut w, item, None)
                     .await
-                    .map_err(|e| GroupError::Activity {
-                        index,
-                        slot_id: item.slot_id,
-                        error: Box::new(e),
-                    })?;
+                    .map_err(|e| activity_error(index, item, e))?;
                 priced.push((item.id, price));
             }
             if let Some(package) = group.package_id {
                 let package = package_of(&mut w, package, false).await?;
-                let mut refs: Vec<&mut PriceBreakdown> =
-                    priced.iter_mut().map(|(_, p)| p).collect();
-                apply_package(&package, group.party_size, &mut refs);
+                let catalog: Vec<i64> = priced.iter().map(|(_, p)| p.total).collect();
+                let shares = package_shares(&package, group.party_size, &catalog);
+                for (index, (item, share)) in group.items.iter().zip(shares).enumerate() {
+                    priced[index].1 = price_item(&mut w, item, Some(share))
+                        .await
+                        .map_err(|e| activity_error(index, item, e))?;
+                }
             }
             let prices: Vec<(Uuid, &PriceBreakdown)> =
                 priced.iter().map(|(id, p)| (*id, p)).collect();

@@ -3,6 +3,7 @@
 //! transaction and its price (`hold.rs`).
 
 mod admin;
+mod codes;
 mod confirm;
 mod hold;
 mod invoice;

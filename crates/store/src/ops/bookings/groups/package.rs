@@ -1,28 +1,19 @@
-//! A group's total spread over its bookings: a package's price (groupType PACKAGE) or
-//! staff's custom total, each booking's share in proportion to its own price by the
-//! largest remainder (`domain::booking_groups::allocate`), so the shares sum exactly.
+//! A group's agreed price spread over its bookings: a package's price (groupType
+//! PACKAGE) or staff's custom total, each booking's share in proportion to its own price by
+//! the largest remainder (`domain::booking_groups::allocate`), so the shares sum exactly.
+//! A booking's share is its agreed price (`bookings.agreed_price`): it replaces the
+//! booking's catalog subtotal, tax included, and the group's promotions and vouchers apply
+//! on top of it, as on any price.
 
 use super::super::super::catalog::load_package;
+use super::super::actions::current_price;
+use super::super::load_for_update;
+use super::super::reductions::{load_reductions, return_excess};
 use super::{GroupError, Write};
-use crate::{GroupItem, Package, PriceBreakdown};
+use crate::{Booking, GroupItem, Package, PriceBreakdown};
 use kairos_domain::booking_groups::allocate;
 use sqlx::types::Json;
 use uuid::Uuid;
-
-/// Sets each price's total to its share of `total`, its tax in the same proportion; the
-/// lines of its breakdown stay the catalog's.
-pub(super) fn spread(prices: &mut [&mut PriceBreakdown], total: i64) {
-    let weights: Vec<i64> = prices.iter().map(|p| p.total).collect();
-    for (p, share) in prices.iter_mut().zip(allocate(total, &weights)) {
-        let before = p.total;
-        p.tax = if before > 0 {
-            i64::try_from(i128::from(p.tax) * i128::from(share) / i128::from(before)).unwrap_or(0)
-        } else {
-            0
-        };
-        p.total = share;
-    }
-}
 
 /// The package `id` (read in the write it decides); `active`: still offered (a new hold),
 /// else as it is (a held group keeps its package).
@@ -58,38 +49,66 @@ pub(super) fn check_package(package: &Package, items: &[GroupItem]) -> Result<()
     )))
 }
 
-/// Spreads `package`'s price for `party` people over `prices` (the activities' own).
-pub(super) fn apply_package(package: &Package, party: i32, prices: &mut [&mut PriceBreakdown]) {
-    let catalog_total = prices.iter().map(|p| p.total).sum();
-    spread(prices, package.price.total(party, catalog_total));
+/// The package's price for `party` people whose activities cost `catalog` (each
+/// activity's own price, tax included), split over them: each one's agreed price.
+pub(super) fn package_shares(package: &Package, party: i32, catalog: &[i64]) -> Vec<i64> {
+    let total = package.price.total(party, catalog.iter().sum());
+    allocate(total, catalog)
 }
 
-/// Re-prices the group's just-held bookings at the package's price.
+/// Sets a held booking's agreed price (its share of the group's) and re-prices it from
+/// the catalog with its promotions and vouchers on top of that share; what its vouchers no
+/// longer pay goes back to them. Returns the new price, written.
+pub(super) async fn agree(
+    w: &mut Write,
+    booking: &Booking,
+    share: i64,
+) -> Result<PriceBreakdown, GroupError> {
+    sqlx::query("UPDATE bookings SET agreed_price = $3 WHERE tenant_id = $1 AND id = $2")
+        .bind(w.tenant.as_str())
+        .bind(booking.id)
+        .bind(share)
+        .execute(&mut *w.tx)
+        .await?;
+    let reductions = load_reductions(&mut w.tx, &w.tenant, booking.id).await?;
+    let price = current_price(w, booking, &reductions).await?;
+    return_excess(w, booking.id, &reductions, &price).await?;
+    sqlx::query(
+        "UPDATE bookings SET price = $3, total = $4, pricing_hash = $5
+         WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(w.tenant.as_str())
+    .bind(booking.id)
+    .bind(Json(&price))
+    .bind(price.total)
+    .bind(&price.pricing_hash)
+    .execute(&mut *w.tx)
+    .await?;
+    Ok(price)
+}
+
+/// Prices the group's just-held bookings at the package's price: each one's share of it,
+/// by its own catalog price, becomes its agreed price.
 pub(super) async fn price_held_at_package(
     w: &mut Write,
     group: Uuid,
     package: &Package,
     party: i32,
 ) -> Result<(), GroupError> {
-    let rows: Vec<(Uuid, Json<PriceBreakdown>)> = sqlx::query_as(
-        "SELECT id, price FROM bookings WHERE tenant_id = $1 AND group_id = $2 ORDER BY id",
+    let ids: Vec<Uuid> = sqlx::query_scalar(
+        "SELECT id FROM bookings WHERE tenant_id = $1 AND group_id = $2 ORDER BY id",
     )
     .bind(w.tenant.as_str())
     .bind(group)
     .fetch_all(&mut *w.tx)
     .await?;
-    let (ids, mut prices): (Vec<Uuid>, Vec<PriceBreakdown>) =
-        rows.into_iter().map(|(id, p)| (id, p.0)).unzip();
-    let mut refs: Vec<&mut PriceBreakdown> = prices.iter_mut().collect();
-    apply_package(package, party, &mut refs);
-    for (id, price) in ids.iter().zip(&prices) {
-        sqlx::query("UPDATE bookings SET price = $3, total = $4 WHERE tenant_id = $1 AND id = $2")
-            .bind(w.tenant.as_str())
-            .bind(id)
-            .bind(Json(price))
-            .bind(price.total)
-            .execute(&mut *w.tx)
-            .await?;
+    let mut held = Vec::with_capacity(ids.len());
+    for id in ids {
+        held.push(load_for_update(&mut w.tx, &w.tenant, id).await?);
+    }
+    let catalog: Vec<i64> = held.iter().map(|b| b.price.total).collect();
+    for (b, share) in held.iter().zip(package_shares(package, party, &catalog)) {
+        agree(w, b, share).await?;
     }
     Ok(())
 }

@@ -10,19 +10,22 @@ use uuid::Uuid;
 #[operations]
 impl Repo {
     /// Promotions whose usage count differs from their live use records:
-    /// (promotion id, usage_count, live uses). Empty when the invariant holds.
+    /// (promotion id, usage_count, live uses, a group's records counting once). Empty when
+    /// the invariant holds.
     pub async fn promotion_usage_mismatches(
         &self,
         tenant: &TenantId,
     ) -> StoreResult<Vec<(Uuid, i64, i64)>> {
         Ok(sqlx::query_as(
-            "SELECT p.id, CAST(p.usage_count AS BIGINT), CAST(COUNT(u.id) AS BIGINT)
+            "SELECT p.id, CAST(p.usage_count AS BIGINT),
+                    CAST(COUNT(DISTINCT COALESCE(b.group_id, b.id)) AS BIGINT)
              FROM promotions p
              LEFT JOIN promotion_usages u ON u.tenant_id = p.tenant_id
                   AND u.promotion_id = p.id AND u.status <> 'released'
+             LEFT JOIN bookings b ON b.tenant_id = u.tenant_id AND b.id = u.booking_id
              WHERE p.tenant_id = $1
              GROUP BY p.id, p.usage_count
-             HAVING p.usage_count <> COUNT(u.id)",
+             HAVING p.usage_count <> COUNT(DISTINCT COALESCE(b.group_id, b.id))",
         )
         .bind(tenant.as_str())
         .fetch_all(&self.read)

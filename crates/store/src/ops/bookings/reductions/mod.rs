@@ -19,6 +19,9 @@ mod invariants;
 mod promotions;
 mod vouchers;
 
+pub(super) use promotions::{customer_uses, promotion_for_update, refusal_at};
+pub(super) use vouchers::voucher_for_update;
+
 use super::actions::current_price;
 use super::transition::apply_transition;
 use super::{Tx, Write, load_for_update};
@@ -178,17 +181,50 @@ pub(crate) async fn restore_vouchers(
     Ok(given)
 }
 
-/// Releases one use of a promotion: the use record and the promotion's count.
+/// Whether another booking of the group of `booking` (if it is in one) still uses the
+/// promotion, or still has the voucher's money: a group counts as one use of either.
+async fn sibling_uses(
+    w: &mut Write,
+    booking: Uuid,
+    promotion: Option<Uuid>,
+    voucher: Option<Uuid>,
+) -> StoreResult<bool> {
+    let count: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM bookings s
+         JOIN bookings b ON b.tenant_id = s.tenant_id AND b.group_id = s.group_id
+         WHERE s.tenant_id = $1 AND b.id = $2 AND s.id <> $2
+           AND (EXISTS (SELECT 1 FROM promotion_usages u
+                        WHERE u.tenant_id = s.tenant_id AND u.booking_id = s.id
+                          AND u.promotion_id = $3 AND u.status <> 'released')
+                OR (SELECT COALESCE(SUM(t.amount), 0) FROM voucher_transactions t
+                    WHERE t.tenant_id = s.tenant_id AND t.booking_id = s.id
+                      AND t.voucher_id = $4) < 0)",
+    )
+    .bind(w.tenant.as_str())
+    .bind(booking)
+    .bind(promotion)
+    .bind(voucher)
+    .fetch_one(&mut *w.tx)
+    .await?;
+    Ok(count > 0)
+}
+
+/// Releases one use of a promotion: the use record and the promotion's count (a group's
+/// count when the last of its bookings lets the promotion go).
 pub(super) async fn release_use(w: &mut Write, usage: Uuid, promotion: Uuid) -> StoreResult<()> {
-    sqlx::query(
+    let booking: Uuid = sqlx::query_scalar(
         "UPDATE promotion_usages SET status = 'released', released_at = $3
-         WHERE tenant_id = $1 AND id = $2",
+         WHERE tenant_id = $1 AND id = $2
+         RETURNING booking_id",
     )
     .bind(w.tenant.as_str())
     .bind(usage)
     .bind(w.now)
-    .execute(&mut *w.tx)
+    .fetch_one(&mut *w.tx)
     .await?;
+    if sibling_uses(w, booking, Some(promotion), None).await? {
+        return Ok(());
+    }
     sqlx::query(
         "UPDATE promotions SET usage_count = usage_count - 1
          WHERE tenant_id = $1 AND id = $2 AND usage_count > 0",
@@ -210,6 +246,7 @@ async fn give_back(
     amount: i64,
     whole: bool,
 ) -> StoreResult<()> {
+    let whole = whole && !sibling_uses(w, booking, None, Some(voucher)).await?;
     let balance: i64 = sqlx::query_scalar(
         "UPDATE vouchers SET current_balance = current_balance + $3,
              usage_count = CASE WHEN $5 AND usage_count > 0 THEN usage_count - 1

@@ -1,7 +1,7 @@
 //! Applying and removing promotion codes on a hold.
 
 use super::super::super::promotions::{PROMOTION_COLUMNS, PromotionRow, code_key};
-use super::super::actions::current_price;
+use super::super::actions::{current_price, refuse_held_in_group};
 use super::super::{Change, Repo, Write};
 use super::{checked_price, customer_key, live_hold, load_reductions, release_use, store_price};
 use crate::{
@@ -17,7 +17,10 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 /// The promotion a typed code names, locked for the rest of the transaction (PostgreSQL).
-async fn promotion_for_update(w: &mut Write, code: &str) -> StoreResult<Option<Promotion>> {
+pub(in super::super) async fn promotion_for_update(
+    w: &mut Write,
+    code: &str,
+) -> StoreResult<Option<Promotion>> {
     let row: Option<PromotionRow> = sqlx::query_as(sql!(
         "SELECT {PROMOTION_COLUMNS} FROM promotions
          WHERE tenant_id = $1 AND code_key = $2 AND deleted_at IS NULL{}",
@@ -32,6 +35,16 @@ async fn promotion_for_update(w: &mut Write, code: &str) -> StoreResult<Option<P
 
 /// What refuses a promotion, as the booking flow answers it.
 fn refusal(p: &Promotion, reason: Ineligible, price: &PriceBreakdown) -> BookingRefusal {
+    refusal_at(p, reason, price.subtotal, &price.currency)
+}
+
+/// What refuses a promotion for a cart of `subtotal` (a booking's or a group's).
+pub(in super::super) fn refusal_at(
+    p: &Promotion,
+    reason: Ineligible,
+    subtotal: i64,
+    currency: &str,
+) -> BookingRefusal {
     match reason {
         Ineligible::UsageLimitReached => BookingRefusal::UsageLimitExceeded {
             reason,
@@ -43,11 +56,35 @@ fn refusal(p: &Promotion, reason: Ineligible, price: &PriceBreakdown) -> Booking
         },
         Ineligible::MinSpendNotMet => BookingRefusal::MinSpendNotMet {
             minimum: p.settings.min_spend.unwrap_or(0),
-            subtotal: price.subtotal,
-            currency: price.currency.clone(),
+            subtotal,
+            currency: currency.to_owned(),
         },
         reason => BookingRefusal::InvalidPromotion { reason },
     }
+}
+
+/// How many times the customer `key` has used the promotion (None for nobody): a group
+/// counts once, whatever number of its bookings the code discounts.
+pub(in super::super) async fn customer_uses(
+    w: &mut Write,
+    promotion: Uuid,
+    key: &str,
+) -> StoreResult<Option<i64>> {
+    if key.is_empty() {
+        return Ok(None);
+    }
+    let uses: i64 = sqlx::query_scalar(
+        "SELECT COUNT(DISTINCT COALESCE(b.group_id, b.id)) FROM promotion_usages u
+         JOIN bookings b ON b.tenant_id = u.tenant_id AND b.id = u.booking_id
+         WHERE u.tenant_id = $1 AND u.promotion_id = $2 AND u.customer_key = $3
+           AND u.status <> 'released'",
+    )
+    .bind(w.tenant.as_str())
+    .bind(promotion)
+    .bind(key)
+    .fetch_one(&mut *w.tx)
+    .await?;
+    Ok(Some(uses))
 }
 
 #[operations]
@@ -93,6 +130,7 @@ async fn apply_promotion(
     actor: &Actor,
 ) -> Result<PromotionApplied, BookingError> {
     let mut b = live_hold(w, booking, actor).await?;
+    refuse_held_in_group(w, &b).await?;
     // A repeat (the retry of a lost answer carries the hash the first one changed)
     // answers the first application, from the booking's own use of the code, before any
     // price check or any look at the promotion as it is now (edited, deleted, its code
@@ -147,21 +185,7 @@ async fn apply_promotion(
     };
     let (price, mut reductions) = checked_price(w, &b, expected_hash).await?;
     let key = customer_key(&b);
-    let customer_uses = if key.is_empty() {
-        None
-    } else {
-        let uses: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM promotion_usages
-             WHERE tenant_id = $1 AND promotion_id = $2 AND customer_key = $3
-               AND status <> 'released'",
-        )
-        .bind(w.tenant.as_str())
-        .bind(promotion.id)
-        .bind(&key)
-        .fetch_one(&mut *w.tx)
-        .await?;
-        Some(uses)
-    };
+    let customer_uses = customer_uses(w, promotion.id, &key).await?;
     let context = Context {
         now: w.now,
         site: Some(b.site_id),
@@ -267,6 +291,7 @@ async fn remove_promotion(
     actor: &Actor,
 ) -> Result<Booking, BookingError> {
     let mut b = live_hold(w, booking, actor).await?;
+    refuse_held_in_group(w, &b).await?;
     let (price, mut reductions) = checked_price(w, &b, expected_hash).await?;
     let key = code_key(code);
     let Some(i) = reductions

@@ -1,7 +1,7 @@
 //! Vouchers paying for a hold.
 
 use super::super::super::promotions::code_key;
-use super::super::actions::current_price;
+use super::super::actions::{current_price, refuse_held_in_group};
 use super::super::{Change, Repo, Write};
 use super::{checked_price, insert_entry, live_hold, load_reductions, store_price};
 use crate::{
@@ -33,16 +33,67 @@ impl Repo {
     }
 }
 
+/// The voucher a typed code names, locked for the rest of the transaction (PostgreSQL).
+pub(in super::super) async fn voucher_for_update(
+    w: &mut Write,
+    code: &str,
+) -> Result<VoucherState, BookingError> {
+    let voucher: Option<VoucherState> = sqlx::query_as(sql!(
+        "SELECT id, code, voucher_type, current_balance, usage_limit, usage_count, expires_at,
+                is_active
+         FROM vouchers WHERE tenant_id = $1 AND code_key = $2{}",
+        super::super::dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(code_key(code))
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    voucher.ok_or_else(|| BookingRefusal::VoucherNotFound.into())
+}
+
+impl VoucherState {
+    /// Refuses a voucher that cannot pay now: inactive, expired, used up, or empty.
+    pub(in super::super) fn usable(
+        &self,
+        now: Timestamp,
+        currency: &str,
+    ) -> Result<(), BookingError> {
+        if !self.is_active {
+            return Err(BookingRefusal::VoucherUnusable { reason: "inactive" }.into());
+        }
+        if self.expires_at.is_some_and(|t| t <= now) {
+            return Err(BookingRefusal::VoucherUnusable { reason: "expired" }.into());
+        }
+        if self
+            .usage_limit
+            .is_some_and(|limit| self.usage_count >= limit)
+        {
+            return Err(BookingRefusal::VoucherUnusable {
+                reason: "usage_limit_reached",
+            }
+            .into());
+        }
+        if self.current_balance <= 0 {
+            return Err(BookingRefusal::InsufficientFunds {
+                balance: self.current_balance,
+                currency: currency.to_owned(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+}
+
 #[derive(kairos_store_macros::FromRow)]
-struct VoucherState {
-    id: Uuid,
-    code: String,
-    voucher_type: String,
-    current_balance: i64,
-    usage_limit: Option<i32>,
-    usage_count: i32,
-    expires_at: Option<Timestamp>,
-    is_active: bool,
+pub(in super::super) struct VoucherState {
+    pub(in super::super) id: Uuid,
+    pub(in super::super) code: String,
+    pub(in super::super) voucher_type: String,
+    pub(in super::super) current_balance: i64,
+    pub(in super::super) usage_limit: Option<i32>,
+    pub(in super::super) usage_count: i32,
+    pub(in super::super) expires_at: Option<Timestamp>,
+    pub(in super::super) is_active: bool,
 }
 
 async fn apply_voucher(
@@ -53,17 +104,8 @@ async fn apply_voucher(
     actor: &Actor,
 ) -> Result<VoucherApplied, BookingError> {
     let mut b = live_hold(w, booking, actor).await?;
-    let voucher: VoucherState = sqlx::query_as(sql!(
-        "SELECT id, code, voucher_type, current_balance, usage_limit, usage_count, expires_at,
-                is_active
-         FROM vouchers WHERE tenant_id = $1 AND code_key = $2{}",
-        super::super::dialect::FOR_UPDATE
-    ))
-    .bind(w.tenant.as_str())
-    .bind(code_key(code))
-    .fetch_optional(&mut *w.tx)
-    .await?
-    .ok_or(BookingRefusal::VoucherNotFound)?;
+    refuse_held_in_group(w, &b).await?;
+    let voucher = voucher_for_update(w, code).await?;
     let voucher_type = stored("voucher_type", &voucher.voucher_type, VoucherType::parse)?;
     // A repeat (the retry of a lost answer carries the hash the first one changed)
     // answers the first application before any price check (spec Part A 4.7 rule 6).
@@ -98,28 +140,7 @@ async fn apply_voucher(
         });
     }
     let (price, mut reductions) = checked_price(w, &b, expected_hash).await?;
-    if !voucher.is_active {
-        return Err(BookingRefusal::VoucherUnusable { reason: "inactive" }.into());
-    }
-    if voucher.expires_at.is_some_and(|t| t <= w.now) {
-        return Err(BookingRefusal::VoucherUnusable { reason: "expired" }.into());
-    }
-    if voucher
-        .usage_limit
-        .is_some_and(|limit| voucher.usage_count >= limit)
-    {
-        return Err(BookingRefusal::VoucherUnusable {
-            reason: "usage_limit_reached",
-        }
-        .into());
-    }
-    if voucher.current_balance <= 0 {
-        return Err(BookingRefusal::InsufficientFunds {
-            balance: voucher.current_balance,
-            currency: price.currency,
-        }
-        .into());
-    }
+    voucher.usable(w.now, &price.currency)?;
     if price.total <= 0 {
         return Err(BookingRefusal::NothingToPay.into());
     }
