@@ -1,6 +1,7 @@
 // Booking groups in the console: staff build a group of two activities for a school
 // class, hold them at once, confirm the group by invoice and record the invoice's
-// payment; a package group is priced at the package's price and cancelled whole.
+// payment; a package group is priced at the package's price, takes a promotion code on
+// its total and is cancelled whole.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { openPage, checkA11y, signIn, suite, daysAheadInHelsinki, screenshot } from "./harness.mjs";
@@ -79,7 +80,7 @@ test("staff hold two activities as one group, invoice it and record its payment"
   await done();
 });
 
-test("a package group is priced at the package and cancelled whole", async () => {
+test("a package group is priced at the package, takes a code and is cancelled whole", async () => {
   const { page, done } = await openPage(s.browser);
   await signIn(page, s.server.base);
   await page.getByRole("navigation").getByRole("link", { name: "Groups" }).click();
@@ -96,6 +97,26 @@ test("a package group is priced at the package and cancelled whole", async () =>
   const total = await page.getByTestId("group-total").innerText();
   assert.match(total, /the package's price/);
   assert.match(total, /105\.00/);
+
+  // A promotion code on the group's total: the package's price less 10 EUR.
+  await s.api.call("POST", "/api/v1/admin/promotions", {
+    code: "STAG10", name: "Stag parties", type: "fixed_amount", discount_value: 10,
+    starts_at: "2026-01-01T00:00:00Z",
+  });
+  const codes = page.getByRole("form", { name: "Promotion code or voucher" });
+  await codes.getByRole("textbox", { name: "Code" }).fill("stag10");
+  await codes.getByRole("button", { name: "Apply to the group" }).click();
+  await page.getByRole("status").filter({ hasText: "The code is applied to the group." }).waitFor();
+  await page.getByTestId("group-total").filter({ hasText: "95.00" }).waitFor();
+  await page.getByTestId("group-codes").filter({ hasText: "STAG10" }).waitFor();
+  await checkA11y(page, "a held group with a code");
+  await screenshot(page, "group-code");
+  // An unknown code says so in words.
+  await codes.getByRole("textbox", { name: "Code" }).fill("NOSUCH");
+  await codes.getByRole("button", { name: "Apply to the group" }).click();
+  await page.getByRole("alert").waitFor();
+  await page.getByRole("button", { name: "Take STAG10 off" }).click();
+  await page.getByTestId("group-total").filter({ hasText: "105.00" }).waitFor();
 
   await page.getByLabel("Why (kept in the history)").fill("The party moved to another town");
   await page.getByRole("button", { name: "Cancel every activity" }).click();

@@ -1,7 +1,8 @@
 // Booking groups in the console (spec Part B 4.3): the list with its status and email
 // filters, and a group's page: its activities, its price split over them, and what its
-// status allows (hold a draft, confirm a hold by invoice or free of charge with an
-// optional total of staff's own, record money taken for the invoice, cancel the group).
+// status allows (hold a draft, apply a promotion code or a voucher to a hold, confirm a
+// hold by invoice or free of charge with an optional total of staff's own, record money
+// taken for the invoice, cancel the group).
 import { html, useState, useEffect } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
@@ -118,7 +119,7 @@ export function Group({ api, session, id, go }) {
       .catch(() => {});
   }, [id]);
 
-  /** Runs one action, then shows the group as it is now. @param {() => Promise<unknown>} action @param {string} done */
+  /** Runs one action, then shows the group as it is now; whether it worked. @param {() => Promise<unknown>} action @param {string} done */
   async function act(action, done) {
     setBusy(true);
     setError("");
@@ -126,8 +127,10 @@ export function Group({ api, session, id, go }) {
       await action();
       notify(done);
       await load();
+      return true;
     } catch (e) {
       setError(/** @type {Error} */ (e).message);
+      return false;
     } finally {
       setBusy(false);
     }
@@ -187,6 +190,18 @@ export function Group({ api, session, id, go }) {
             onClick=${() => act(() => ok(api.DELETE("/api/v1/admin/booking-groups/{id}", { params: { path } })).then(() => go("/admin/booking-groups")), t("bookingGroups.deleted"))}>${t("bookingGroups.delete")}</button>
         </div>`
       : null}
+    ${g.pricing && (g.pricing.promotions.length > 0 || g.pricing.vouchers.length > 0)
+      ? html`<ul data-testid="group-codes">
+          ${g.pricing.promotions.map((p) => html`<li>${t("bookingGroups.codeLine", { code: p.code, amount: money(p.amount, currency) })}
+            ${g.status === "HOLD"
+              ? html` <button type="button" class="link" disabled=${busy}
+                  onClick=${() => act(() => ok(api.DELETE("/api/v1/booking-groups/{id}/promotions/{code}", { params: { path: { id, code: p.code } } })), t("bookingGroups.codeRemoved"))}
+                  >${t("bookingGroups.removeCode", { code: p.code })}</button>`
+              : null}</li>`)}
+          ${g.pricing.vouchers.map((v) => html`<li>${t("bookingGroups.voucherLine", { code: v.code, amount: money(v.amount, currency) })}</li>`)}
+        </ul>`
+      : null}
+    ${g.status === "HOLD" ? html`<${CodesForm} api=${api} id=${id} busy=${busy} act=${act} />` : null}
     ${g.status === "HOLD" ? html`<${ConfirmForm} api=${api} session=${session} id=${id} currency=${currency} busy=${busy} act=${act} />` : null}
     ${(g.status === "CONFIRMED" || g.status === "PARTIALLY_CANCELED") && g.paymentMethod === "INVOICE"
       ? html`<${PaidForm} api=${api} id=${id} busy=${busy} act=${act} />`
@@ -201,7 +216,7 @@ export function Group({ api, session, id, go }) {
  * @property {import("../shared/api.js").Client} api
  * @property {string} id
  * @property {boolean} busy
- * @property {(action: () => Promise<unknown>, done: string) => Promise<void>} act
+ * @property {(action: () => Promise<unknown>, done: string) => Promise<boolean>} act
  */
 
 /** Confirming a held group by invoice or free of charge. @param {FormProps & {session: import("./session.js").Session, currency: string}} props */
@@ -246,6 +261,38 @@ function ConfirmForm({ api, session, id, currency, busy, act }) {
           </div>`
         : null}
       <button type="submit" class="primary" disabled=${busy}>${t("bookingGroups.confirmIt")}</button>
+    </form>
+  `;
+}
+
+/** A promotion code or a voucher on a held group's total. @param {FormProps} props */
+function CodesForm({ api, id, busy, act }) {
+  const [code, setCode] = useState("");
+  const [kind, setKind] = useState("promotion");
+  return html`
+    <form class="fields panel" aria-label=${t("bookingGroups.codes")} onSubmit=${(/** @type {Event} */ e) => {
+      e.preventDefault();
+      const path = { id };
+      act(
+        () =>
+          kind === "promotion"
+            ? ok(api.POST("/api/v1/booking-groups/{id}/apply-promo", { params: { path }, body: { promotion_code: code } }))
+            : ok(api.POST("/api/v1/booking-groups/{id}/apply-voucher", { params: { path }, body: { voucher_code: code } })),
+        t(kind === "promotion" ? "bookingGroups.codeApplied" : "bookingGroups.voucherApplied"),
+      ).then((worked) => worked && setCode(""));
+    }}>
+      <h2>${t("bookingGroups.codes")}</h2>
+      <p class="muted">${t("bookingGroups.codesAbout")}</p>
+      <div class="row">
+        <label>${t("bookingGroups.codeKind")}
+          <select value=${kind} onChange=${(/** @type {any} */ e) => setKind(e.currentTarget.value)}>
+            <option value="promotion">${t("bookingGroups.kind.promotion")}</option>
+            <option value="voucher">${t("bookingGroups.kind.voucher")}</option>
+          </select></label>
+        <label>${t("bookingGroups.code")}
+          <input value=${code} required maxlength="50" autocomplete="off" onInput=${(/** @type {any} */ e) => setCode(e.currentTarget.value)} /></label>
+      </div>
+      <button type="submit" disabled=${busy}>${t("bookingGroups.applyCode")}</button>
     </form>
   `;
 }
