@@ -304,8 +304,7 @@ pub fn quote_agreed(
         let cart = Cart {
             subtotal,
             party_size: input.party_size,
-            unit_price: (input.price_type == PriceType::PerPerson || agreed.is_some())
-                .then_some(unit),
+            unit_price: (input.price_type == PriceType::PerPerson).then_some(unit),
         };
         stack(&cart, promotions)
     });

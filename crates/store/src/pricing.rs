@@ -18,7 +18,7 @@ pub struct Chosen<'a> {
     pub addons: &'a [ChosenAddon],
     pub resources: &'a [BookingAddon],
     /// The booking's share of its group's agreed price, which replaces its subtotal
-    /// (`kairos_domain::pricing::quote_agreed`).
+    /// (`kairos_domain::pricing::quote_agreed`) but for its resource add-ons, priced on top.
     pub agreed: Option<i64>,
 }
 
@@ -74,6 +74,13 @@ pub fn price_booking(
             quantity: 1,
         }))
         .collect();
+    // What was agreed covers the booking as agreed; resource add-ons taken since are
+    // priced on top of it.
+    let agreed = agreed.map(|a| {
+        resources
+            .iter()
+            .fold(a, |sum, r| sum.saturating_add(r.allocation.request.price))
+    });
     let input = PriceInput {
         currency: currency.code().to_owned(),
         party_size,

@@ -16,7 +16,7 @@ import { manageLink } from "./main.js";
 /** @typedef {import("../shared/rooms.js").RoomChoice & {allocationId: string}} HeldRoom */
 
 /** Minutes and seconds left on the hold, ticking; a message once it has run out. */
-function HoldClock({ until, onExpired }) {
+export function HoldClock({ until, onExpired }) {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
@@ -94,7 +94,9 @@ export function Checkout({ api, choice, update }) {
           )
         ).booking;
       } catch (err) {
-        if (/** @type {any} */ (err).code !== "PROMOTION_NOT_FOUND") throw err;
+        // Not a promotion code: perhaps a voucher's or a gift card's.
+        const f = /** @type {any} */ (err);
+        if (f.code !== "INVALID_PROMOTION" || f.details?.reason !== "not_found") throw err;
         priced = (
           await ok(
             api.POST("/api/v1/bookings/{id}/apply-voucher", {
@@ -110,7 +112,7 @@ export function Checkout({ api, choice, update }) {
       setCode("");
     } catch (err) {
       const f = /** @type {any} */ (err);
-      setError(f.code === "VOUCHER_NOT_FOUND" ? t("book.codeUnknown") : f.message);
+      setError(f.status === 404 ? t("book.codeUnknown") : f.message);
     }
     setBusy(false);
   }

@@ -3,13 +3,15 @@
 // places are then held, with the time left shown), adds a room or equipment the activity
 // offers around it, applies a code, voucher or gift card,
 // pays by card or on arrival where the venue allows, and gets the reference with a link
-// to see, cancel or reschedule the booking (/book/{tenantId}/manage).
+// to see, cancel or reschedule the booking (/book/{tenantId}/manage). A package books
+// several activities together as one group, paid once (package.js).
 import { html, render, useState, useEffect, useMemo } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { apiClient, ok } from "../shared/api.js";
 import { ChooseActivity, ChooseTime, Details } from "./choose.js";
 import { Checkout, Booked } from "./checkout.js";
 import { Manage } from "./manage.js";
+import { PackageList, PackageTimes, GroupCheckout, GroupBooked } from "./package.js";
 
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
 /** @typedef {import("../shared/api.js").Client} Client */
@@ -26,6 +28,9 @@ import { Manage } from "./manage.js";
  * @property {Schemas["BookingResponse"] | null} hold the hold, once made (has bookingToken)
  * @property {Schemas["PricedBookingDto"] | null} priced its price after codes
  * @property {Schemas["BookingResponse"] | null} booked
+ * @property {Schemas["PackageDto"] | null} [package] a package being booked as a group
+ * @property {Schemas["BookingGroupDto"] | null} [group] its group, once held (has groupToken)
+ * @property {boolean} [groupBooked]
  */
 
 /** The tenant id in the address: /book/{tenantId}/… */
@@ -94,11 +99,15 @@ function Widget() {
           <strong>${s.name}</strong>${s.address ? html`<span class="muted">${s.address}</span>` : null}</button></li>`,
       )}</ul>`;
   } else if (!choice) body = html`<p aria-busy="true">${t("common.loading")}</p>`;
+  else if (choice.group && choice.groupBooked) body = html`<${GroupBooked} choice=${choice} />`;
+  else if (choice.group) body = html`<${GroupCheckout} api=${api} choice=${choice} update=${update} />`;
+  else if (choice.package) body = html`<${PackageTimes} api=${api} choice=${choice} update=${update} />`;
   else if (choice.booked) body = html`<${Booked} choice=${choice} />`;
   else if (choice.hold) body = html`<${Checkout} api=${api} choice=${choice} update=${update} />`;
   else if (choice.slot) body = html`<${Details} api=${api} choice=${choice} update=${update} />`;
   else if (choice.product) body = html`<${ChooseTime} api=${api} choice=${choice} update=${update} />`;
-  else body = html`<${ChooseActivity} choice=${choice} update=${update} />`;
+  else body = html`<${ChooseActivity} choice=${choice} update=${update} />
+    <${PackageList} api=${api} choice=${choice} update=${update} />`;
 
   return html`<main class="widget">
     <header class="widget-head"><h1>${choice?.site.name ?? t("book.title")}</h1></header>

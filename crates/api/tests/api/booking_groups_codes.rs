@@ -186,7 +186,7 @@ async fn a_code_discounts_the_group_total_once_and_its_use_comes_back_when_the_h
         .store
         .expire_overdue_holds(v.app.clock_now(), 100)
         .await;
-    assert!(swept.is_ok(), "{swept:?}");
+    assert_eq!(swept.ok(), Some(4), "both groups' holds");
     assert_eq!(usage_count(&v, &id).await, 0);
     assert_invariants(&v).await;
     let third = held(&v, 2, 2, "third@example.com").await;
@@ -452,4 +452,136 @@ async fn codes_wait_while_the_groups_card_payment_is_under_way() {
     let res = apply(&v, &group, "LATE").await;
     res.assert_error(409, "INVALID_TRANSITION");
     assert!(res.text.contains("payment"), "{}", res.text);
+}
+
+#[tokio::test]
+async fn a_percentage_is_worked_out_on_the_group_total_with_its_cap_and_no_code_combines_with_a_non_stackable_one()
+ {
+    let v = venue().await;
+    promotion(
+        &v,
+        json!({"code": "CAPPED", "type": "percentage", "discount_value": 10,
+               "max_discount_amount": 7}),
+    )
+    .await;
+    promotion(
+        &v,
+        json!({"code": "ALONE", "type": "fixed_amount", "discount_value": 5,
+               "is_stackable": false, "applicable_products": [v.room.product_id]}),
+    )
+    .await;
+    promotion(
+        &v,
+        json!({"code": "CLIMB", "type": "fixed_amount", "discount_value": 5,
+               "applicable_products": [v.climbing.catalog.product_id]}),
+    )
+    .await;
+    // 10 % of the group's 100.00 is 10.00, capped once at 7.00 for the group.
+    let group = held(&v, 0, 2, "cap@example.com").await;
+    let res = apply(&v, &group, "CAPPED").await;
+    res.assert_status(200);
+    assert_eq!(res.body["applied_promotion"]["discount_amount"], 7.0);
+    assert_eq!(res.body["group"]["pricing"]["grandTotal"], 93.0);
+    assert_eq!(totals(&res.body["group"]), vec![37.2, 55.8]);
+
+    // A non-stackable code on the room stops a code on the climbing wall too.
+    let other = held(&v, 1, 2, "alone@example.com").await;
+    apply(&v, &other, "ALONE").await.assert_status(200);
+    let refused = apply(&v, &other, "CLIMB").await;
+    refused.assert_error(409, "STACKING_VIOLATION");
+    assert!(refused.text.contains("ALONE"), "{}", refused.text);
+    assert_invariants(&v).await;
+}
+
+#[tokio::test]
+async fn a_code_after_a_voucher_lets_the_voucher_pay_what_the_group_still_owes() {
+    let v = venue().await;
+    v.app
+        .post("/api/v1/admin/vouchers")
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"code": "GIFT-FIFTY-26", "type": "gift_card", "original_value": 50}))
+        .send()
+        .await
+        .assert_status(200);
+    promotion(
+        &v,
+        json!({"code": "HALF", "type": "fixed_amount", "discount_value": 50}),
+    )
+    .await;
+    let group = held(&v, 0, 2, "pour@example.com").await;
+    let res = apply_voucher(&v, &group, "GIFT-FIFTY-26").await;
+    res.assert_status(200);
+    assert_eq!(res.body["group"]["pricing"]["grandTotal"], 50.0);
+    // 50.00 off the 100.00: the voucher's 50.00 now pays all that is left, whichever
+    // booking it first paid.
+    let res = apply(&v, &group, "HALF").await;
+    res.assert_status(200);
+    let pricing = &res.body["group"]["pricing"];
+    assert_eq!(pricing["promotionDiscount"], 50.0);
+    assert_eq!(pricing["voucherApplied"], 50.0);
+    assert_eq!(pricing["grandTotal"], 0.0);
+    assert_eq!(voucher_state(&v, "GIFT-FIFTY-26").await, (0.0, 1));
+    assert_invariants(&v).await;
+}
+
+#[tokio::test]
+async fn a_package_bookings_agreed_price_shrinks_with_its_party() {
+    let v = venue().await;
+    let res = v
+        .app
+        .post("/api/v1/admin/packages")
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({
+            "name": "Climb & Escape",
+            "productIds": [v.climbing.catalog.product_id, v.room.product_id],
+            "priceType": "PACKAGE_PRICE", "pricePerPerson": 35
+        }))
+        .send()
+        .await;
+    res.assert_status(201);
+    let mut body = hold_body(
+        4,
+        vec![
+            selection(&v.climbing.catalog, &v.climbing.slots[0]),
+            selection(&v.room, &v.room_slots[1]),
+        ],
+    );
+    body["groupType"] = json!("PACKAGE");
+    body["packageId"] = json!(res.str("id"));
+    let group = hold(&v.app, &v.t.id, body).await;
+    group.assert_status(200);
+    // 140.00 over climbing (80.00 at its own price) and the room (120.00): 56 and 84.
+    assert_eq!(totals(&group.body), vec![56.0, 84.0]);
+    let climbing = group.body["bookings"]
+        .as_array()
+        .and_then(|b| {
+            b.iter()
+                .find(|b| b["productId"] == v.climbing.catalog.product_id.as_str())
+        })
+        .map(|b| b["bookingId"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    let res = v
+        .app
+        .post(&format!("/api/v1/admin/bookings/{climbing}/cancel"))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"reason": "reduced_party_size", "newPartySize": 2}))
+        .send()
+        .await;
+    res.assert_status(200);
+    let group = v
+        .app
+        .get(&format!("/api/v1/admin/booking-groups/{}", group.str("id")))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .send()
+        .await;
+    group.assert_status(200);
+    assert_eq!(
+        totals(&group.body),
+        vec![28.0, 84.0],
+        "half the party, half its share"
+    );
 }

@@ -70,6 +70,7 @@ mod promotion_races;
 mod promotions;
 mod promotions_listing;
 mod rate_limits;
+mod refused_writes;
 mod resource_addon_charges;
 mod resource_addon_refunds;
 mod resource_addons;

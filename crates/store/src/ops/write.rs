@@ -142,7 +142,16 @@ impl Write {
                 self.commit(None).await?;
                 Err(e)
             }
-            Err(e) => Err(e),
+            Err(e) => {
+                // Rolled back now: a transaction that is only dropped is rolled back when
+                // its connection is next used, and keeps its row locks until then (a
+                // refused request would leave its booking locked while the connection
+                // idles in the pool).
+                if let Err(failed) = self.tx.rollback().await {
+                    tracing::warn!(error = %failed, "rolling back a refused write failed; the connection is dropped");
+                }
+                Err(e)
+            }
         }
     }
 

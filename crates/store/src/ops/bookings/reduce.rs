@@ -76,6 +76,17 @@ pub(super) async fn reduce_party(
         }
         .into());
     }
+    // An agreed price (a group's package or staff's total) shrinks with the party.
+    sqlx::query(
+        "UPDATE bookings SET agreed_price = (agreed_price * $3 + $4 / 2) / $4
+         WHERE tenant_id = $1 AND id = $2 AND agreed_price IS NOT NULL",
+    )
+    .bind(w.tenant.as_str())
+    .bind(b.id)
+    .bind(i64::from(party_size))
+    .bind(i64::from(b.party_size.max(1)))
+    .execute(&mut *w.tx)
+    .await?;
     let price = current_price(w, &smaller, &reductions).await?;
     release_seats(
         &mut w.tx,

@@ -67,4 +67,11 @@ export default {
   "book.password": "Password (at least 8 characters)",
   "book.terms": "I accept the terms and the privacy policy",
   "book.accountExists": "This email already has an account, and the password is not its password.",
+  "book.package.title": "Packages: several activities together",
+  "book.package.perPerson": "{price} per person for everything",
+  "book.package.percentOff": "{percent} % off the activities' prices",
+  "book.package.timeFor": "{name}, {day}: choose a time",
+  "book.package.hold": "Hold the {count} activities",
+  "book.package.code": "Code {code}",
+  "book.package.noOnlinePayment": "This venue does not take payment online: contact it to book this package.",
 };

@@ -15,8 +15,8 @@
 use super::super::Repo;
 use super::super::actions::current_price;
 use super::super::reductions::{
-    checked_price, customer_key, customer_uses, insert_entry, live_hold, promotion_for_update,
-    refusal_at, release_use, store_price, voucher_for_update,
+    checked_price, customer_key, customer_uses, insert_entry, live_hold, load_reductions,
+    promotion_for_update, refusal_at, release_use, store_price, voucher_for_update,
 };
 use super::confirm::open_group_payment;
 use super::{GroupError, Write, audit, lock, read};
@@ -28,7 +28,9 @@ use kairos_domain::TenantId;
 use kairos_domain::booking_groups::{GroupStatus, allocate};
 use kairos_domain::bookings::BookingStatus;
 use kairos_domain::new_id;
-use kairos_domain::promotions::{Context, Discount, Ineligible, eligibility};
+use kairos_domain::promotions::{
+    Cart, Context, Discount, Ineligible, Promotion, eligibility, stack,
+};
 use kairos_domain::vouchers::VoucherType;
 use kairos_store_macros::operations;
 use serde_json::json;
@@ -81,26 +83,157 @@ pub(super) async fn held_group(
     Ok((group, held))
 }
 
-/// Each in-scope booking's part of `discount`: a fixed amount and a percentage's cap split
-/// by their subtotals; a per-person discount is each booking's own.
-fn parts(discount: Discount, subtotals: &[i64]) -> Vec<Discount> {
+/// Each in-scope booking's part of `discount`, given what each has left to discount
+/// (`left`: its subtotal less the codes already on it). A fixed amount or a percentage is
+/// worked out once on the group's total left, as on one cart (its cap included), and
+/// split over them in proportion to what each has left by the largest remainder, so the
+/// parts sum to it exactly. A percentage's part stays a percentage (all of the booking's
+/// price, capped at its part) so that the booking's codes keep stacking in the canonical
+/// order. A per-person discount is each booking's own.
+fn parts(discount: Discount, party: i32, left: &[i64]) -> Vec<Discount> {
+    let whole = |d: Discount| {
+        let cart = Cart {
+            subtotal: left.iter().sum(),
+            party_size: u32::try_from(party).unwrap_or(0),
+            unit_price: None,
+        };
+        let promotion = Promotion {
+            id: String::new(),
+            code: String::new(),
+            discount: d,
+            stackable: true,
+        };
+        stack(&cart, &[promotion]).total_discount
+    };
     match discount {
-        Discount::FixedAmount { amount } => allocate(amount, subtotals)
+        Discount::FixedAmount { .. } => allocate(whole(discount), left)
             .into_iter()
             .map(|amount| Discount::FixedAmount { amount })
             .collect(),
-        Discount::Percentage {
-            basis_points,
-            cap: Some(cap),
-        } => allocate(cap, subtotals)
+        Discount::Percentage { .. } => allocate(whole(discount), left)
             .into_iter()
-            .map(|cap| Discount::Percentage {
-                basis_points,
-                cap: Some(cap),
+            .map(|part| Discount::Percentage {
+                basis_points: 10_000,
+                cap: Some(part),
             })
             .collect(),
-        other => vec![other; subtotals.len()],
+        other => vec![other; left.len()],
     }
+}
+
+/// Refuses a code that would combine with a non-stackable one anywhere on the group (or a
+/// non-stackable code beside any other), whichever activities each covers.
+fn check_stacking(held: &[Priced], code: &str, stackable: bool) -> Result<(), GroupError> {
+    let mut conflicting: Vec<String> = held
+        .iter()
+        .flat_map(|h| h.reductions.promotions.iter())
+        .filter(|p| !stackable || !p.is_stackable)
+        .map(|p| p.code.clone())
+        .collect();
+    if conflicting.is_empty() {
+        return Ok(());
+    }
+    conflicting.sort();
+    conflicting.dedup();
+    Err(BookingRefusal::StackingViolation {
+        code: code.to_owned(),
+        conflicts_with: conflicting.join(", "),
+    }
+    .into())
+}
+
+/// After the group's prices went down (a code applied), what its vouchers gave back is
+/// poured into what its other bookings still owe, in id order, so that no voucher keeps a
+/// balance while the group pays the rest otherwise.
+async fn repour_vouchers(w: &mut Write, held: &mut [Priced]) -> Result<(), GroupError> {
+    let mut vouchers: Vec<Uuid> = held
+        .iter()
+        .flat_map(|h| h.reductions.vouchers.iter().map(|v| v.voucher_id))
+        .collect();
+    vouchers.sort();
+    vouchers.dedup();
+    for voucher in vouchers {
+        let balance: Option<i64> = sqlx::query_scalar(sql!(
+            "SELECT current_balance FROM vouchers WHERE tenant_id = $1 AND id = $2{}",
+            super::super::dialect::FOR_UPDATE
+        ))
+        .bind(w.tenant.as_str())
+        .bind(voucher)
+        .fetch_optional(&mut *w.tx)
+        .await?;
+        let Some(mut balance) = balance else { continue };
+        for h in held.iter_mut() {
+            if balance <= 0 {
+                break;
+            }
+            h.reductions = load_reductions(&mut w.tx, &w.tenant, h.booking.id).await?;
+            let amount = balance.min(h.booking.price.total);
+            if amount <= 0 {
+                continue;
+            }
+            balance = redeem(w, h, voucher, amount, false).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Takes `amount` off the voucher's balance for the held booking `h` (a ledger entry; the
+/// first booking of the group it pays counts as the voucher's use) and re-prices the
+/// booking. Returns the balance after; refuses when the balance does not cover `amount`.
+async fn redeem(
+    w: &mut Write,
+    h: &mut Priced,
+    voucher: Uuid,
+    amount: i64,
+    first: bool,
+) -> Result<i64, GroupError> {
+    // Conditional: the balance never goes below zero, and the group is one use.
+    let after: Option<i64> = sqlx::query_scalar(
+        "UPDATE vouchers SET current_balance = current_balance - $3,
+             usage_count = usage_count + CASE WHEN $5 THEN 1 ELSE 0 END, updated_at = $4
+         WHERE tenant_id = $1 AND id = $2 AND current_balance >= $3
+           AND (NOT $5 OR usage_limit IS NULL OR usage_count < usage_limit)
+         RETURNING current_balance",
+    )
+    .bind(w.tenant.as_str())
+    .bind(voucher)
+    .bind(amount)
+    .bind(w.now)
+    .bind(first)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    let Some(after) = after else {
+        return Err(BookingRefusal::InsufficientFunds {
+            balance: 0,
+            currency: h.price.currency.clone(),
+        }
+        .into());
+    };
+    insert_entry(w, voucher, h.booking.id, "redeem", -amount, after).await?;
+    match h
+        .reductions
+        .vouchers
+        .iter_mut()
+        .find(|v| v.voucher_id == voucher)
+    {
+        Some(v) => v.amount += amount,
+        None => {
+            let code: String =
+                sqlx::query_scalar("SELECT code FROM vouchers WHERE tenant_id = $1 AND id = $2")
+                    .bind(w.tenant.as_str())
+                    .bind(voucher)
+                    .fetch_one(&mut *w.tx)
+                    .await?;
+            h.reductions.vouchers.push(AppliedVoucher {
+                voucher_id: voucher,
+                code,
+                amount,
+            });
+        }
+    }
+    let price = current_price(w, &h.booking, &h.reductions).await?;
+    store_price(w, &mut h.booking, price, &h.reductions).await?;
+    Ok(after)
 }
 
 /// What the promotion takes off the group's bookings now.
@@ -182,11 +315,17 @@ pub(super) async fn apply_promotion(
         let reason = out_of_scope.unwrap_or(Ineligible::NotApplicableProduct);
         return Err(BookingRefusal::InvalidPromotion { reason }.into());
     }
-    let subtotals: Vec<i64> = in_scope.iter().map(|&i| held[i].price.subtotal).collect();
-    for (&i, discount) in in_scope
+    check_stacking(
+        &held,
+        &promotion.settings.code,
+        promotion.settings.is_stackable,
+    )?;
+    let left: Vec<i64> = in_scope
         .iter()
-        .zip(parts(promotion.settings.discount, &subtotals))
-    {
+        .map(|&i| held[i].price.subtotal - held[i].price.promotion_discount)
+        .collect();
+    let discounts = parts(promotion.settings.discount, group.party_size, &left);
+    for (&i, discount) in in_scope.iter().zip(discounts) {
         let h = &mut held[i];
         let usage_id = new_id();
         h.reductions.promotions.push(AppliedPromotion {
@@ -252,6 +391,7 @@ pub(super) async fn apply_promotion(
         )
         .into());
     }
+    repour_vouchers(w, &mut held).await?;
     let discount_amount = discount_of(&held, promotion.id);
     audit(
         w,
@@ -296,6 +436,7 @@ pub(super) async fn remove_promotion(
         store_price(w, &mut h.booking, price, &h.reductions).await?;
         removed = Some(applied);
     }
+    repour_vouchers(w, &mut held).await?;
     let Some(removed) = removed else {
         return Err(BookingRefusal::PromotionNotApplied {
             code: code.trim().to_owned(),
@@ -375,38 +516,8 @@ pub(super) async fn apply_voucher(
         if amount <= 0 {
             continue;
         }
-        // Conditional: the balance never goes below zero, and the group is one use.
-        let after: Option<i64> = sqlx::query_scalar(
-            "UPDATE vouchers SET current_balance = current_balance - $3,
-                 usage_count = usage_count + CASE WHEN $5 THEN 1 ELSE 0 END, updated_at = $4
-             WHERE tenant_id = $1 AND id = $2 AND current_balance >= $3
-               AND (NOT $5 OR usage_limit IS NULL OR usage_count < usage_limit)
-             RETURNING current_balance",
-        )
-        .bind(w.tenant.as_str())
-        .bind(voucher.id)
-        .bind(amount)
-        .bind(w.now)
-        .bind(first)
-        .fetch_optional(&mut *w.tx)
-        .await?;
-        let Some(after) = after else {
-            return Err(BookingRefusal::InsufficientFunds {
-                balance: voucher.current_balance,
-                currency,
-            }
-            .into());
-        };
+        balance = redeem(w, h, voucher.id, amount, first).await?;
         first = false;
-        balance = after;
-        insert_entry(w, voucher.id, h.booking.id, "redeem", -amount, after).await?;
-        h.reductions.vouchers.push(AppliedVoucher {
-            voucher_id: voucher.id,
-            code: voucher.code.clone(),
-            amount,
-        });
-        let price = current_price(w, &h.booking, &h.reductions).await?;
-        store_price(w, &mut h.booking, price, &h.reductions).await?;
     }
     let applied = voucher.current_balance - balance;
     audit(

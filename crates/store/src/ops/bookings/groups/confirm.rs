@@ -204,9 +204,13 @@ async fn confirm_locked(
     if let Some(total) = custom_total {
         // Staff's total is the group's agreed price (a package's was agreed when the
         // group was held, and stays even if the package is no longer offered).
-        let weights: Vec<i64> = held.iter().map(|h| h.price.subtotal).collect();
+        // In proportion to what each costs before its codes and vouchers, tax included.
+        let weights: Vec<i64> = held
+            .iter()
+            .map(|h| h.price.total + h.price.voucher_applied + h.price.promotion_discount)
+            .collect();
         for (h, share) in held.iter_mut().zip(allocate(total, &weights)) {
-            h.price = agree(w, &h.booking, share).await?;
+            h.price = agree(w, &mut h.booking, share).await?;
         }
     }
     let total: i64 = held.iter().map(|h| h.price.total).sum();

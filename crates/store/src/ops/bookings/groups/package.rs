@@ -8,11 +8,10 @@
 use super::super::super::catalog::load_package;
 use super::super::actions::current_price;
 use super::super::load_for_update;
-use super::super::reductions::{load_reductions, return_excess};
+use super::super::reductions::{load_reductions, store_price};
 use super::{GroupError, Write};
 use crate::{Booking, GroupItem, Package, PriceBreakdown};
 use kairos_domain::booking_groups::allocate;
-use sqlx::types::Json;
 use uuid::Uuid;
 
 /// The package `id` (read in the write it decides); `active`: still offered (a new hold),
@@ -61,7 +60,7 @@ pub(super) fn package_shares(package: &Package, party: i32, catalog: &[i64]) -> 
 /// longer pay goes back to them. Returns the new price, written.
 pub(super) async fn agree(
     w: &mut Write,
-    booking: &Booking,
+    booking: &mut Booking,
     share: i64,
 ) -> Result<PriceBreakdown, GroupError> {
     sqlx::query("UPDATE bookings SET agreed_price = $3 WHERE tenant_id = $1 AND id = $2")
@@ -72,19 +71,8 @@ pub(super) async fn agree(
         .await?;
     let reductions = load_reductions(&mut w.tx, &w.tenant, booking.id).await?;
     let price = current_price(w, booking, &reductions).await?;
-    return_excess(w, booking.id, &reductions, &price).await?;
-    sqlx::query(
-        "UPDATE bookings SET price = $3, total = $4, pricing_hash = $5
-         WHERE tenant_id = $1 AND id = $2",
-    )
-    .bind(w.tenant.as_str())
-    .bind(booking.id)
-    .bind(Json(&price))
-    .bind(price.total)
-    .bind(&price.pricing_hash)
-    .execute(&mut *w.tx)
-    .await?;
-    Ok(price)
+    store_price(w, booking, price, &reductions).await?;
+    Ok(booking.price.clone())
 }
 
 /// Prices the group's just-held bookings at the package's price: each one's share of it,
@@ -107,7 +95,10 @@ pub(super) async fn price_held_at_package(
         held.push(load_for_update(&mut w.tx, &w.tenant, id).await?);
     }
     let catalog: Vec<i64> = held.iter().map(|b| b.price.total).collect();
-    for (b, share) in held.iter().zip(package_shares(package, party, &catalog)) {
+    for (b, share) in held
+        .iter_mut()
+        .zip(package_shares(package, party, &catalog))
+    {
         agree(w, b, share).await?;
     }
     Ok(())

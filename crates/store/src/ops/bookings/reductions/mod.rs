@@ -222,6 +222,16 @@ pub(super) async fn release_use(w: &mut Write, usage: Uuid, promotion: Uuid) -> 
     .bind(w.now)
     .fetch_one(&mut *w.tx)
     .await?;
+    // The promotion's row is locked before the check, so two of the group's bookings let
+    // go at once (two sweeps, a cancellation beside a sweep) see each other's release.
+    sqlx::query(sql!(
+        "SELECT id FROM promotions WHERE tenant_id = $1 AND id = $2{}",
+        super::dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(promotion)
+    .fetch_optional(&mut *w.tx)
+    .await?;
     if sibling_uses(w, booking, Some(promotion), None).await? {
         return Ok(());
     }
@@ -246,6 +256,15 @@ async fn give_back(
     amount: i64,
     whole: bool,
 ) -> StoreResult<()> {
+    // Locked before the check, as for a promotion's use (`release_use`).
+    sqlx::query(sql!(
+        "SELECT id FROM vouchers WHERE tenant_id = $1 AND id = $2{}",
+        super::dialect::FOR_UPDATE
+    ))
+    .bind(w.tenant.as_str())
+    .bind(voucher)
+    .fetch_optional(&mut *w.tx)
+    .await?;
     let whole = whole && !sibling_uses(w, booking, None, Some(voucher)).await?;
     let balance: i64 = sqlx::query_scalar(
         "UPDATE vouchers SET current_balance = current_balance + $3,
