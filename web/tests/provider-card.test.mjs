@@ -60,7 +60,7 @@ test("a customer pays in the card provider's own card element, with 3-D Secure",
   const { page, done } = await openPage(s.browser, { viewport: { width: 390, height: 844 } });
   const products = await s.api.call("GET", "/api/v1/admin/products");
   await page.goto(`${s.server.base}/book/demo`);
-  await page.getByRole("button", { name: new RegExp(products.items[0].name) }).click();
+  await page.getByRole("button", { name: new RegExp(`^${products.items[0].name}`) }).click();
   await page.getByLabel("Day", { exact: true }).fill(daysAheadInHelsinki(5));
   await page.locator("button.time").first().click();
   await page.getByLabel("Name", { exact: true }).fill("Katherine Johnson");
@@ -108,7 +108,7 @@ test("a failed authentication says the payment was not taken, and the booking wa
   const { page, done } = await openPage(s.browser);
   const products = await s.api.call("GET", "/api/v1/admin/products");
   await page.goto(`${s.server.base}/book/demo`);
-  await page.getByRole("button", { name: new RegExp(products.items[0].name) }).click();
+  await page.getByRole("button", { name: new RegExp(`^${products.items[0].name}`) }).click();
   await page.getByLabel("Day", { exact: true }).fill(daysAheadInHelsinki(5));
   await page.locator("button.time").nth(2).click();
   await page.getByLabel("Name", { exact: true }).fill("Dorothy Vaughan");

@@ -45,7 +45,9 @@ test("a customer books a package as one group, a gift card paying part and the c
   await page.getByRole("alert").waitFor();
   await page.getByLabel("Promotion code, voucher or gift card").fill("gift-pack-2026");
   await page.getByRole("button", { name: "Apply" }).click();
-  await page.getByRole("button", { name: /^Pay .*50\.00/ }).waitFor();
+  await page.getByRole("button", { name: /^Pay .*50\.00/ }).waitFor({ timeout: 5000 }).catch(async (e) => {
+    throw new Error(`${e.message}\n${await page.locator("main").innerText()}`);
+  });
   await checkA11y(page, "the widget's group checkout");
   await screenshot(page, "widget-package-checkout");
 
@@ -69,7 +71,7 @@ test("a gift card pays part of a single booking in the widget", async () => {
   await giftCard("GIFT-ONE-2026", 5);
   await page.goto(`${s.server.base}/book/demo`);
   await page.getByRole("heading", { name: "Choose an activity" }).waitFor();
-  await page.getByRole("button", { name: /Bouldering session/ }).click();
+  await page.locator("ul.cards").first().getByRole("button", { name: /Bouldering session/ }).click();
   await page.getByLabel("Day", { exact: true }).fill(day);
   await page.locator("button.time").first().click();
   await page.getByLabel("Name", { exact: true }).fill("Ada Lovelace");

@@ -18,7 +18,7 @@ test("a customer books and pays by card in the widget, then moves and cancels fr
   await page.goto(`${s.server.base}/book/demo`);
   await page.getByRole("heading", { name: "Choose an activity" }).waitFor();
   await checkA11y(page, "the widget's activities");
-  await page.getByRole("button", { name: new RegExp(product.name) }).click();
+  await page.getByRole("button", { name: new RegExp(`^${product.name}`) }).click();
 
   await page.getByLabel("Day", { exact: true }).fill(day);
   await page.getByRole("combobox", { name: /People/ }).selectOption("2");
@@ -122,7 +122,7 @@ test("a customer who asks for an account gets the booking in their account", asy
 test("a customer takes the party room after the escape room in the widget and changes its length", async () => {
   const { page, done } = await openPage(s.browser, { viewport: { width: 390, height: 844 } });
   await page.goto(`${s.server.base}/book/demo`);
-  await page.getByRole("button", { name: /The Lost Temple escape room/ }).click();
+  await page.getByRole("button", { name: /^The Lost Temple escape room/ }).click();
   await page.getByLabel("Day", { exact: true }).fill(day);
   await page.getByRole("combobox", { name: /People/ }).selectOption("4");
   await page.locator("button.time").nth(1).click();

@@ -93,11 +93,15 @@ export async function answer(call, onServerError) {
   }
   const { data, error, response } = result;
   if (response.ok) return { data: /** @type {T} */ (data), response };
+  // The machine code is `error` in the spec's shape ({error, message, code: the HTTP
+  // status, details}); shape B's `error` is only the reason phrase.
+  const body = /** @type {any} */ (error);
+  const shapeA = typeof body?.error === "string" && typeof body?.code === "number" && body?.statusCode === undefined;
   const failure = new ApiFailure(
     response.status,
-    error?.code ?? `HTTP_${response.status}`,
-    error?.message ?? response.statusText,
-    error?.details,
+    shapeA ? body.error : `HTTP_${response.status}`,
+    body?.message ?? response.statusText,
+    body?.details,
   );
   if (response.status >= 500) onServerError?.(failure);
   throw failure;
