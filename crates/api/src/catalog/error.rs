@@ -12,6 +12,10 @@ impl From<CatalogError> for ApiError {
             CatalogError::VariantNotFound => ApiError::not_found("Variant"),
             CatalogError::AddonNotFound => ApiError::not_found("Add-on"),
             CatalogError::PackageNotFound => ApiError::not_found("Package"),
+            CatalogError::ChangedMeanwhile => ApiError::conflict(
+                crate::error::code::CONFLICT,
+                "Someone else changed it while this change was made: read it again and retry",
+            ),
             CatalogError::Store(e) => e.into(),
         }
     }

@@ -248,8 +248,9 @@ pub async fn get_package(
 }
 
 /// Change a package (the fields sent); `isActive: false` stops offering it (groups
-/// booked with it keep it). Groups already held keep their price until confirmed, when
-/// they are priced by the package as it is then. Needs `admin:write`.
+/// booked with it keep it). Groups already held keep the price they were held at. A
+/// change made meanwhile by someone else is 409 CONFLICT: read the package again. Needs
+/// `admin:write`.
 #[utoipa::path(patch, path = "/api/v1/admin/packages/{id}", tag = "catalog", security(("bearer" = [])),
     params(("id" = uuid::Uuid, Path)),
     request_body = PackageInput,
@@ -257,6 +258,7 @@ pub async fn get_package(
         (status = 200, body = PackageDto),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "CONFLICT: changed by someone else meanwhile", body = ErrorBody),
     ))]
 pub async fn update_package(
     State(state): State<AppState>,
@@ -267,16 +269,17 @@ pub async fn update_package(
     let c = tenant_currency(&auth)?;
     let before = package_of(&state, &auth, &id).await?;
     let base = NewPackage {
-        name: before.name,
-        description: before.description,
-        product_ids: before.product_ids,
+        name: before.name.clone(),
+        description: before.description.clone(),
+        product_ids: before.product_ids.clone(),
         price: before.price,
         is_active: before.is_active,
     };
     let new = merge(input, base, c).map_err(ApiError::validation)?;
+    // The store writes it only if the package is still as read here.
     let p = state
         .store
-        .update_package(auth.tenant.id(), before.id, new, &auth.actor(), state.now())
+        .update_package(auth.tenant.id(), &before, new, &auth.actor(), state.now())
         .await?;
     Ok(axum::Json(dto(p, c)))
 }

@@ -103,6 +103,18 @@ async fn staff_define_packages_and_bad_ones_are_refused_field_by_field() {
     )
     .await;
     let path = format!("/api/v1/admin/packages/{id}");
+    // A change is written only over the package it was made from: one read before
+    // another change is refused, not written over it.
+    let tenant = kairos_domain::TenantId::parse(&v.t.id).unwrap_or_else(|e| panic!("{e}"));
+    let package_id = uuid::Uuid::parse_str(&id).unwrap_or_else(|e| panic!("{e}"));
+    let stale = v
+        .app
+        .store
+        .package(&tenant, package_id)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| panic!("no package {id}"));
     let got = v
         .app
         .get(&path)
@@ -128,6 +140,29 @@ async fn staff_define_packages_and_bad_ones_are_refused_field_by_field() {
     assert!(changed.body["pricePerPerson"].is_null());
     assert_eq!(changed.body["isActive"], false);
     assert_eq!(changed.body["name"], "Climb & Escape", "kept");
+    let mut over = kairos_store::NewPackage {
+        name: stale.name.clone(),
+        description: stale.description.clone(),
+        product_ids: stale.product_ids.clone(),
+        price: stale.price,
+        is_active: stale.is_active,
+    };
+    over.name = "Stale".into();
+    let refused = v
+        .app
+        .store
+        .update_package(
+            &tenant,
+            &stale,
+            over,
+            &kairos_store::Actor::system("test"),
+            v.app.clock_now(),
+        )
+        .await;
+    assert!(
+        matches!(refused, Err(kairos_store::CatalogError::ChangedMeanwhile)),
+        "{refused:?}"
+    );
     let list = v
         .app
         .get("/api/v1/admin/packages")

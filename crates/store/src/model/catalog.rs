@@ -165,6 +165,9 @@ pub enum CatalogError {
     AddonNotFound,
     #[error("no such package")]
     PackageNotFound,
+    /// The record changed between the read a change was made from and its write.
+    #[error("changed meanwhile")]
+    ChangedMeanwhile,
     #[error(transparent)]
     Store(#[from] crate::StoreError),
 }

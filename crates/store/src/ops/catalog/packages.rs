@@ -157,15 +157,28 @@ impl Repo {
     pub async fn update_package(
         &self,
         tenant: &TenantId,
-        id: Uuid,
+        read: &Package,
         new: NewPackage,
         actor: &Actor,
         now: Timestamp,
     ) -> Result<Package, CatalogError> {
+        let id = read.id;
         let mut w = self.begin(tenant, now).await?;
+        sqlx::query(sql!(
+            "SELECT id FROM packages WHERE tenant_id = $1 AND id = $2{}",
+            super::super::dialect::FOR_UPDATE
+        ))
+        .bind(tenant.as_str())
+        .bind(id)
+        .fetch_optional(&mut *w.tx)
+        .await?;
         let before = load_package(&mut w.tx, tenant, id)
             .await?
             .ok_or(CatalogError::PackageNotFound)?;
+        // `new` was merged from `read`: another change since would be undone by it.
+        if before != *read {
+            return Err(CatalogError::ChangedMeanwhile);
+        }
         for product in &new.product_ids {
             product_exists(&mut w.tx, tenant, *product).await?;
         }
