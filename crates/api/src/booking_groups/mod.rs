@@ -87,9 +87,18 @@ impl From<GroupError> for ApiError {
             GroupError::NotThePackage(why) => ApiError::invalid_field("packageId", why),
             GroupError::NotHeld(status) => ApiError::conflict(
                 code::INVALID_TRANSITION,
-                format!("The group is {status}: only a held group (HOLD) is confirmed"),
+                format!("The group is {status}: only a held group (HOLD) is confirmed or takes codes and vouchers"),
             )
             .with_details(json!({"currentStatus": status.as_str()})),
+            GroupError::NothingToPay => ApiError::conflict(
+                code::CONFLICT,
+                "Nothing is left to pay on this group: confirm it",
+            ),
+            GroupError::CodeNotApplied(promo) => ApiError::new(
+                axum::http::StatusCode::NOT_FOUND,
+                code::NOT_FOUND,
+                format!("This group has no promotion {promo}"),
+            ),
             GroupError::PaymentUnderWay => ApiError::conflict(
                 code::INVALID_TRANSITION,
                 "A payment for the group is under way, so its codes and vouchers stay as they are: let it finish, or confirm the group again with another payment method first",

@@ -165,6 +165,19 @@ fn merge(input: PackageInput, base: NewPackage, c: Currency) -> Result<NewPackag
             None
         }
     };
+    // An amount of the other price type would be silently dropped: say so.
+    if kind == "PACKAGE_PRICE" && input.percent_off.is_some() {
+        errors.add(
+            "percentOff",
+            "is for a PERCENT_OFF package: send priceType PERCENT_OFF with it",
+        );
+    }
+    if kind == "PERCENT_OFF" && input.price_per_person.is_some() {
+        errors.add(
+            "pricePerPerson",
+            "is for a PACKAGE_PRICE package: send priceType PACKAGE_PRICE with it",
+        );
+    }
     if let Some(price) = price {
         new.price = price;
     }

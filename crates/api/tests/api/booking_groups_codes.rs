@@ -522,6 +522,30 @@ async fn a_code_after_a_voucher_lets_the_voucher_pay_what_the_group_still_owes()
     assert_eq!(pricing["voucherApplied"], 50.0);
     assert_eq!(pricing["grandTotal"], 0.0);
     assert_eq!(voucher_state(&v, "GIFT-FIFTY-26").await, (0.0, 1));
+    // The same voucher again: the first application's answer, not what it paid since.
+    let again = apply_voucher(&v, &group, "GIFT-FIFTY-26").await;
+    again.assert_status(200);
+    let first = &again.body["applied_voucher"];
+    assert_eq!(
+        (
+            &first["applied_amount"],
+            &first["balance_before"],
+            &first["balance_after"]
+        ),
+        (&json!(50.0), &json!(50.0), &json!(0.0))
+    );
+    // Nothing is left to pay: another voucher has nothing to do.
+    v.app
+        .post("/api/v1/admin/vouchers")
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"code": "GIFT-MORE-26", "type": "gift_card", "original_value": 10}))
+        .send()
+        .await
+        .assert_status(200);
+    let nothing = apply_voucher(&v, &group, "GIFT-MORE-26").await;
+    nothing.assert_error(409, "CONFLICT");
+    assert!(nothing.text.contains("group"), "{}", nothing.text);
     assert_invariants(&v).await;
 }
 

@@ -140,6 +140,21 @@ async fn staff_define_packages_and_bad_ones_are_refused_field_by_field() {
     assert!(changed.body["pricePerPerson"].is_null());
     assert_eq!(changed.body["isActive"], false);
     assert_eq!(changed.body["name"], "Climb & Escape", "kept");
+    // An amount of the other price type is refused, not dropped.
+    let other_kind = v
+        .app
+        .patch(&path)
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"pricePerPerson": 40}))
+        .send()
+        .await;
+    other_kind.assert_error(400, "VALIDATION_ERROR");
+    assert!(
+        other_kind.text.contains("pricePerPerson"),
+        "{}",
+        other_kind.text
+    );
     let mut over = kairos_store::NewPackage {
         name: stale.name.clone(),
         description: stale.description.clone(),

@@ -264,6 +264,12 @@ pub enum GroupError {
     #[error("the group is {0}, not HOLD")]
     NotHeld(GroupStatus),
 
+    /// Vouchers already pay all the group costs.
+    #[error("nothing is left to pay on the group")]
+    NothingToPay,
+    /// The group has no such promotion code to take off.
+    #[error("the group has no promotion {0}")]
+    CodeNotApplied(String),
     /// A payment for the group is under way: its codes and vouchers stay as they are.
     #[error("a payment for the group is under way")]
     PaymentUnderWay,

@@ -438,10 +438,7 @@ pub(super) async fn remove_promotion(
     }
     repour_vouchers(w, &mut held).await?;
     let Some(removed) = removed else {
-        return Err(BookingRefusal::PromotionNotApplied {
-            code: code.trim().to_owned(),
-        }
-        .into());
+        return Err(GroupError::CodeNotApplied(code.trim().to_owned()));
     };
     audit(
         w,
@@ -463,51 +460,45 @@ pub(super) async fn apply_voucher(
     let voucher = voucher_for_update(w, code).await?;
     let voucher_type = stored("voucher_type", &voucher.voucher_type, VoucherType::parse)
         .map_err(crate::BookingError::from)?;
-    // A repeat answers the first application (spec Part A 4.7 rule 6), from its entries.
-    let ids: Vec<Uuid> = held.iter().map(|h| h.booking.id).collect();
+    // A repeat answers the first application (spec Part A 4.7 rule 6), as its audit entry
+    // recorded it (the voucher may have paid more since, after a code lowered the price).
     if held.iter().any(|h| {
         h.reductions
             .vouchers
             .iter()
             .any(|v| v.voucher_id == voucher.id)
     }) {
-        let mut entries: Vec<(i64, i64, Timestamp)> = Vec::new();
-        for booking in &ids {
-            let entry: Option<(i64, i64, Timestamp)> = sqlx::query_as(
-                "SELECT amount, balance_after, created_at FROM voucher_transactions
-                 WHERE tenant_id = $1 AND voucher_id = $2 AND booking_id = $3 AND kind = 'redeem'
-                 ORDER BY created_at DESC, id DESC LIMIT 1",
-            )
-            .bind(w.tenant.as_str())
-            .bind(voucher.id)
-            .bind(booking)
-            .fetch_optional(&mut *w.tx)
-            .await?;
-            entries.extend(entry);
-        }
-        let applied: i64 = entries.iter().map(|e| -e.0).sum();
-        let balance_after = entries
+        let recorded: Vec<(Json<serde_json::Value>, Timestamp)> = sqlx::query_as(
+            "SELECT changes, occurred_at FROM audit_log
+             WHERE tenant_id = $1 AND entity_type = 'booking_group' AND entity_id = $2
+               AND action = 'booking_group.voucher_applied'
+             ORDER BY occurred_at, id",
+        )
+        .bind(w.tenant.as_str())
+        .bind(group.id.to_string())
+        .fetch_all(&mut *w.tx)
+        .await?;
+        let voucher_id = voucher.id.to_string();
+        let first = recorded
             .iter()
-            .map(|e| e.1)
-            .min()
-            .unwrap_or(voucher.current_balance);
-        let applied_at = entries.iter().map(|e| e.2).min().unwrap_or(w.now);
+            .find(|(c, _)| c.0["voucherId"].as_str() == Some(voucher_id.as_str()));
+        let figure = |key: &str| first.and_then(|(c, _)| c.0[key].as_i64()).unwrap_or(0);
         return Ok(GroupVoucherApplied {
             group: reread(w, group.id).await?,
             voucher_id: voucher.id,
             code: voucher.code,
             voucher_type,
-            applied_amount: applied,
-            balance_before: balance_after + applied,
-            balance_after,
-            applied_at,
+            applied_amount: figure("amount"),
+            balance_before: figure("balanceBefore"),
+            balance_after: figure("balanceAfter"),
+            applied_at: first.map_or(w.now, |(_, at)| *at),
         });
     }
     let currency = held[0].price.currency.clone();
     voucher.usable(w.now, &currency)?;
     let to_pay: i64 = held.iter().map(|h| h.price.total).sum();
     if to_pay <= 0 {
-        return Err(BookingRefusal::NothingToPay.into());
+        return Err(GroupError::NothingToPay);
     }
     let mut balance = voucher.current_balance;
     let mut first = true;
@@ -525,7 +516,8 @@ pub(super) async fn apply_voucher(
         actor,
         "booking_group.voucher_applied",
         group.id,
-        json!({"voucherId": voucher.id, "amount": applied}),
+        json!({"voucherId": voucher.id, "amount": applied,
+               "balanceBefore": voucher.current_balance, "balanceAfter": balance}),
     );
     Ok(GroupVoucherApplied {
         group: reread(w, group.id).await?,
