@@ -2,7 +2,7 @@
 //! percentage off); a PACKAGE group books each of its products once and is priced by it
 //! when held and again when confirmed, the price spread exactly over its bookings.
 
-use super::booking_groups::{Venue, hold, selection, venue};
+use super::booking_groups::{Venue, hold, hold_body, selection, venue};
 use serde_json::{Value, json};
 
 async fn create(v: &Venue, body: Value) -> kairos_testkit::TestResponse {
@@ -324,4 +324,70 @@ async fn a_percentage_off_package_takes_it_off_the_activities_own_prices() {
     // 2 × 20.00 + 2 × 30.00 = 100.00, 15 % off.
     assert_eq!(priced.body["grandTotal"], 85.0, "{}", priced.text);
     assert_eq!(priced.body["pricingMethod"], "PACKAGE");
+}
+
+fn sorted(mut parts: Vec<f64>) -> Vec<f64> {
+    parts.sort_by(f64::total_cmp);
+    parts
+}
+
+#[tokio::test]
+async fn a_package_bookings_agreed_price_shrinks_with_its_party() {
+    let v = venue().await;
+    let res = v
+        .app
+        .post("/api/v1/admin/packages")
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({
+            "name": "Climb & Escape",
+            "productIds": [v.climbing.catalog.product_id, v.room.product_id],
+            "priceType": "PACKAGE_PRICE", "pricePerPerson": 35
+        }))
+        .send()
+        .await;
+    res.assert_status(201);
+    let mut body = hold_body(
+        4,
+        vec![
+            selection(&v.climbing.catalog, &v.climbing.slots[0]),
+            selection(&v.room, &v.room_slots[1]),
+        ],
+    );
+    body["groupType"] = json!("PACKAGE");
+    body["packageId"] = json!(res.str("id"));
+    let group = hold(&v.app, &v.t.id, body).await;
+    group.assert_status(200);
+    // 140.00 over climbing (80.00 at its own price) and the room (120.00): 56 and 84.
+    assert_eq!(sorted(allocations(&group.body)), vec![56.0, 84.0]);
+    let climbing = group.body["bookings"]
+        .as_array()
+        .and_then(|b| {
+            b.iter()
+                .find(|b| b["productId"] == v.climbing.catalog.product_id.as_str())
+        })
+        .map(|b| b["bookingId"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    let res = v
+        .app
+        .post(&format!("/api/v1/admin/bookings/{climbing}/cancel"))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .json(json!({"reason": "reduced_party_size", "newPartySize": 2}))
+        .send()
+        .await;
+    res.assert_status(200);
+    let group = v
+        .app
+        .get(&format!("/api/v1/admin/booking-groups/{}", group.str("id")))
+        .tenant(&v.t.id)
+        .token(&v.t.owner_token)
+        .send()
+        .await;
+    group.assert_status(200);
+    assert_eq!(
+        sorted(allocations(&group.body)),
+        vec![28.0, 84.0],
+        "half the party, half its share"
+    );
 }
