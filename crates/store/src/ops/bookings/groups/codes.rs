@@ -15,8 +15,9 @@
 use super::super::Repo;
 use super::super::actions::current_price;
 use super::super::reductions::{
-    checked_price, customer_key, customer_uses, insert_entry, live_hold, load_reductions,
-    promotion_for_update, refusal_at, release_use, store_price, voucher_for_update,
+    checked_price, customer_key, customer_uses, insert_entry, insert_use, live_hold,
+    load_reductions, promotion_for_update, refusal_at, release_use, store_price, take_use,
+    voucher_for_update,
 };
 use super::confirm::open_group_payment;
 use super::{GroupError, Write, audit, lock, read};
@@ -353,36 +354,18 @@ pub(super) async fn apply_promotion(
             }
             .into());
         }
-        sqlx::query(
-            "INSERT INTO promotion_usages (tenant_id, id, promotion_id, booking_id, customer_key,
-                 status, code, name, discount, is_stackable, discount_amount, applied_at)
-             VALUES ($1, $2, $3, $4, $5, 'held', $6, $7, $8, $9, 0, $10)",
+        insert_use(
+            w,
+            (usage_id, h.booking.id, &customer),
+            &promotion,
+            &discount,
         )
-        .bind(w.tenant.as_str())
-        .bind(usage_id)
-        .bind(promotion.id)
-        .bind(h.booking.id)
-        .bind(&customer)
-        .bind(&promotion.settings.code)
-        .bind(&promotion.settings.name)
-        .bind(Json(&discount))
-        .bind(promotion.settings.is_stackable)
-        .bind(w.now)
-        .execute(&mut *w.tx)
         .await?;
         store_price(w, &mut h.booking, price, &h.reductions).await?;
     }
     // One use for the group: one conditional statement, so the limit holds whatever runs
     // alongside.
-    let taken = sqlx::query(
-        "UPDATE promotions SET usage_count = usage_count + 1
-         WHERE tenant_id = $1 AND id = $2 AND (usage_limit IS NULL OR usage_count < usage_limit)",
-    )
-    .bind(w.tenant.as_str())
-    .bind(promotion.id)
-    .execute(&mut *w.tx)
-    .await?;
-    if taken.rows_affected() != 1 {
+    if !take_use(w, promotion.id).await? {
         return Err(refusal_at(
             &promotion,
             Ineligible::UsageLimitReached,

@@ -19,7 +19,9 @@ mod invariants;
 mod promotions;
 mod vouchers;
 
-pub(super) use promotions::{customer_uses, promotion_for_update, refusal_at};
+pub(super) use promotions::{
+    customer_uses, insert_use, promotion_for_update, refusal_at, take_use,
+};
 pub(super) use vouchers::voucher_for_update;
 
 use super::actions::current_price;

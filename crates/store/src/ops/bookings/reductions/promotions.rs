@@ -10,7 +10,7 @@ use crate::{
 };
 use kairos_domain::TenantId;
 use kairos_domain::new_id;
-use kairos_domain::promotions::{Context, Ineligible, eligibility};
+use kairos_domain::promotions::{Context, Discount, Ineligible, eligibility};
 use kairos_store_macros::operations;
 use serde_json::json;
 use sqlx::types::Json;
@@ -85,6 +85,48 @@ pub(in super::super) async fn customer_uses(
     .fetch_one(&mut *w.tx)
     .await?;
     Ok(Some(uses))
+}
+
+/// Takes one use of the promotion: one conditional statement, so the limit holds whatever
+/// runs alongside. False when the limit is reached.
+pub(in super::super) async fn take_use(w: &mut Write, promotion: Uuid) -> StoreResult<bool> {
+    let taken = sqlx::query(
+        "UPDATE promotions SET usage_count = usage_count + 1
+         WHERE tenant_id = $1 AND id = $2 AND (usage_limit IS NULL OR usage_count < usage_limit)",
+    )
+    .bind(w.tenant.as_str())
+    .bind(promotion)
+    .execute(&mut *w.tx)
+    .await?;
+    Ok(taken.rows_affected() == 1)
+}
+
+/// Records a held use of `promotion` by `booking` for the customer `key`, discounting
+/// `discount` (the promotion's, or a booking's part of a group's).
+pub(in super::super) async fn insert_use(
+    w: &mut Write,
+    (usage, booking, key): (Uuid, Uuid, &str),
+    promotion: &Promotion,
+    discount: &Discount,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO promotion_usages (tenant_id, id, promotion_id, booking_id, customer_key,
+             status, code, name, discount, is_stackable, discount_amount, applied_at)
+         VALUES ($1, $2, $3, $4, $5, 'held', $6, $7, $8, $9, 0, $10)",
+    )
+    .bind(w.tenant.as_str())
+    .bind(usage)
+    .bind(promotion.id)
+    .bind(booking)
+    .bind(key)
+    .bind(&promotion.settings.code)
+    .bind(&promotion.settings.name)
+    .bind(Json(discount))
+    .bind(promotion.settings.is_stackable)
+    .bind(w.now)
+    .execute(&mut *w.tx)
+    .await?;
+    Ok(())
 }
 
 #[operations]
@@ -233,34 +275,15 @@ async fn apply_promotion(
         }
         .into());
     }
-    // The use: one conditional statement, so the limit holds whatever runs alongside.
-    let taken = sqlx::query(
-        "UPDATE promotions SET usage_count = usage_count + 1
-         WHERE tenant_id = $1 AND id = $2 AND (usage_limit IS NULL OR usage_count < usage_limit)",
-    )
-    .bind(w.tenant.as_str())
-    .bind(promotion.id)
-    .execute(&mut *w.tx)
-    .await?;
-    if taken.rows_affected() != 1 {
+    if !take_use(w, promotion.id).await? {
         return Err(refusal(&promotion, Ineligible::UsageLimitReached, &price).into());
     }
-    sqlx::query(
-        "INSERT INTO promotion_usages (tenant_id, id, promotion_id, booking_id, customer_key,
-             status, code, name, discount, is_stackable, discount_amount, applied_at)
-         VALUES ($1, $2, $3, $4, $5, 'held', $6, $7, $8, $9, 0, $10)",
+    insert_use(
+        w,
+        (usage_id, b.id, &key),
+        &promotion,
+        &promotion.settings.discount,
     )
-    .bind(w.tenant.as_str())
-    .bind(usage_id)
-    .bind(promotion.id)
-    .bind(b.id)
-    .bind(&key)
-    .bind(&promotion.settings.code)
-    .bind(&promotion.settings.name)
-    .bind(Json(&promotion.settings.discount))
-    .bind(promotion.settings.is_stackable)
-    .bind(w.now)
-    .execute(&mut *w.tx)
     .await?;
     let before = (price.total, price.pricing_hash.clone());
     store_price(w, &mut b, new_price, &reductions).await?;
