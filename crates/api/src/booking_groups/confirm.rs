@@ -50,8 +50,9 @@ pub struct AdminGroupConfirmRequest {
     /// INVOICE, COMP (`admin:bookings:create:comp`), CARDPAY or BANKPAY.
     #[schema(example = "INVOICE", required = true)]
     pub payment_method: Option<String>,
-    /// What the whole group costs instead of the sum of its bookings' prices (major
-    /// units, ≥ 0), spread over the bookings in proportion to their own prices. Needs
+    /// What the whole group costs before its promotion codes and vouchers, instead of the
+    /// sum of its bookings' prices (major units, ≥ 0), spread over the bookings in
+    /// proportion to their own prices; the group's codes and vouchers apply on top. Needs
     /// `admin:bookings:create:custom_pricing` and `customPricingReason`.
     #[schema(example = 450.0)]
     pub custom_total: Option<f64>,
@@ -368,9 +369,9 @@ fn admin_asked(
 /// Confirm a held group (staff).
 ///
 /// As the public confirmation, and `customTotal` (with `customPricingReason` and
-/// `admin:bookings:create:custom_pricing`) sets what the whole group costs, spread over its
-/// bookings in proportion to their own prices by the largest remainder (the shares sum
-/// exactly to it). Needs `manage_bookings`; INVOICE and COMP also
+/// `admin:bookings:create:custom_pricing`) sets what the whole group costs before its codes
+/// and vouchers, spread over its bookings in proportion to their own prices by the largest
+/// remainder (the shares sum exactly to it; codes and vouchers apply on top). Needs `manage_bookings`; INVOICE and COMP also
 /// `admin:bookings:create:comp`. Honours `Idempotency-Key`.
 #[utoipa::path(post, path = "/api/v1/admin/booking-groups/{id}/confirm", tag = "booking-groups", security(("bearer" = [])),
     params(

@@ -166,8 +166,9 @@ pub struct BookingGroupDto {
     pub payment_method: Option<String>,
     /// When its bookings were confirmed (for a card or bank payment: when it arrived).
     pub confirmed_at: Option<DateTime<Utc>>,
-    /// A total staff set instead of the sum of its bookings' prices (major units), spread
-    /// over the bookings in proportion to their own prices; with why.
+    /// A total staff set instead of the sum of its bookings' prices, before the group's
+    /// codes and vouchers (major units), spread over the bookings in proportion to their
+    /// own prices; with why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub custom_total: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
