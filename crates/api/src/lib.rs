@@ -19,6 +19,7 @@ pub mod gift_cards;
 pub mod idempotency;
 pub mod import;
 pub mod issues;
+pub mod waivers;
 pub mod messaging;
 pub mod no_shows;
 pub mod openapi;

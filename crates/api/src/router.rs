@@ -8,7 +8,7 @@ use crate::error::{ApiError, code};
 use crate::state::AppState;
 use crate::{
     auth, availability, booking_groups, bookings, catalog, customers, dead_letters, gift_cards,
-    issues, messaging, no_shows, operations, payments, promotions, scheduling, vouchers,
+    issues, messaging, no_shows, operations, payments, promotions, scheduling, vouchers, waivers,
 };
 use axum::extract::Request;
 use axum::http::{HeaderName, StatusCode};
@@ -48,6 +48,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .merge(gift_cards::router())
         .merge(no_shows::router())
         .merge(issues::router())
+        .merge(waivers::router())
         .merge(operations::router())
 }
 

@@ -31,6 +31,11 @@ pub mod code {
     pub const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
     pub const INTERNAL_ERROR: &str = "INTERNAL_ERROR";
     pub const BOOKING_NOT_FOUND: &str = "BOOKING_NOT_FOUND";
+    pub const WAIVER_NOT_FOUND: &str = "WAIVER_NOT_FOUND";
+    pub const ALREADY_SIGNED: &str = "ALREADY_SIGNED";
+    pub const PARTICIPANT_NOT_FOUND: &str = "PARTICIPANT_NOT_FOUND";
+    pub const TEMPLATE_INACTIVE: &str = "TEMPLATE_INACTIVE";
+    pub const WAIVERS_INCOMPLETE: &str = "WAIVERS_INCOMPLETE";
     pub const SLOT_UNAVAILABLE: &str = "SLOT_UNAVAILABLE";
     pub const PRICING_CHANGED: &str = "PRICING_CHANGED";
     pub const OUTSIDE_WINDOW: &str = "OUTSIDE_WINDOW";

@@ -104,6 +104,7 @@ pub async fn create_product(
         cleanup_time: 0,
         label_codes: vec!["beginner_friendly".into()],
         requires_waiver: false,
+        waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
     };
     Ok(store
         .create_product(tenant, product, &actor(), SystemClock.now())

@@ -33,6 +33,7 @@ pub mod tenancy;
 pub mod text;
 pub mod validation;
 pub mod vouchers;
+pub mod waivers;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use ids::{TenantId, new_id};

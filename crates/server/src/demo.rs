@@ -268,6 +268,7 @@ async fn climbing_course(
                 cleanup_time: 15,
                 label_codes: vec!["beginner_friendly".into()],
                 requires_waiver: true,
+                waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
             },
             &actor,
             now,
@@ -439,6 +440,7 @@ async fn create(
             cleanup_time: 15,
             label_codes: vec!["adults_only".into()],
             requires_waiver: false,
+            waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
         },
         NewProduct {
             site_id: site.id,
@@ -457,6 +459,7 @@ async fn create(
             cleanup_time: 0,
             label_codes: vec!["beginner_friendly".into(), "toddler_friendly".into()],
             requires_waiver: true,
+            waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
         },
     ];
     let mut names = Vec::new();

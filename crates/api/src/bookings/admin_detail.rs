@@ -125,8 +125,7 @@ pub struct BookingDetail {
     pub product: Named,
     pub variant_id: Option<String>,
     pub party_size: i32,
-    #[schema(value_type = Vec<Object>)]
-    pub participants: Value,
+    pub participants: Vec<super::participants::ParticipantDto>,
     pub price: PriceDto,
     pub pricing_hash: String,
     pub grand_total: f64,
@@ -269,7 +268,7 @@ pub async fn detail(
         },
         variant_id: b.variant_id.map(|v| v.to_string()),
         party_size: b.party_size,
-        participants: b.participants.clone(),
+        participants: super::participants::ParticipantDto::list(&b.participants, true),
         price: PriceDto::from(&b.price),
         pricing_hash: b.price.pricing_hash.clone(),
         grand_total: major(b.price.total, currency),

@@ -51,6 +51,9 @@ pub struct StatusResponse {
     /// it (Part B 2.8; minor units).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refund: Option<crate::payments::refunds::RefundOutcome>,
+    /// What staff should know (a booking checked in with waivers missing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Change a booking's status through the status machine (spec Part A 3.1).
@@ -168,6 +171,11 @@ pub async fn set_status(
         updated_by: UpdatedBy {
             id: auth.user.id.to_string(),
             name: auth.user.display_name.clone(),
+        },
+        warnings: if b.status == BookingStatus::Arrived && previous != BookingStatus::Arrived {
+            crate::waivers::arrival_warnings(&state, auth.tenant.id(), b.id).await?
+        } else {
+            Vec::new()
         },
         refund,
     }))

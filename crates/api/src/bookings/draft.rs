@@ -6,8 +6,9 @@ use kairos_domain::bookings::{BookingSource, BookingStatus};
 use kairos_domain::customers::{Email, validate_phone};
 use kairos_domain::ids::parse_id;
 use kairos_store::{BookingCustomer, ChosenAddon, NewBooking, SeatPolicy, SlotChoice};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Deserialize;
+pub use super::participants::Participant;
+use super::participants::check_participant;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -35,29 +36,6 @@ pub struct CustomerInput {
     pub email: Option<String>,
     #[schema(pattern = "^(|\\+?[ ().-]*([0-9][ ().-]*){6,20})$")]
     pub phone: Option<String>,
-}
-
-/// A participant (spec Part A 4.2: first and last name required, the rest optional).
-#[derive(Debug, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Participant {
-    pub first_name: Option<String>,
-    pub last_name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub email: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub phone: Option<String>,
-    /// YYYY-MM-DD.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub date_of_birth: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dietary_restrictions: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub medical_conditions: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub emergency_contact: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub special_requests: Option<String>,
 }
 
 /// `POST /bookings/hold`.
@@ -90,7 +68,7 @@ pub(super) struct Draft {
     pub chosen: Vec<ChosenAddon>,
     pub party_size: i32,
     pub customer: BookingCustomer,
-    pub participants: Value,
+    pub participants: Vec<kairos_store::Participant>,
 }
 
 /// What a new booking names, as sent.
@@ -156,55 +134,6 @@ pub(super) fn clean(s: Option<&str>) -> Option<String> {
     s.map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
-}
-
-/// Checks one participant: names required (at most 100 characters), a valid email and
-/// phone when given, a birth date from 1900 to today, free texts up to 1000 characters.
-fn check_participant(
-    errors: &mut FieldErrors,
-    field: &str,
-    p: &Participant,
-    today: chrono::NaiveDate,
-) {
-    for (name, value) in [("firstName", &p.first_name), ("lastName", &p.last_name)] {
-        match clean(value.as_deref()) {
-            None => errors.add(format!("{field}.{name}"), "is required"),
-            Some(v) if !super::short_text(&v, 100) => errors.add(
-                format!("{field}.{name}"),
-                "must be at most 100 characters without control characters",
-            ),
-            Some(_) => {}
-        }
-    }
-    if let Some(Err(message)) = clean(p.email.as_deref()).as_deref().map(Email::parse) {
-        errors.add(format!("{field}.email"), message);
-    }
-    if let Some(Err(message)) = clean(p.phone.as_deref()).as_deref().map(validate_phone) {
-        errors.add(format!("{field}.phone"), message);
-    }
-    if let Some(dob) = p.date_of_birth.as_deref() {
-        let earliest = chrono::NaiveDate::from_ymd_opt(1900, 1, 1).unwrap_or(today);
-        match chrono::NaiveDate::parse_from_str(dob, "%Y-%m-%d") {
-            Ok(d) if (earliest..=today).contains(&d) => {}
-            _ => errors.add(
-                format!("{field}.dateOfBirth"),
-                "must be a date YYYY-MM-DD from 1900 to today",
-            ),
-        }
-    }
-    for (name, value) in [
-        ("dietaryRestrictions", &p.dietary_restrictions),
-        ("medicalConditions", &p.medical_conditions),
-        ("emergencyContact", &p.emergency_contact),
-        ("specialRequests", &p.special_requests),
-    ] {
-        if value.as_deref().is_some_and(|v| !super::free_text(v, 1000)) {
-            errors.add(
-                format!("{field}.{name}"),
-                "must be at most 1000 characters without control characters",
-            );
-        }
-    }
 }
 
 /// Checks a new booking's input for form: 400 naming every bad field, 404 for ids that
@@ -307,9 +236,14 @@ pub(super) fn draft(input: DraftInput<'_>, today: chrono::NaiveDate) -> ApiResul
     } else {
         &[]
     };
-    for (i, p) in participants.iter().enumerate() {
-        check_participant(&mut errors, &format!("participants[{i}]"), p, today);
-    }
+    let participants: Vec<kairos_store::Participant> = participants
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            check_participant(&mut errors, &format!("participants[{i}]"), p, today)
+                .into_participant(kairos_domain::new_id())
+        })
+        .collect();
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
@@ -325,7 +259,6 @@ pub(super) fn draft(input: DraftInput<'_>, today: chrono::NaiveDate) -> ApiResul
         None => None,
         Some(raw) => Some(parse_id(raw).ok_or_else(|| ApiError::not_found("Variant"))?),
     };
-    let participants = serde_json::to_value(input.participants).map_err(ApiError::internal)?;
     Ok(Draft {
         site_id,
         product_id,

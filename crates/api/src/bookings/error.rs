@@ -49,6 +49,13 @@ impl From<BookingRefusal> for ApiError {
                 format!("A {status} booking cannot be rescheduled"),
             )
             .with_details(json!({"currentStatus": status.as_str()})),
+            BookingRefusal::WaiversIncomplete { missing } => ApiError::conflict(
+                code::WAIVERS_INCOMPLETE,
+                format!(
+                    "{missing} waiver(s) still missing: this activity needs everyone's waiver before they start. Collect them (sign online or record the paper waivers), then check in"
+                ),
+            )
+            .with_details(serde_json::json!({"missingWaivers": missing})),
             BookingRefusal::CustomerBlocked => ApiError::new(
                 StatusCode::FORBIDDEN,
                 code::CUSTOMER_BLOCKED,

@@ -23,6 +23,7 @@ mod history;
 mod hold;
 mod moves;
 mod notes;
+mod participants;
 mod pricing;
 mod reschedule;
 mod response;
@@ -103,7 +104,15 @@ pub fn router() -> OpenApiRouter<AppState> {
                 .routes(routes!(notes::list_notes, notes::add_note))
                 .routes(routes!(notes::update_note, notes::delete_note))
                 .routes(routes!(history::customer_bookings))
-                .routes(routes!(history::my_bookings)),
+                .routes(routes!(history::my_bookings))
+                .routes(routes!(
+                    participants::list_participants,
+                    participants::add_participant
+                ))
+                .routes(routes!(
+                    participants::update_participant,
+                    participants::remove_participant
+                )),
         )
         .merge(reads)
 }

@@ -5,7 +5,6 @@ use crate::openapi::schemas::{BookingStatusSchema, PaymentMethodSchema};
 use chrono::{DateTime, Utc};
 use kairos_store::{Booking, PriceBreakdown};
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
 /// A price breakdown in major units. The words mean one thing everywhere (see the
@@ -172,8 +171,9 @@ pub struct BookingResponse {
     pub hold_expires_at: Option<DateTime<Utc>>,
     pub customer: CustomerDto,
     pub addons: Vec<ChosenAddonDto>,
-    #[schema(value_type = Vec<Object>)]
-    pub participants: Value,
+    /// Medical conditions and dietary restrictions are left out here: staff read them in
+    /// the booking's detail and participant list.
+    pub participants: Vec<super::participants::ParticipantDto>,
     pub price: PriceDto,
     /// Send back on confirm; a different current price makes confirm answer PRICING_CHANGED.
     pub pricing_hash: String,
@@ -204,6 +204,9 @@ pub struct BookingResponse {
     /// part of: both parts (spec Part B 2.8; minor units).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixed_tender: Option<crate::payments::dto::MixedTender>,
+    /// What staff should know (a booking checked in with waivers missing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -241,7 +244,7 @@ impl BookingResponse {
                     quantity: a.quantity,
                 })
                 .collect(),
-            participants: b.participants.clone(),
+            participants: super::participants::ParticipantDto::list(&b.participants, false),
             price: PriceDto::from(&b.price),
             pricing_hash: b.price.pricing_hash.clone(),
             paid_amount: major(b.paid_amount, currency),
@@ -255,6 +258,7 @@ impl BookingResponse {
             payment: None,
             refund: None,
             mixed_tender: None,
+            warnings: Vec::new(),
         }
     }
 }

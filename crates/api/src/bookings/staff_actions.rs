@@ -60,7 +60,9 @@ async fn staff_action(
     Ok(axum::Json(BookingResponse::of(&b, None)))
 }
 
-/// Mark a booking arrived (staff; from paid or confirmed, or correcting a no-show).
+/// Mark a booking arrived (staff; from paid or confirmed, or correcting a no-show). While
+/// waivers are missing, a product set to warn checks in with `warnings`; one set to refuse
+/// answers WAIVERS_INCOMPLETE.
 #[utoipa::path(post, path = "/api/v1/bookings/{id}/mark-arrived", tag = "bookings",
     security(("bearer" = [])),
     params(("id" = uuid::Uuid, Path, description = "Booking id")),
@@ -69,14 +71,18 @@ async fn staff_action(
         (status = 401, body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS: needs admin:bookings:write", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
-        (status = 409, description = "INVALID_TRANSITION", body = ErrorBody),
+        (status = 409, description = "INVALID_TRANSITION; WAIVERS_INCOMPLETE (the product refuses check-in while waivers are missing; details.missingWaivers)", body = ErrorBody),
     ))]
 pub async fn mark_arrived(
     State(state): State<AppState>,
     auth: Staff<can::WriteBookings>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<BookingResponse>> {
-    staff_action(&state, &auth, &id, BookingAction::MarkArrived).await
+    let axum::Json(mut answer) = staff_action(&state, &auth, &id, BookingAction::MarkArrived).await?;
+    if let Some(id) = parse_id(&answer.id) {
+        answer.warnings = crate::waivers::arrival_warnings(&state, auth.tenant.id(), id).await?;
+    }
+    Ok(axum::Json(answer))
 }
 
 /// `POST /bookings/{id}/mark-paid`.

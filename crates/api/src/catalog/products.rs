@@ -18,6 +18,7 @@ use kairos_domain::tenancy::Currency;
 use kairos_store::{NewProduct, Product};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use kairos_domain::waivers::WaiverCheckIn;
 use uuid::Uuid;
 
 /// Most fixed start times a product may have (one every five minutes of a day).
@@ -51,6 +52,10 @@ pub struct ProductDto {
     pub cleanup_time: i32,
     pub label_codes: Vec<String>,
     pub requires_waiver: bool,
+    /// While a booking's waivers are missing, check-in warns (`warn`) or is refused
+    /// (`refuse`: nobody starts before every waiver is in).
+    #[schema(example = "warn")]
+    pub waiver_check_in: String,
     pub is_active: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -76,6 +81,7 @@ pub(crate) fn product_dto(p: Product, currency: Currency) -> ProductDto {
         cleanup_time: p.cleanup_time,
         label_codes: p.label_codes,
         requires_waiver: p.requires_waiver,
+        waiver_check_in: p.waiver_check_in.as_str().to_owned(),
         is_active: p.is_active,
         created_at: p.created_at,
         updated_at: p.updated_at,
@@ -125,6 +131,8 @@ pub struct ProductInput {
     #[schema(value_type = Option<Vec<crate::openapi::schemas::LabelCodeSchema>>, max_items = 50)]
     pub label_codes: Option<Vec<String>>,
     pub requires_waiver: Option<bool>,
+    /// warn (default) or refuse: what check-in does while waivers are missing.
+    pub waiver_check_in: Option<String>,
     pub is_active: Option<bool>,
 }
 
@@ -320,6 +328,15 @@ fn product_fields(
             codes
         }
     };
+    let waiver_check_in = crate::extract::choose(
+        &mut errors,
+        "waiverCheckIn",
+        input.waiver_check_in.as_deref(),
+        base.waiver_check_in,
+        false,
+        WaiverCheckIn::parse,
+        WaiverCheckIn::choices(),
+    );
     errors.finish()?;
     Ok((
         NewProduct {
@@ -339,6 +356,7 @@ fn product_fields(
             cleanup_time,
             label_codes,
             requires_waiver: input.requires_waiver.unwrap_or(base.requires_waiver),
+            waiver_check_in,
         },
         site_id,
         input.is_active,
@@ -363,6 +381,7 @@ fn product_base(p: &Product) -> NewProduct {
         cleanup_time: p.cleanup_time,
         label_codes: p.label_codes.clone(),
         requires_waiver: p.requires_waiver,
+        waiver_check_in: p.waiver_check_in,
     }
 }
 
@@ -426,6 +445,7 @@ pub async fn create_product(
         cleanup_time: 0,
         label_codes: Vec::new(),
         requires_waiver: false,
+        waiver_check_in: WaiverCheckIn::Warn,
     };
     let (new, _, _) = product_fields(input, base, true, currency).map_err(ApiError::validation)?;
     let product = state

@@ -20,6 +20,7 @@ mod generate_slots;
 mod owed_refunds;
 mod payment_deadlines;
 mod purge_idempotency_keys;
+mod purge_waivers;
 
 pub use deliver_messages::DeliverMessages;
 pub use detect_no_shows::detect_no_shows;
@@ -63,6 +64,7 @@ pub fn all(mailer: Arc<Mailer>) -> Vec<Arc<dyn Job>> {
         Arc::new(purge_idempotency_keys::PurgeIdempotencyKeys),
         Arc::new(generate_slots::GenerateSlots),
         Arc::new(detect_no_shows::DetectNoShows),
+        Arc::new(purge_waivers::PurgeWaivers),
     ]
 }
 

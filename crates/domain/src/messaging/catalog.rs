@@ -25,6 +25,7 @@ pub const BOOKING_VARIABLES: &[&str] = &[
     "confirmedAt",
     "paymentMethod",
     "paymentReference",
+    "waiverUrl",
 ];
 
 /// Extra variables of the gift card delivery.
@@ -101,7 +102,7 @@ pub const KINDS: &[TemplateKind] = &[
         name: "Waiver reminder",
         description: "Sent 7, 2 and 1 days before, and on the day, while a waiver is unsigned.",
         category: Category::Transactional,
-        extra_variables: &[],
+        extra_variables: &["participantName"],
     },
     TemplateKind {
         key: "pre_arrival_reminder",
@@ -242,7 +243,7 @@ pub fn defaults() -> Vec<DefaultTemplate> {
         email(
             "booking_confirmation",
             "Your booking {{bookingReference}} at {{siteName}}",
-            "<p>Hello {{customerName}},</p>\n<p>Thank you for booking {{productName}} at {{siteName}} on {{formatDate bookingDateTime \"MMMM d, yyyy\"}} at {{formatDate bookingDateTime \"HH:mm\"}} for {{partySize}}.</p>\n<p>Your reference is <strong>{{bookingReference}}</strong>. Total: {{formatCurrency totalAmount currency}}.</p>\n{{#if siteAddress}}<p>Find us at {{siteAddress}}.</p>\n{{/if}}<p>Questions? {{#if supportEmail}}Write to {{supportEmail}}{{else}}Reply to this email{{/if}}.</p>\n<p>{{businessName}}</p>",
+            "<p>Hello {{customerName}},</p>\n<p>Thank you for booking {{productName}} at {{siteName}} on {{formatDate bookingDateTime \"MMMM d, yyyy\"}} at {{formatDate bookingDateTime \"HH:mm\"}} for {{partySize}}.</p>\n<p>Your reference is <strong>{{bookingReference}}</strong>. Total: {{formatCurrency totalAmount currency}}.</p>\n{{#if siteAddress}}<p>Find us at {{siteAddress}}.</p>\n{{/if}}{{#if waiverUrl}}<p>Everyone taking part needs a signed waiver: <a href=\"{{waiverUrl}}\">sign the waivers online</a> before your visit.</p>\n{{/if}}<p>Questions? {{#if supportEmail}}Write to {{supportEmail}}{{else}}Reply to this email{{/if}}.</p>\n<p>{{businessName}}</p>",
         ),
         email(
             "payment_receipt",
@@ -252,7 +253,7 @@ pub fn defaults() -> Vec<DefaultTemplate> {
         email(
             "waiver_reminder",
             "Please sign your waiver for {{formatDate bookingDateTime \"MMMM d\"}}",
-            "<p>Hello {{customerName}},</p>\n<p>Before your visit to {{siteName}} on {{formatDate bookingDateTime \"MMMM d, yyyy\"}} at {{formatDate bookingDateTime \"h:mm a\"}}, everyone in your party needs a signed waiver.</p>\n<p>Booking {{bookingReference}}</p>\n<p>{{businessName}}</p>",
+            "<p>Hello {{#if participantName}}{{participantName}}{{else}}{{customerName}}{{/if}},</p>\n<p>Before your visit to {{siteName}} on {{formatDate bookingDateTime \"MMMM d, yyyy\"}} at {{formatDate bookingDateTime \"h:mm a\"}}, everyone in your party needs a signed waiver.</p>\n{{#if waiverUrl}}<p><a href=\"{{waiverUrl}}\">Sign the waiver online</a></p>\n{{/if}}<p>Booking {{bookingReference}}</p>\n<p>{{businessName}}</p>",
         ),
         email(
             "pre_arrival_reminder",
@@ -369,6 +370,8 @@ pub fn sample_data() -> serde_json::Value {
         "voucherExpiresAt": "2027-06-20T00:00:00Z",
         "offerExpiresAt": "2026-07-03T16:00:00Z",
         "offerUrl": "https://example.com/offer",
+        "waiverUrl": "https://example.com/book/acme/waivers/7b1c",
+        "participantName": "Robin Example",
         "message": "Your message here.",
         "timezone": "Europe/Helsinki",
     })

@@ -5,7 +5,6 @@ use super::prices::PriceBreakdown;
 use kairos_domain::bookings::{BookingSource, NoteCategory, NotePriority};
 use kairos_domain::payments::{PaymentMethod, PaymentStatus};
 use serde::Serialize;
-use serde_json::Value;
 use uuid::Uuid;
 
 /// An add-on chosen for a booking.
@@ -61,7 +60,7 @@ pub struct NewBooking {
     pub party_size: i32,
     /// Add-ons as chosen; per-participant ones are stored with one per person.
     pub addons: Vec<ChosenAddon>,
-    pub participants: Value,
+    pub participants: Vec<super::waivers::Participant>,
     pub token_hash: String,
     pub source: BookingSource,
     /// `hold` (expiring after the site's or tenant's time-to-live) or `confirmed` (admin
@@ -134,7 +133,7 @@ pub struct Booking {
     pub status: kairos_domain::bookings::BookingStatus,
     pub hold_expires_at: Option<Timestamp>,
     pub addons: Vec<ChosenAddon>,
-    pub participants: Value,
+    pub participants: Vec<super::waivers::Participant>,
     pub price: PriceBreakdown,
     pub paid_amount: i64,
     pub token_hash: String,
@@ -259,6 +258,9 @@ pub enum BookingRefusal {
     PaymentUnderWay,
     #[error("the hold expired")]
     HoldExpired,
+    /// Check-in refused: the product needs every waiver before the start.
+    #[error("{missing} waiver(s) missing")]
+    WaiversIncomplete { missing: u32 },
     #[error("the slot is no longer available")]
     SlotUnavailable,
     #[error("the slot has started")]

@@ -66,6 +66,8 @@ pub struct NewProduct {
     pub cleanup_time: i32,
     pub label_codes: Vec<String>,
     pub requires_waiver: bool,
+    /// What check-in does while the booking's waivers are missing.
+    pub waiver_check_in: kairos_domain::waivers::WaiverCheckIn,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -87,6 +89,7 @@ pub struct Product {
     pub cleanup_time: i32,
     pub label_codes: Vec<String>,
     pub requires_waiver: bool,
+    pub waiver_check_in: kairos_domain::waivers::WaiverCheckIn,
     pub is_active: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,

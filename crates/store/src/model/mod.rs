@@ -20,6 +20,7 @@ mod skills;
 mod staff;
 mod tenancy;
 mod vouchers;
+mod waivers;
 
 pub use booking_groups::*;
 pub use bookings::*;
@@ -41,6 +42,7 @@ pub use skills::*;
 pub use staff::*;
 pub use tenancy::*;
 pub use vouchers::*;
+pub use waivers::*;
 
 use kairos_domain::auth::ActorKind;
 use serde_json::Value;

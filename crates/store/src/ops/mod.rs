@@ -29,6 +29,7 @@ mod scheduling;
 mod system;
 mod tenancy;
 mod vouchers;
+mod waivers;
 
 use super::Db;
 use super::dialect;

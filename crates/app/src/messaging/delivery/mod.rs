@@ -121,9 +121,13 @@ impl Mailer {
     async fn send(&self, d: &Delivery) -> DeliveryResult {
         match d.channel {
             Channel::Email => {
+                let body = match &self.public_url {
+                    Some(base) => absolute_links(&d.body, base),
+                    None => d.body.clone(),
+                };
                 let body = match (&self.public_url, d.track_delivery) {
-                    (Some(base), true) => tracking::instrument(&d.body, base, &d.tenant, d.id),
-                    _ => d.body.clone(),
+                    (Some(base), true) => tracking::instrument(&body, base, &d.tenant, d.id),
+                    _ => body,
                 };
                 let message = match smtp::compose(d, &body, &self.from) {
                     Ok(m) => m,
@@ -140,6 +144,12 @@ impl Mailer {
             },
         }
     }
+}
+
+/// Makes the links of a message that point into Kairos itself (`href="/book/…"`, such
+/// as a waiver signing link) absolute with the public address.
+fn absolute_links(body: &str, base: &str) -> String {
+    body.replace("href=\"/", &format!("href=\"{}/", base.trim_end_matches('/')))
 }
 
 /// What one round did.

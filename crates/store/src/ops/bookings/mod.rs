@@ -42,7 +42,6 @@ use crate::{
 use kairos_domain::TenantId;
 use kairos_domain::bookings::{BookingSource, BookingStatus, CreatedReason};
 use kairos_domain::payments::PaymentMethod;
-use serde_json::Value;
 use sqlx::Transaction;
 use sqlx::types::Json;
 use uuid::Uuid;
@@ -72,7 +71,7 @@ struct BookingRow {
     status: String,
     hold_expires_at: Option<Timestamp>,
     addons: Json<Vec<ChosenAddon>>,
-    participants: Json<Value>,
+    participants: Json<Vec<crate::Participant>>,
     price: Json<PriceBreakdown>,
     paid_amount: i64,
     token_hash: String,

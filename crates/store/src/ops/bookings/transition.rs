@@ -70,6 +70,26 @@ pub(super) async fn insert_payment(
     Ok(())
 }
 
+/// Check-in of a booking whose product refuses it while waivers are missing.
+async fn check_waivers(w: &mut Write, booking: uuid::Uuid) -> Result<(), BookingError> {
+    let refuses: Option<String> = sqlx::query_scalar(
+        "SELECT p.waiver_check_in FROM bookings b
+         JOIN products p ON p.tenant_id = b.tenant_id AND p.id = b.product_id
+         WHERE b.tenant_id = $1 AND b.id = $2 AND p.requires_waiver",
+    )
+    .bind(w.tenant.as_str())
+    .bind(booking)
+    .fetch_optional(&mut *w.tx)
+    .await?;
+    if refuses.as_deref() == Some(kairos_domain::waivers::WaiverCheckIn::Refuse.as_str()) {
+        let missing = super::super::waivers::unsigned_places(w, booking).await?;
+        if missing > 0 {
+            return Err(BookingRefusal::WaiversIncomplete { missing }.into());
+        }
+    }
+    Ok(())
+}
+
 /// Applies one transition of the status machine to a locked booking: the capacity effect,
 /// the status column and the audit row. Other columns are the caller's.
 pub(super) async fn apply_transition(
@@ -80,6 +100,9 @@ pub(super) async fn apply_transition(
     reason: Option<&str>,
 ) -> Result<(), BookingError> {
     let tr = transition(booking.status, trigger).map_err(BookingRefusal::InvalidTransition)?;
+    if tr.to == BookingStatus::Arrived {
+        check_waivers(w, booking.id).await?;
+    }
     // Resource add-ons follow the booking (spec Part B 3.2): confirmed with it after a
     // recheck (a conflict refuses before anything is written), released when it ends.
     if tr.from == BookingStatus::Hold

@@ -30,6 +30,7 @@ pub(crate) struct ProductRow {
     cleanup_time: i32,
     label_codes: Json<Vec<String>>,
     requires_waiver: bool,
+    waiver_check_in: String,
     is_active: bool,
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -61,6 +62,11 @@ impl TryFrom<ProductRow> for Product {
             cleanup_time: r.cleanup_time,
             label_codes: r.label_codes.0,
             requires_waiver: r.requires_waiver,
+            waiver_check_in: crate::stored(
+                "waiver check-in",
+                &r.waiver_check_in,
+                kairos_domain::waivers::WaiverCheckIn::parse,
+            )?,
             is_active: r.is_active,
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -70,8 +76,8 @@ impl TryFrom<ProductRow> for Product {
 
 pub(crate) const PRODUCT_COLUMNS: &str = "id, site_id, name, description, duration_mins, capacity, \
      base_price, price_type, tax_rate_bp, prices_include_tax, slot_policy, slot_interval_min, \
-     fixed_slot_times, setup_time, cleanup_time, label_codes, requires_waiver, is_active, \
-     created_at, updated_at";
+     fixed_slot_times, setup_time, cleanup_time, label_codes, requires_waiver, waiver_check_in, \
+     is_active, created_at, updated_at";
 
 #[operations]
 impl Repo {
@@ -92,9 +98,9 @@ impl Repo {
             "INSERT INTO products (tenant_id, id, site_id, name, description, duration_mins,
                  capacity, base_price, price_type, tax_rate_bp, prices_include_tax, slot_policy,
                  slot_interval_min, fixed_slot_times, setup_time, cleanup_time, label_codes,
-                 requires_waiver, created_at, updated_at)
+                 requires_waiver, waiver_check_in, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                     $17, $18, $19, $19)
+                     $17, $18, $20, $19, $19)
              RETURNING {PRODUCT_COLUMNS}"
         ))
         .bind(tenant.as_str())
@@ -116,6 +122,7 @@ impl Repo {
         .bind(Json(&new.label_codes))
         .bind(new.requires_waiver)
         .bind(now)
+        .bind(new.waiver_check_in.as_str())
         .fetch_one(&mut *w.tx)
         .await?;
         w.audit(
@@ -183,7 +190,8 @@ impl Repo {
                  capacity = $7, base_price = $8, price_type = $9, tax_rate_bp = $10,
                  prices_include_tax = $11, slot_policy = $12, slot_interval_min = $13,
                  fixed_slot_times = $14, setup_time = $15, cleanup_time = $16, label_codes = $17,
-                 requires_waiver = $18, is_active = $19, updated_at = $20
+                 requires_waiver = $18, is_active = $19, updated_at = $20,
+                 waiver_check_in = $21
              WHERE tenant_id = $1 AND id = $2
              RETURNING {PRODUCT_COLUMNS}"
         ))
@@ -207,6 +215,7 @@ impl Repo {
         .bind(new.requires_waiver)
         .bind(is_active)
         .bind(now)
+        .bind(new.waiver_check_in.as_str())
         .fetch_one(&mut *w.tx)
         .await?;
         let after = Product::try_from(row)?;

@@ -204,6 +204,11 @@ impl Repo {
         }
         let status = BookingStatus::parse(&b.status)
             .ok_or_else(|| StoreError::Corrupt(format!("booking status {}", b.status)))?;
+        let unsigned_waivers = if rule.template_key == "waiver_reminder" {
+            super::super::waivers::unsigned_places(&mut w, booking).await?
+        } else {
+            0
+        };
         let verdict = applies(&FiringFacts {
             trigger,
             template_key: &rule.template_key,
@@ -212,7 +217,7 @@ impl Repo {
             status,
             starts_at: b.starts_at,
             send_confirmation: b.send_confirmation,
-            unsigned_waivers: 0,
+            unsigned_waivers,
         });
         let claimed = sqlx::query(
             "INSERT INTO automation_firings (tenant_id, rule_id, booking_id, anchor, fired_at,

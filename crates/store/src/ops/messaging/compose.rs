@@ -41,6 +41,8 @@ pub(crate) struct BookingFacts {
     pub contact_phone: Option<String>,
     pub product_name: String,
     pub business_name: String,
+    pub tenant_id: String,
+    pub requires_waiver: bool,
 }
 
 /// Reads a booking's facts, locking the booking (PostgreSQL) so that a cancellation
@@ -69,7 +71,8 @@ pub(crate) async fn booking_facts(
                   ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS payment_reference,
                 b.send_confirmation, b.site_id, s.name AS site_name,
                 s.timezone, s.locale, s.address, s.contact_email, s.contact_phone,
-                p.name AS product_name, t.name AS business_name
+                p.name AS product_name, t.name AS business_name, b.tenant_id,
+                p.requires_waiver
          FROM bookings b
          JOIN sites s ON s.tenant_id = b.tenant_id AND s.id = b.site_id
          JOIN products p ON p.tenant_id = b.tenant_id AND p.id = b.product_id
@@ -108,6 +111,7 @@ pub(crate) fn booking_variables(b: &BookingFacts) -> Value {
         "paymentMethod": b.payment_method,
         "paymentReference": b.payment_reference,
         "timezone": b.timezone,
+        "waiverUrl": b.requires_waiver.then(|| format!("/book/{}/waivers/{}", b.tenant_id, b.id)),
     })
 }
 

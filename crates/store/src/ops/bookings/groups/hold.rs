@@ -79,7 +79,7 @@ async fn hold_items(
             },
             party_size: item.party_size,
             addons: Vec::new(),
-            participants: json!([]),
+            participants: Vec::new(),
             // The group's token opens the group; its bookings are reached through it.
             token_hash: new_secret().1,
             source: group.source,
