@@ -11,6 +11,7 @@ mod admin;
 mod document;
 mod dto;
 mod public;
+mod retention;
 mod templates;
 
 pub use dto::{SignatureDto, TemplateDto};
@@ -39,7 +40,8 @@ pub fn router() -> OpenApiRouter<AppState> {
             .routes(routes!(admin::booking_waivers))
             .routes(routes!(admin::manual_waiver))
             .routes(routes!(admin::remind))
-            .routes(routes!(document::document)),
+            .routes(routes!(document::document))
+            .routes(routes!(retention::get_retention, retention::set_retention)),
     )
 }
 

@@ -38,6 +38,7 @@ async fn concurrent_regenerations_create_each_slot_once() {
                 cleanup_time: 0,
                 label_codes: vec![],
                 requires_waiver: false,
+                waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
             },
             &kairos_store::Actor::system("test"),
             app.clock_now(),

@@ -289,7 +289,7 @@ impl Repo {
                 user_agent: None,
                 paper_reference: paper.paper_reference.clone(),
                 notes: paper.notes.clone(),
-                collected_by: Some(crate::actor_label(actor)),
+                collected_by: actor.name.clone().or_else(|| actor.id.clone()),
                 signed_at: now,
             };
             insert(&mut w, &signature).await?;

@@ -225,3 +225,48 @@ mod tests {
         );
     }
 }
+
+#[operations]
+impl Repo {
+    /// How many years the tenant keeps signed waivers.
+    pub async fn waiver_retention_years(&self, tenant: &TenantId) -> Result<i32, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT waiver_retention_years FROM tenants WHERE id = $1")
+                .bind(tenant.as_str())
+                .fetch_one(&self.read)
+                .await?,
+        )
+    }
+
+    /// Sets how many years the tenant keeps signed waivers (1 to 100).
+    pub async fn set_waiver_retention_years(
+        &self,
+        tenant: &TenantId,
+        years: i32,
+        actor: &Actor,
+        now: Timestamp,
+    ) -> Result<i32, StoreError> {
+        let mut w = self.begin(tenant, now).await?;
+        let before: i32 =
+            sqlx::query_scalar("SELECT waiver_retention_years FROM tenants WHERE id = $1")
+                .bind(tenant.as_str())
+                .fetch_one(&mut *w.tx)
+                .await?;
+        sqlx::query("UPDATE tenants SET waiver_retention_years = $2 WHERE id = $1")
+            .bind(tenant.as_str())
+            .bind(years)
+            .execute(&mut *w.tx)
+            .await?;
+        w.audit(
+            actor,
+            Change {
+                action: "waiver_retention_changed",
+                entity_type: "tenant",
+                entity_id: tenant.as_str().to_owned(),
+                changes: json!({"from": before, "to": years}),
+            },
+        );
+        w.commit(None).await?;
+        Ok(years)
+    }
+}
