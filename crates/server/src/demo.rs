@@ -45,6 +45,7 @@ pub async fn ensure(
         party_room(store, &tenant, now).await?;
         climbing_course(store, &tenant, now).await?;
         package(store, &tenant, now).await?;
+        crate::demo_waivers::ensure(store, &tenant, now).await?;
         return Ok(None);
     }
     let created = create(store, &tenant, now).await?;
@@ -53,6 +54,7 @@ pub async fn ensure(
     party_room(store, &tenant, now).await?;
     climbing_course(store, &tenant, now).await?;
     package(store, &tenant, now).await?;
+    crate::demo_waivers::ensure(store, &tenant, now).await?;
     Ok(Some(created))
 }
 

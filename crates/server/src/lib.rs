@@ -6,5 +6,6 @@ pub use kairos_app::messaging::delivery;
 
 pub mod config;
 pub mod demo;
+mod demo_waivers;
 pub mod payments;
 pub mod workers;

@@ -33,6 +33,7 @@ pub use access::{
     Anyone, BOOKING_TOKEN_HEADER, BookingAccess, Caller, StaffRule, accessible_booking,
     booking_not_found,
 };
+pub use participants::{Participant, check_participant};
 pub use pricing::{check_addons, major, price_booking, site_currency};
 pub use response::{
     AddonLineDto, BookingResponse, ChosenAddonDto, CustomerDto, DiscountLineDto, PriceDto,

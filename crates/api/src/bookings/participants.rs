@@ -241,7 +241,7 @@ fn check(
 /// Checks a new participant: names required (at most 100 characters), a valid email and
 /// phone when given, a birth date from 1900 to today, an age from 0 to 120, free texts up
 /// to 1000 characters.
-pub(super) fn check_participant(
+pub fn check_participant(
     errors: &mut FieldErrors,
     field: &str,
     p: &Participant,

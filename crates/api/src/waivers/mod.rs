@@ -10,6 +10,7 @@
 mod admin;
 mod document;
 mod dto;
+mod join;
 mod public;
 mod retention;
 mod templates;
@@ -35,6 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
             .routes(routes!(public::legacy_sign))
             .routes(routes!(public::booking_status))
             .routes(routes!(public::participants_status))
+            .routes(routes!(join::join))
             .routes(routes!(public::sign_participant))
             .routes(routes!(admin::list_signatures))
             .routes(routes!(admin::booking_waivers))

@@ -187,3 +187,50 @@ async fn two_signers_of_one_participant_at_once_make_one_signature() {
         .unwrap();
     assert_eq!((rows.len(), total), (1, 1));
 }
+
+#[tokio::test]
+async fn whoever_follows_the_signing_link_names_the_unnamed_places_and_signs() {
+    let (app, t, fx, _) = venue().await;
+    let b = booking(&app, &t, &fx, 2, json!([{"firstName": "Ada", "lastName": "L"}])).await;
+    let join = |body: Value| {
+        let app = &app;
+        let t = &t;
+        let b = b.clone();
+        async move {
+            app.post(&format!("/api/v1/waivers/booking/{b}/participants"))
+                .tenant(&t.id)
+                .json(body)
+                .send()
+                .await
+        }
+    };
+    join(json!({"firstName": "", "dateOfBirth": "someday"}))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    let kid = join(json!({"firstName": "Kid", "lastName": "L", "dateOfBirth": "2016-01-01",
+        "medicalConditions": "not taken here"}))
+    .await;
+    kid.assert_status(201);
+    assert_eq!(kid.body["isMinor"], true);
+    join(json!({"firstName": "Third", "lastName": "X"}))
+        .await
+        .assert_error(409, "CONFLICT");
+    let staff = app
+        .get(&format!("/api/v1/bookings/{b}/participants"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert!(!staff.text.contains("not taken here"), "{}", staff.text);
+    let mut body = super::waivers::signer();
+    body["guardianRelationship"] = json!("mother");
+    let signed = super::waivers::sign(&app, &t, &b, kid.str("participantId"), body).await;
+    signed.assert_status(200);
+    assert_eq!(signed.body["data"]["isGuardianSignature"], true);
+    app.post(&format!("/api/v1/waivers/booking/{}/participants", uuid::Uuid::new_v4()))
+        .tenant(&t.id)
+        .json(json!({"firstName": "A", "lastName": "B"}))
+        .send()
+        .await
+        .assert_error(404, "BOOKING_NOT_FOUND");
+}

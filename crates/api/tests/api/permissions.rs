@@ -233,6 +233,7 @@ const MATRIX: &[(&str, &str, &str)] = &[
     ("GET", "/api/v1/waivers/booking/{bookingId}/status", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/waivers/booking/{bookingId}/participants/status", "ok ok ok ok ok ok ok"),
     ("POST", "/api/v1/waivers/booking/{bookingId}/participants/{participantId}/sign", "ok ok ok ok ok ok ok"),
+    ("POST", "/api/v1/waivers/booking/{bookingId}/participants", "ok ok ok ok ok ok ok"),
     ("GET", "/api/v1/waivers/templates", "ok ok ok ok 403 401 mis"),
     ("POST", "/api/v1/waivers/templates", "ok ok 403 403 403 401 mis"),
     ("PATCH", "/api/v1/waivers/templates/{templateId}/deactivate", "ok ok 403 403 403 401 mis"),
