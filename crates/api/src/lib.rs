@@ -19,7 +19,6 @@ pub mod gift_cards;
 pub mod idempotency;
 pub mod import;
 pub mod issues;
-pub mod waivers;
 pub mod messaging;
 pub mod no_shows;
 pub mod openapi;
@@ -35,6 +34,7 @@ pub mod scheduling;
 pub mod serve;
 pub mod state;
 pub mod vouchers;
+pub mod waivers;
 
 pub use error::{ApiError, ApiResult};
 pub use router::{openapi, openapi_json, router};

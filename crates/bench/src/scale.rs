@@ -273,7 +273,7 @@ async fn book(
         },
         party_size: 1,
         addons: Vec::new(),
-        participants: serde_json::json!([]),
+        participants: Vec::new(),
         token_hash: kairos_domain::ids::new_secret().1,
         source: if hold {
             BookingSource::Public

@@ -161,13 +161,20 @@ pub fn parse_signature(raw: &str) -> Result<SignatureImage, String> {
             .map_err(|_| "must be a PNG or SVG image".to_owned())?
             .trim_start();
         let lower = text.to_ascii_lowercase();
-        let looks_svg = lower.starts_with("<svg") || (lower.starts_with("<?xml") && lower.contains("<svg"));
+        let looks_svg =
+            lower.starts_with("<svg") || (lower.starts_with("<?xml") && lower.contains("<svg"));
         if !looks_svg {
             return Err("must be a PNG or SVG image".to_owned());
         }
-        let unsafe_svg = ["<script", "javascript:", "<foreignobject", "href=\"http", "href='http"]
-            .iter()
-            .any(|bad| lower.contains(bad))
+        let unsafe_svg = [
+            "<script",
+            "javascript:",
+            "<foreignobject",
+            "href=\"http",
+            "href='http",
+        ]
+        .iter()
+        .any(|bad| lower.contains(bad))
             || lower
                 .split(|c: char| c.is_whitespace())
                 .any(|word| word.starts_with("on") && word.contains('='));
@@ -203,8 +210,16 @@ mod tests {
 
     #[test]
     fn age_at_booking_wins_over_the_birth_date() {
-        assert!(is_minor(Some(17), Some(day("1980-01-01")), day("2026-01-01")));
-        assert!(!is_minor(Some(18), Some(day("2020-01-01")), day("2026-01-01")));
+        assert!(is_minor(
+            Some(17),
+            Some(day("1980-01-01")),
+            day("2026-01-01")
+        ));
+        assert!(!is_minor(
+            Some(18),
+            Some(day("2020-01-01")),
+            day("2026-01-01")
+        ));
         assert!(!is_minor(None, None, day("2026-01-01")));
     }
 
@@ -227,8 +242,8 @@ mod tests {
         let script = base64::engine::general_purpose::STANDARD
             .encode(br#"<svg><script>alert(1)</script></svg>"#);
         assert!(parse_signature(&script).is_err());
-        let handler = base64::engine::general_purpose::STANDARD
-            .encode(br#"<svg onload="alert(1)"></svg>"#);
+        let handler =
+            base64::engine::general_purpose::STANDARD.encode(br#"<svg onload="alert(1)"></svg>"#);
         assert!(parse_signature(&handler).is_err());
         assert!(parse_signature("not base64!").is_err());
         let gif = base64::engine::general_purpose::STANDARD.encode(b"GIF89a....");

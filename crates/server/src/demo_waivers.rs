@@ -24,7 +24,11 @@ sen omasta huolimattomuudesta.";
 
 /// Publishes the demo's waiver in English and Finnish unless the demo has one.
 pub async fn ensure(store: &Store, tenant: &TenantId, now: DateTime<Utc>) -> anyhow::Result<()> {
-    if !store.waiver_templates(tenant, false, None).await?.is_empty() {
+    if !store
+        .waiver_templates(tenant, false, None)
+        .await?
+        .is_empty()
+    {
         return Ok(());
     }
     let actor = Actor::system("demo");

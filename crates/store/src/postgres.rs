@@ -17,8 +17,7 @@ pub mod dialect {
     pub const FOR_UPDATE_OF_B: &str = " FOR UPDATE OF b";
 
     /// The booking whose participants list the participant id `$2` (text), of tenant `$1`.
-    pub const PARTICIPANT_BOOKING: &str =
-        "SELECT id FROM bookings WHERE tenant_id = $1 AND participants @> jsonb_build_array(jsonb_build_object('id', $2::text))";
+    pub const PARTICIPANT_BOOKING: &str = "SELECT id FROM bookings WHERE tenant_id = $1 AND participants @> jsonb_build_array(jsonb_build_object('id', $2::text))";
     pub const FOR_UPDATE_SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 
     /// Whether a statement may change rows inside `WITH` (`WITH u AS (UPDATE …) INSERT …`):

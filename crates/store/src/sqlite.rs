@@ -17,8 +17,7 @@ pub mod dialect {
     pub const FOR_UPDATE_OF_B: &str = "";
 
     /// The booking whose participants list the participant id `$2` (text), of tenant `$1`.
-    pub const PARTICIPANT_BOOKING: &str =
-        "SELECT b.id FROM bookings b, json_each(b.participants) j WHERE b.tenant_id = $1 AND json_extract(j.value, '$.id') = $2";
+    pub const PARTICIPANT_BOOKING: &str = "SELECT b.id FROM bookings b, json_each(b.participants) j WHERE b.tenant_id = $1 AND json_extract(j.value, '$.id') = $2";
     pub const FOR_UPDATE_SKIP_LOCKED: &str = "";
 
     /// Whether a statement may change rows inside `WITH` (`WITH u AS (UPDATE …) INSERT …`):

@@ -1,4 +1,5 @@
-// A booking's page: customer (editable), slot, price, payments and refunds, notes, issues
+// A booking's page: customer (editable), slot, price, payments and refunds, participants
+// and waivers (booking-waivers.js), notes, issues
 // and its history (the audit log, booking-history.js), with the actions its status allows: confirm a hold,
 // mark paid, arrived, completed or no-show (with the tenant's fee), move it to another
 // time (checked first), cancel it (the refund shown first).
@@ -12,6 +13,7 @@ import { statusName } from "./day-sheet.js";
 import { CancelDialog } from "./cancel-dialog.js";
 import { Notes, MoveBooking } from "./booking-parts.js";
 import { History } from "./booking-history.js";
+import { Waivers } from "./booking-waivers.js";
 
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
 
@@ -69,7 +71,8 @@ export function Booking({ api, session, id, go }) {
       } else if (action === "mark_paid") {
         await ok(api.POST("/api/v1/bookings/{id}/mark-paid", { params: { path } }));
       } else if (action === "mark_arrived") {
-        await ok(api.POST("/api/v1/bookings/{id}/mark-arrived", { params: { path } }));
+        const arrived = await ok(api.POST("/api/v1/bookings/{id}/mark-arrived", { params: { path } }));
+        for (const warning of arrived.warnings ?? []) notify(t("waivers.arrivedMissing", { warning }), "error");
       } else if (action === "mark_completed") {
         await ok(api.PATCH("/api/v1/admin/bookings/{id}/status", { params: { path }, body: { status: "completed" } }));
       } else if (action === "mark_no_show") {
@@ -146,6 +149,7 @@ export function Booking({ api, session, id, go }) {
                 <td>${money(p.amount, p.currency)}</td><td>${money(p.refundedAmount, p.currency)}</td><td>${p.status}</td></tr>`,
             )}</tbody></table>`}
     </section>
+    <${Waivers} api=${api} b=${b} tz=${tz} mayWrite=${mayWrite} />
     <${Notes} api=${api} b=${b} tz=${tz} mayWrite=${mayWrite} reload=${load} />
     <section aria-labelledby="b-issues">
       <h2 id="b-issues">${t("booking.issues")}</h2>

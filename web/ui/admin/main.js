@@ -23,6 +23,7 @@ import { ResourceGroups } from "./resource-groups.js";
 import { Notices, notify } from "./notices.js";
 import { Groups, Group } from "./groups.js";
 import { NewGroup } from "./group-new.js";
+import { WaiverTemplates } from "./waiver-templates.js";
 
 /** @typedef {import("./session.js").Session} Session */
 /** @typedef {import("../shared/api.js").Client} Client */
@@ -70,6 +71,7 @@ const PAGES = [
     ["/admin/vouchers", "nav.vouchers", Vouchers, "admin:write"],
     ["/admin/import-export", "nav.imports", Imports, "admin:write"],
     ["/admin/gift-cards", "nav.giftCards", GiftCards, "admin:read"],
+    ["/admin/setup/waivers", "nav.waivers", WaiverTemplates, "admin:read"],
     ["/admin/templates", "nav.templates", Templates, "admin:read"],
     ["/admin/messages", "nav.messages", Messages, "admin:read"],
     ["/admin/booking-page", "nav.widget", WidgetPage, "admin:read"],

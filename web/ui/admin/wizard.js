@@ -1,8 +1,9 @@
 // The new booking wizard at /admin/operations/bookings/new (spec Part A 4.2): site,
 // product, date and time, variant, add-ons, customer, participants, promotions, review and
-// pay. The hold is made when the wizard reaches promotions, so codes are validated on the
-// held booking; changing an earlier step after that lets the hold go and makes a new one.
-// The waivers step appears when the product requires waivers and their API exists.
+// pay, with a waivers step after the codes when the activity requires waivers
+// (wizard-waivers.js). The hold is made when the wizard reaches promotions, so codes are
+// validated on the held booking; changing an earlier step after that lets the hold go
+// and makes a new one.
 import { html, useState, useEffect, useRef } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
@@ -10,6 +11,7 @@ import { can } from "./session.js";
 import { SiteStep, ProductStep, TimeStep, VariantStep, AddonStep } from "./wizard-choose.js";
 import { CustomerStep, ParticipantsStep } from "./wizard-people.js";
 import { PromotionsStep, ReviewStep, DoneStep } from "./wizard-pay.js";
+import { WaiversStep } from "./wizard-waivers.js";
 
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
 /** @typedef {import("./main.js").PageContext} PageContext */
@@ -34,6 +36,7 @@ import { PromotionsStep, ReviewStep, DoneStep } from "./wizard-pay.js";
  * @property {string[]} codes promotion codes applied
  * @property {string[]} vouchers voucher and gift card codes applied
  * @property {Schemas["BookingResponse"] | null} confirmed
+ * @property {"paper" | "link" | "skip" | null} waivers how the waivers step left them
  */
 
 /** @returns {Draft} */
@@ -55,6 +58,7 @@ export function emptyDraft() {
     codes: [],
     vouchers: [],
     confirmed: null,
+    waivers: null,
   };
 }
 
@@ -62,7 +66,7 @@ export function emptyDraft() {
  * The wizard's steps, in order: key, title, component.
  * @type {{key: string, title: import("../shared/i18n.js").Key, component: any}[]}
  */
-const STEPS = [
+const ALL_STEPS = [
   { key: "site", title: "wizard.step.site", component: SiteStep },
   { key: "product", title: "wizard.step.product", component: ProductStep },
   { key: "time", title: "wizard.step.time", component: TimeStep },
@@ -71,8 +75,17 @@ const STEPS = [
   { key: "customer", title: "wizard.step.customer", component: CustomerStep },
   { key: "participants", title: "wizard.step.participants", component: ParticipantsStep },
   { key: "promotions", title: "wizard.step.promotions", component: PromotionsStep },
+  { key: "waivers", title: "wizard.step.waivers", component: WaiversStep },
   { key: "review", title: "wizard.step.review", component: ReviewStep },
 ];
+
+/**
+ * The steps for a draft: the waivers step only for an activity that requires waivers.
+ * @param {Draft} draft
+ */
+function stepsOf(draft) {
+  return ALL_STEPS.filter((s) => s.key !== "waivers" || draft.product?.requiresWaiver);
+}
 
 /**
  * What every step gets.
@@ -106,7 +119,7 @@ export function Wizard({ api, session, go }) {
       );
       if (beforeHold && d.hold) {
         release(d.hold);
-        Object.assign(next, { hold: null, priced: null, codes: [], vouchers: [] });
+        Object.assign(next, { hold: null, priced: null, codes: [], vouchers: [], waivers: null });
       }
       return next;
     });
@@ -133,6 +146,7 @@ export function Wizard({ api, session, go }) {
   if (draft.confirmed) {
     return html`<${DoneStep} api=${api} draft=${draft} headingRef=${heading} restart=${restart} go=${go} />`;
   }
+  const STEPS = stepsOf(draft);
   const Step = STEPS[step].component;
   return html`
     <div class="wizard">

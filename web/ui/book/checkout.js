@@ -9,7 +9,7 @@ import { money, moneyMinor, time, longDate } from "../shared/format.js";
 import { SandboxCard } from "../shared/card.js";
 import { ProviderCard } from "../shared/provider-card.js";
 import { RoomChoices } from "../shared/rooms.js";
-import { manageLink } from "./main.js";
+import { manageLink, waiverLink } from "./main.js";
 
 /** @typedef {import("./main.js").Choice} Choice */
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
@@ -291,5 +291,8 @@ export function Booked({ choice }) {
     <p>${b.status === "paid" ? t("book.paidNote") : t("book.payOnArrivalNote")}</p>
     <p>${t("book.emailNote", { email: choice.customer.email })}</p>
     <p>${t("book.manageNote")} <a href=${link} data-testid="manage-link">${t("book.manageLink")}</a></p>
+    ${choice.product?.requiresWaiver
+      ? html`<p>${t("book.signWaiversNote")} <a href=${waiverLink(b.id)} data-testid="waiver-link">${t("book.signWaivers")}</a></p>`
+      : null}
   `;
 }

@@ -117,6 +117,22 @@ export function Details({ api, choice, update }) {
   const site = choice.site;
   const slot = /** @type {Schemas["AvailabilitySlot"]} */ (choice.slot);
   const product = /** @type {Schemas["PublicProduct"]} */ (choice.product);
+  // Who is coming, when the activity needs a waiver from each (blank rows stay unnamed).
+  const [people, setPeople] = useState(() =>
+    Array.from({ length: choice.partySize }, () => ({ firstName: "", lastName: "", dateOfBirth: "" })),
+  );
+  const named = people
+    .map((p, i) => {
+      // The first person is the customer unless the booker says otherwise.
+      const [first, ...rest] = customer.name.trim().split(/\s+/);
+      return i === 0 && !p.firstName && !p.lastName ? { ...p, firstName: first ?? "", lastName: rest.join(" ") } : p;
+    })
+    .filter((p) => p.firstName.trim() && p.lastName.trim())
+    .map((p) => ({
+      firstName: p.firstName.trim(),
+      lastName: p.lastName.trim(),
+      ...(p.dateOfBirth ? { dateOfBirth: p.dateOfBirth } : {}),
+    }));
 
   /** @param {Event} e */
   async function hold(e) {
@@ -139,6 +155,7 @@ export function Details({ api, choice, update }) {
               email: customer.email.trim(),
               ...(customer.phone.trim() ? { phone: customer.phone.trim() } : {}),
             },
+            ...(product.requiresWaiver && named.length > 0 ? { participants: named } : {}),
           },
         }),
       );
@@ -201,6 +218,21 @@ export function Details({ api, choice, update }) {
       <label>${t("book.phoneOptional")}
         <input type="tel" value=${customer.phone} autocomplete="tel"
           onInput=${(/** @type {any} */ e) => set({ phone: e.currentTarget.value })} /></label>
+      ${product.requiresWaiver
+        ? html`<fieldset class="participants"><legend>${t("book.waiverNeeded")}</legend>
+            ${people.map(
+              (p, i) => html`<fieldset class="participant"><legend>${t("book.participant", { n: i + 1 })}</legend>
+                <label>${t("waiver.firstName")}<input value=${p.firstName} maxlength="100"
+                  placeholder=${i === 0 ? customer.name.trim().split(/\s+/)[0] ?? "" : ""}
+                  onInput=${(/** @type {any} */ e) => setPeople(people.map((q, j) => (j === i ? { ...q, firstName: e.currentTarget.value } : q)))} /></label>
+                <label>${t("waiver.lastName")}<input value=${p.lastName} maxlength="100"
+                  onInput=${(/** @type {any} */ e) => setPeople(people.map((q, j) => (j === i ? { ...q, lastName: e.currentTarget.value } : q)))} /></label>
+                <label>${t("waiver.birth")}<input type="date" value=${p.dateOfBirth}
+                  onInput=${(/** @type {any} */ e) => setPeople(people.map((q, j) => (j === i ? { ...q, dateOfBirth: e.currentTarget.value } : q)))} /></label>
+              </fieldset>`,
+            )}
+          </fieldset>`
+        : null}
       <label class="check"><input type="checkbox" checked=${account.wanted}
         onChange=${(/** @type {any} */ e) => setAccount({ ...account, wanted: e.currentTarget.checked })} />${t("book.account")}</label>
       ${account.wanted

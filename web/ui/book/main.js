@@ -4,7 +4,9 @@
 // offers around it, applies a code, voucher or gift card,
 // pays by card or on arrival where the venue allows, and gets the reference with a link
 // to see, cancel or reschedule the booking (/book/{tenantId}/manage). A package books
-// several activities together as one group, paid once (package.js).
+// several activities together as one group, paid once (package.js). An activity that
+// needs waivers asks who is coming and links to the signing page
+// (/book/{tenantId}/waivers/{bookingId}, waivers.js).
 import { html, render, useState, useEffect, useMemo } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { apiClient, ok } from "../shared/api.js";
@@ -12,6 +14,7 @@ import { ChooseActivity, ChooseTime, Details } from "./choose.js";
 import { Checkout, Booked } from "./checkout.js";
 import { Manage } from "./manage.js";
 import { PackageList, PackageTimes, GroupCheckout, GroupBooked } from "./package.js";
+import { Waivers } from "./waivers.js";
 
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
 /** @typedef {import("../shared/api.js").Client} Client */
@@ -46,15 +49,25 @@ export function manageLink(id, token) {
   return `${location.origin}/book/${encodeURIComponent(tenant)}/manage?booking=${id}#token=${token}`;
 }
 
+/**
+ * The signing page of a booking's waivers.
+ * @param {string} id
+ */
+export function waiverLink(id) {
+  return `${location.origin}/book/${encodeURIComponent(tenant)}/waivers/${id}`;
+}
+
 function Widget() {
   const api = useMemo(() => apiClient({ tenant: () => tenant }), []);
   const manage = location.pathname.replace(/\/+$/, "").endsWith("/manage");
+  // The signing page: /book/{tenantId}/waivers/{bookingId}.
+  const waiverBooking = /\/waivers\/([^/]+)\/?$/.exec(location.pathname)?.[1] ?? null;
   const [sites, setSites] = useState(/** @type {Schemas["PublicSite"][] | null} */ (null));
   const [choice, setChoice] = useState(/** @type {Choice | null} */ (null));
   const [error, setError] = useState("");
 
   useEffect(() => {
-    if (manage) return;
+    if (manage || waiverBooking) return;
     ok(api.GET("/api/v1/availability/sites"))
       .then((r) => {
         setSites(r.sites);
@@ -91,6 +104,7 @@ function Widget() {
 
   let body;
   if (manage) body = html`<${Manage} api=${api} />`;
+  else if (waiverBooking) body = html`<${Waivers} api=${api} bookingId=${decodeURIComponent(waiverBooking)} />`;
   else if (error) body = html`<p class="error" role="alert">${error}</p>`;
   else if (!choice && sites && sites.length > 1) {
     body = html`<h2>${t("book.chooseSite")}</h2>

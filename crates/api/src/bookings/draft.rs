@@ -1,5 +1,7 @@
 //! A new booking's input checked for form (hold and staff creation).
 
+pub use super::participants::Participant;
+use super::participants::check_participant;
 use crate::error::{ApiError, ApiResult};
 use kairos_domain::FieldErrors;
 use kairos_domain::bookings::{BookingSource, BookingStatus};
@@ -7,8 +9,6 @@ use kairos_domain::customers::{Email, validate_phone};
 use kairos_domain::ids::parse_id;
 use kairos_store::{BookingCustomer, ChosenAddon, NewBooking, SeatPolicy, SlotChoice};
 use serde::Deserialize;
-pub use super::participants::Participant;
-use super::participants::check_participant;
 use utoipa::ToSchema;
 use uuid::Uuid;
 

@@ -337,7 +337,13 @@ pub async fn add_participant(
     errors.finish().map_err(ApiError::validation)?;
     let p = state
         .store
-        .add_participant(access.tenant.id(), b.id, input, &access.actor(&b), state.now())
+        .add_participant(
+            access.tenant.id(),
+            b.id,
+            input,
+            &access.actor(&b),
+            state.now(),
+        )
         .await?;
     Ok((
         StatusCode::CREATED,
@@ -366,7 +372,13 @@ pub async fn update_participant(
     let b = accessible_booking(&state, &access, &id).await?;
     let participant = participant_id(&participant)?;
     let mut errors = FieldErrors::new();
-    let checked = check(&mut errors, "participant", &body, state.now().date_naive(), false);
+    let checked = check(
+        &mut errors,
+        "participant",
+        &body,
+        state.now().date_naive(),
+        false,
+    );
     errors.finish().map_err(ApiError::validation)?;
     let p = state
         .store
@@ -401,7 +413,13 @@ pub async fn remove_participant(
     let participant = participant_id(&participant)?;
     state
         .store
-        .remove_participant(access.tenant.id(), b.id, participant, &access.actor(&b), state.now())
+        .remove_participant(
+            access.tenant.id(),
+            b.id,
+            participant,
+            &access.actor(&b),
+            state.now(),
+        )
         .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -78,7 +78,8 @@ pub async fn mark_arrived(
     auth: Staff<can::WriteBookings>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<BookingResponse>> {
-    let axum::Json(mut answer) = staff_action(&state, &auth, &id, BookingAction::MarkArrived).await?;
+    let axum::Json(mut answer) =
+        staff_action(&state, &auth, &id, BookingAction::MarkArrived).await?;
     if let Some(id) = parse_id(&answer.id) {
         answer.warnings = crate::waivers::arrival_warnings(&state, auth.tenant.id(), id).await?;
     }

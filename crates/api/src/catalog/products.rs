@@ -15,10 +15,10 @@ use kairos_domain::money::{from_major, to_major};
 use kairos_domain::pricing::{PriceType, percent_to_bp};
 use kairos_domain::scheduling::{LocalTime, ScopeType};
 use kairos_domain::tenancy::Currency;
+use kairos_domain::waivers::WaiverCheckIn;
 use kairos_store::{NewProduct, Product};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use kairos_domain::waivers::WaiverCheckIn;
 use uuid::Uuid;
 
 /// Most fixed start times a product may have (one every five minutes of a day).

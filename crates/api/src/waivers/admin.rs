@@ -43,7 +43,7 @@ pub struct SignaturesQuery {
 /// One page of signatures, newest first.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SignatureList {
+pub struct WaiverSignatureList {
     pub signatures: Vec<SignatureDto>,
     pub page: u32,
     pub page_size: u32,
@@ -54,7 +54,7 @@ pub struct SignatureList {
 #[utoipa::path(get, path = "/api/v1/waivers/signatures", tag = "waivers", security(("bearer" = [])),
     params(SignaturesQuery),
     responses(
-        (status = 200, body = SignatureList),
+        (status = 200, body = WaiverSignatureList),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
     ))]
@@ -62,13 +62,18 @@ pub async fn list_signatures(
     State(state): State<AppState>,
     auth: Staff<can::ReadBookings>,
     Query(q): Query<SignaturesQuery>,
-) -> ApiResult<axum::Json<SignatureList>> {
+) -> ApiResult<axum::Json<WaiverSignatureList>> {
     let mut errors = FieldErrors::new();
     let filter = SignatureFilter {
         booking_id: uuid_param(&mut errors, "bookingId", q.booking_id.as_deref()),
         template_id: uuid_param(&mut errors, "templateId", q.template_id.as_deref()),
         signed_after: range_bound(&mut errors, "signedAfter", q.signed_after.as_deref(), false),
-        signed_before: range_bound(&mut errors, "signedBefore", q.signed_before.as_deref(), true),
+        signed_before: range_bound(
+            &mut errors,
+            "signedBefore",
+            q.signed_before.as_deref(),
+            true,
+        ),
     };
     let page = page_param(&mut errors, "page", q.page.as_deref(), 1, 1_000_000);
     let page_size = page_param(
@@ -83,7 +88,7 @@ pub async fn list_signatures(
         .store
         .waiver_signatures(auth.tenant.id(), filter, page, page_size)
         .await?;
-    Ok(axum::Json(SignatureList {
+    Ok(axum::Json(WaiverSignatureList {
         signatures: rows.iter().map(SignatureDto::of).collect(),
         page,
         page_size,
@@ -240,7 +245,11 @@ fn admin_view(b: &BookingWaivers) -> AdminBookingWaivers {
     }
 }
 
-async fn staff_booking(state: &AppState, tenant: &kairos_domain::TenantId, raw: &str) -> ApiResult<BookingWaivers> {
+async fn staff_booking(
+    state: &AppState,
+    tenant: &kairos_domain::TenantId,
+    raw: &str,
+) -> ApiResult<BookingWaivers> {
     let id = parse_id(raw).ok_or_else(booking_not_found)?;
     state
         .store
@@ -320,14 +329,21 @@ pub async fn manual_waiver(
     let mut line = |field: &str, raw: Option<&str>, max: usize| {
         let v = clean(raw);
         if v.as_deref().is_some_and(|v| !short_text(v, max)) {
-            errors.add(field, format!("must be one line of at most {max} characters"));
+            errors.add(
+                field,
+                format!("must be one line of at most {max} characters"),
+            );
         }
         v
     };
     let participant_name = line("participantName", body.participant_name.as_deref(), 201);
     let signed_by = line("signedBy", body.signed_by.as_deref(), 200);
     let waiver_type = line("waiverType", body.waiver_type.as_deref(), 200);
-    let reference = line("paperWaiverReference", body.paper_waiver_reference.as_deref(), 100);
+    let reference = line(
+        "paperWaiverReference",
+        body.paper_waiver_reference.as_deref(),
+        100,
+    );
     if participant_id.is_none() && participant_name.is_none() {
         errors.add("participantName", "is required (or give participantId)");
     }
@@ -342,7 +358,10 @@ pub async fn manual_waiver(
     }
     let notes = clean(body.notes.as_deref());
     if notes.as_deref().is_some_and(|n| !free_text(n, 2000)) {
-        errors.add("notes", "must be at most 2000 characters without control characters");
+        errors.add(
+            "notes",
+            "must be at most 2000 characters without control characters",
+        );
     }
     errors.finish().map_err(ApiError::validation)?;
     let s = state
@@ -395,7 +414,11 @@ pub async fn remind(
     auth: Staff<can::WriteBookings>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<ReminderSent>> {
-    let not_found = || super::waiver_not_found("No waiver request with this id: give a participant's id or a booking's id");
+    let not_found = || {
+        super::waiver_not_found(
+            "No waiver request with this id: give a participant's id or a booking's id",
+        )
+    };
     let id = parse_id(&id).ok_or_else(not_found)?;
     let tenant = auth.tenant.id();
     let (booking, participant) = match state.store.participant_booking(tenant, id).await? {

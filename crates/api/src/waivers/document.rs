@@ -1,5 +1,7 @@
 //! The printable signed waiver (`documentUrl`): the version's text as signed, the
-//! participant, the signature image and the evidence, as one HTML page that prints on A4.
+//! participant, the signature image and the evidence, as one HTML page that prints on A4
+//! (its styles are `/ui/shared/waiver-print.css`, so it shows the same opened by the
+//! console from a copy).
 
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Staff, can};
@@ -27,16 +29,31 @@ fn escape(s: &str) -> String {
 
 fn row(label: &str, value: Option<&str>) -> String {
     value.map_or_else(String::new, |v| {
-        format!("<tr><th>{}</th><td>{}</td></tr>\n", escape(label), escape(v))
+        format!(
+            "<tr><th>{}</th><td>{}</td></tr>\n",
+            escape(label),
+            escape(v)
+        )
     })
 }
 
 /// The page of signature `s` for booking `reference`, with the text signed (`content`).
 fn page(s: &WaiverSignature, reference: &str, content: Option<&str>) -> String {
-    let signed_at = s.signed_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let signed_at = s
+        .signed_at
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let image = s.image.as_ref().map_or_else(
-        || "<p class=\"muted\">No signature image (a paper waiver: see the filed paper).</p>".to_owned(),
-        |i| format!("<img class=\"signature\" alt=\"Signature of {}\" src=\"{}\">", escape(&s.signed_by_name), i.data_url()),
+        || {
+            "<p class=\"muted\">No signature image (a paper waiver: see the filed paper).</p>"
+                .to_owned()
+        },
+        |i| {
+            format!(
+                "<img class=\"signature\" alt=\"Signature of {}\" src=\"{}\">",
+                escape(&s.signed_by_name),
+                i.data_url()
+            )
+        },
     );
     let text = content.map_or_else(
         || "<p class=\"muted\">The text of this waiver is not held (a paper waiver of a kind the venue has not published).</p>".to_owned(),
@@ -55,8 +72,14 @@ fn page(s: &WaiverSignature, reference: &str, content: Option<&str>) -> String {
         ("Signed at (UTC)", Some(signed_at.as_str())),
         ("How", Some(method)),
         ("Minor", Some(if s.is_minor { "Yes" } else { "No" })),
-        ("Guardian's signature", Some(if s.is_guardian_signature { "Yes" } else { "No" })),
-        ("Guardian's relationship", s.guardian_relationship.as_deref()),
+        (
+            "Guardian's signature",
+            Some(if s.is_guardian_signature { "Yes" } else { "No" }),
+        ),
+        (
+            "Guardian's relationship",
+            s.guardian_relationship.as_deref(),
+        ),
         ("Waiver version", s.template_version.as_deref()),
         ("SHA-256 of the text", s.content_hash.as_deref()),
         ("IP address", s.ip_address.as_deref()),
@@ -71,11 +94,7 @@ fn page(s: &WaiverSignature, reference: &str, content: Option<&str>) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
 <title>{title} — {name}</title>\
-<style>body{{font:11pt/1.45 system-ui,sans-serif;max-width:46em;margin:2em auto;color:#111}}\
-h1{{font-size:1.4em}}.text{{white-space:pre-wrap;border:1px solid #999;padding:1em}}\
-table{{border-collapse:collapse;margin-top:1em}}th,td{{text-align:left;padding:.2em .8em .2em 0;vertical-align:top}}\
-td{{word-break:break-all}}.signature{{max-width:20em;max-height:8em;border-bottom:1px solid #111}}\
-.muted{{color:#555}}@page{{size:A4;margin:18mm}}</style></head><body>\n\
+<link rel=\"stylesheet\" href=\"/ui/shared/waiver-print.css\"></head><body>\n\
 <h1>{title}</h1>\n{text}\n<h2>Signature</h2>\n{image}\n<table>\n{evidence}</table>\n</body></html>\n",
         title = escape(&s.template_name),
         name = escape(&s.participant_name),
@@ -105,7 +124,11 @@ pub async fn document(
         .await?
         .ok_or_else(not_found)?;
     let content = match s.template_id {
-        Some(t) => state.store.waiver_template(tenant, t).await?.map(|t| t.content),
+        Some(t) => state
+            .store
+            .waiver_template(tenant, t)
+            .await?
+            .map(|t| t.content),
         None => None,
     };
     let reference = state
@@ -119,7 +142,7 @@ pub async fn document(
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (
                 header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; img-src data:; style-src 'unsafe-inline'",
+                "default-src 'none'; img-src data:; style-src 'self'",
             ),
             (header::CACHE_CONTROL, "private, no-store"),
         ],

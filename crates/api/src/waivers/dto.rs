@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 /// A waiver template (one text in one language at one version).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TemplateDto {
+pub struct WaiverTemplateDto {
     pub id: String,
     pub name: String,
     pub content: String,
@@ -25,9 +25,9 @@ pub struct TemplateDto {
     pub deactivated_at: Option<DateTime<Utc>>,
 }
 
-impl TemplateDto {
+impl WaiverTemplateDto {
     pub fn of(t: &WaiverTemplate) -> Self {
-        TemplateDto {
+        WaiverTemplateDto {
             id: t.id.to_string(),
             name: t.name.clone(),
             content: t.content.clone(),
@@ -122,7 +122,10 @@ impl SignatureDto {
             signed_at: s.signed_at,
             signed_by_email: s.signed_by_email.clone(),
             signed_by_name: s.signed_by_name.clone(),
-            signature_data: s.image.as_ref().map(kairos_domain::waivers::SignatureImage::data_url),
+            signature_data: s
+                .image
+                .as_ref()
+                .map(kairos_domain::waivers::SignatureImage::data_url),
             is_minor: s.is_minor,
             is_guardian_signature: s.is_guardian_signature,
             guardian_relationship: s.guardian_relationship.clone(),

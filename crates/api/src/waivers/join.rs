@@ -20,7 +20,7 @@ use utoipa::ToSchema;
 /// A person of the party, as they name themselves on the signing page.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct JoinBody {
+pub struct WaiverJoinBody {
     /// Required, at most 100 characters.
     pub first_name: Option<String>,
     /// Required, at most 100 characters.
@@ -39,7 +39,7 @@ pub struct JoinBody {
 /// The participant added.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Joined {
+pub struct ParticipantJoined {
     pub participant_id: String,
     pub participant_name: String,
     pub is_minor: bool,
@@ -49,9 +49,9 @@ pub struct Joined {
 /// participants). Public: only the tenant header.
 #[utoipa::path(post, path = "/api/v1/waivers/booking/{bookingId}/participants", tag = "waivers", security(()),
     params(("bookingId" = uuid::Uuid, Path)),
-    request_body = JoinBody,
+    request_body = WaiverJoinBody,
     responses(
-        (status = 201, body = Joined),
+        (status = 201, body = ParticipantJoined),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND", body = ErrorBody),
         (status = 409, description = "CONFLICT: every place is named; INVALID_TRANSITION: the booking is cancelled, expired or completed", body = ErrorBody),
@@ -60,8 +60,8 @@ pub async fn join(
     State(state): State<AppState>,
     tenant: Tenant,
     Path(id): Path<String>,
-    Json(body): Json<JoinBody>,
-) -> ApiResult<(StatusCode, axum::Json<Joined>)> {
+    Json(body): Json<WaiverJoinBody>,
+) -> ApiResult<(StatusCode, axum::Json<ParticipantJoined>)> {
     let booking = parse_id(&id).ok_or_else(booking_not_found)?;
     let mut errors = FieldErrors::new();
     let input = check_participant(
@@ -82,7 +82,10 @@ pub async fn join(
     let actor = Actor {
         kind: ActorKind::Customer,
         id: None,
-        name: Some(format!("{} {} (signing page)", input.first_name, input.last_name)),
+        name: Some(format!(
+            "{} {} (signing page)",
+            input.first_name, input.last_name
+        )),
     };
     let p = state
         .store
@@ -95,7 +98,7 @@ pub async fn join(
         .is_some_and(|b| b.is_minor(&p));
     Ok((
         StatusCode::CREATED,
-        axum::Json(Joined {
+        axum::Json(ParticipantJoined {
             participant_id: p.id.to_string(),
             participant_name: p.full_name(),
             is_minor: minor,

@@ -15,7 +15,7 @@ mod public;
 mod retention;
 mod templates;
 
-pub use dto::{SignatureDto, TemplateDto};
+pub use dto::{SignatureDto, WaiverTemplateDto};
 
 use crate::error::ApiError;
 use crate::rate_limit::Tier;
@@ -31,7 +31,10 @@ pub fn router() -> OpenApiRouter<AppState> {
     Tier::Standard.apply(
         OpenApiRouter::new()
             .routes(routes!(templates::active_waiver))
-            .routes(routes!(templates::list_templates, templates::create_template))
+            .routes(routes!(
+                templates::list_templates,
+                templates::create_template
+            ))
             .routes(routes!(templates::deactivate_template))
             .routes(routes!(public::legacy_sign))
             .routes(routes!(public::booking_status))
@@ -100,7 +103,8 @@ impl From<WaiverError> for ApiError {
                 format!(
                     "Already signed by {} at {}",
                     s.signed_by_name,
-                    s.signed_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                    s.signed_at
+                        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
                 ),
             )
             .with_details(json!({"signatureId": s.id, "signedAt": s.signed_at,

@@ -55,12 +55,17 @@ fn signer(
             errors.add("signedByEmail", "is required");
             None
         }
-        Some(e) => errors.check("signedByEmail", Email::parse(&e)).map(Email::into_string),
+        Some(e) => errors
+            .check("signedByEmail", Email::parse(&e))
+            .map(Email::into_string),
     };
     let image = clean(data).and_then(|d| errors.check("signatureData", parse_signature(&d)));
     let relationship = clean(relationship);
     if relationship.as_deref().is_some_and(|r| !short_text(r, 100)) {
-        errors.add("guardianRelationship", "must be one line of at most 100 characters");
+        errors.add(
+            "guardianRelationship",
+            "must be one line of at most 100 characters",
+        );
     }
     Signer {
         name: name.unwrap_or_default(),
@@ -136,9 +141,9 @@ pub async fn legacy_sign(
     let mut errors = FieldErrors::new();
     let template_id = match clean(body.template_id.as_deref()) {
         None => None,
-        Some(raw) => Some(parse_id(&raw).ok_or_else(|| {
-            super::waiver_not_found("Waiver template not found")
-        })?),
+        Some(raw) => Some(
+            parse_id(&raw).ok_or_else(|| super::waiver_not_found("Waiver template not found"))?,
+        ),
     };
     let s = signer(
         &mut errors,
@@ -244,6 +249,8 @@ pub struct ParticipantsStatus {
     pub booking_id: String,
     pub booking_reference: String,
     pub start_time: DateTime<Utc>,
+    /// The site's time zone (IANA name), to show `startTime` in.
+    pub timezone: String,
     pub requires_waiver: bool,
     /// Every person of the party has signed (or the whole booking is signed for).
     pub all_participants_signed: bool,
@@ -289,6 +296,7 @@ pub async fn participants_status(
             booking_id: b.booking_id.to_string(),
             booking_reference: b.reference.clone(),
             start_time: b.starts_at,
+            timezone: b.timezone.clone(),
             requires_waiver: b.requires_waiver,
             all_participants_signed: pending == 0,
             participant_count: b.party_size,
@@ -308,7 +316,7 @@ pub async fn participants_status(
 /// `POST /waivers/booking/{bookingId}/participants/{participantId}/sign`.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SignBody {
+pub struct WaiverSignBody {
     /// Required.
     pub signed_by_email: Option<String>,
     /// Required.
@@ -351,7 +359,7 @@ pub struct ParticipantSignEnvelope {
 /// (even at the same moment) is ALREADY_SIGNED. Public: only the tenant header.
 #[utoipa::path(post, path = "/api/v1/waivers/booking/{bookingId}/participants/{participantId}/sign", tag = "waivers", security(()),
     params(("bookingId" = Uuid, Path), ("participantId" = Uuid, Path)),
-    request_body = SignBody,
+    request_body = WaiverSignBody,
     responses(
         (status = 200, body = ParticipantSignEnvelope),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
@@ -364,19 +372,22 @@ pub async fn sign_participant(
     client: ClientAddress,
     headers: HeaderMap,
     Path((id, participant)): Path<(String, String)>,
-    Json(body): Json<SignBody>,
+    Json(body): Json<WaiverSignBody>,
 ) -> ApiResult<axum::Json<ParticipantSignEnvelope>> {
     let booking = parse_id(&id).ok_or_else(booking_not_found)?;
     let participant: Uuid = parse_id(&participant).ok_or_else(super::participant_not_found)?;
     let mut errors = FieldErrors::new();
     let template_id = match clean(body.template_id.as_deref()) {
         None => None,
-        Some(raw) => Some(parse_id(&raw).ok_or_else(|| {
-            super::waiver_not_found("Waiver template not found")
-        })?),
+        Some(raw) => Some(
+            parse_id(&raw).ok_or_else(|| super::waiver_not_found("Waiver template not found"))?,
+        ),
     };
     let locale = clean(body.locale.as_deref());
-    if locale.as_deref().is_some_and(|l| !super::templates::is_locale(l)) {
+    if locale
+        .as_deref()
+        .is_some_and(|l| !super::templates::is_locale(l))
+    {
         errors.add("locale", "must be a language tag such as en, fi or en-GB");
     }
     let s = signer(

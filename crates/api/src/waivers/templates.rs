@@ -1,6 +1,6 @@
 //! `/api/v1/waivers/templates` and `GET /api/v1/waivers/active`.
 
-use super::dto::{ActiveWaiver, TemplateDto};
+use super::dto::{ActiveWaiver, WaiverTemplateDto};
 use super::waiver_not_found;
 use crate::bookings::{clean, free_text, short_text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
@@ -28,7 +28,7 @@ pub(super) fn is_locale(s: &str) -> bool {
 /// `POST /waivers/templates`.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct NewTemplateBody {
+pub struct NewWaiverTemplateBody {
     /// Required, one line, at most 200 characters; the versions and languages of one
     /// waiver share its name.
     #[schema(example = "Climbing waiver")]
@@ -43,10 +43,10 @@ pub struct NewTemplateBody {
     #[schema(example = "2")]
     pub version: Option<String>,
     /// The products it covers (none: every product).
-    #[schema(value_type = Option<Vec<Uuid>>)]
+    #[schema(value_type = Option<Vec<Uuid>>, max_items = 500)]
     pub product_ids: Option<Vec<String>>,
     /// The sites it covers (none: every site).
-    #[schema(value_type = Option<Vec<Uuid>>)]
+    #[schema(value_type = Option<Vec<Uuid>>, max_items = 500)]
     pub site_ids: Option<Vec<String>>,
 }
 
@@ -55,10 +55,10 @@ pub struct NewTemplateBody {
 /// Sending the same version with the same text again answers it (200). Needs
 /// `admin:write`.
 #[utoipa::path(post, path = "/api/v1/waivers/templates", tag = "waivers", security(("bearer" = [])),
-    request_body = NewTemplateBody,
+    request_body = NewWaiverTemplateBody,
     responses(
-        (status = 201, body = TemplateDto),
-        (status = 200, description = "The same version and text again", body = TemplateDto),
+        (status = 201, body = WaiverTemplateDto),
+        (status = 200, description = "The same version and text again", body = WaiverTemplateDto),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
         (status = 409, description = "CONFLICT: the version exists with other text", body = ErrorBody),
@@ -66,20 +66,23 @@ pub struct NewTemplateBody {
 pub async fn create_template(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
-    Json(body): Json<NewTemplateBody>,
-) -> ApiResult<(StatusCode, axum::Json<TemplateDto>)> {
+    Json(body): Json<NewWaiverTemplateBody>,
+) -> ApiResult<(StatusCode, axum::Json<WaiverTemplateDto>)> {
     let tenant = auth.tenant.id();
     let mut errors = FieldErrors::new();
     let name = clean(body.name.as_deref());
     match &name {
         None => errors.add("name", "is required"),
-        Some(n) if !short_text(n, 200) => errors.add(
-            "name",
-            "must be one line of at most 200 characters",
-        ),
+        Some(n) if !short_text(n, 200) => {
+            errors.add("name", "must be one line of at most 200 characters")
+        }
         Some(_) => {}
     }
-    let content = body.content.as_deref().map(str::trim).filter(|c| !c.is_empty());
+    let content = body
+        .content
+        .as_deref()
+        .map(str::trim)
+        .filter(|c| !c.is_empty());
     match content {
         None => errors.add("content", "is required: the text signers agree to"),
         Some(c) if !free_text(c, MAX_CONTENT_CHARS) => errors.add(
@@ -91,7 +94,9 @@ pub async fn create_template(
     let locale = clean(body.locale.as_deref());
     match &locale {
         None => errors.add("locale", "is required, for example en or fi"),
-        Some(l) if !is_locale(l) => errors.add("locale", "must be a language tag such as en, fi or en-GB"),
+        Some(l) if !is_locale(l) => {
+            errors.add("locale", "must be a language tag such as en, fi or en-GB")
+        }
         Some(_) => {}
     }
     let version = clean(body.version.as_deref());
@@ -142,8 +147,12 @@ pub async fn create_template(
             state.now(),
         )
         .await?;
-    let status = if created { StatusCode::CREATED } else { StatusCode::OK };
-    Ok((status, axum::Json(TemplateDto::of(&template))))
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, axum::Json(WaiverTemplateDto::of(&template))))
 }
 
 /// Query of `GET /waivers/templates`.
@@ -160,8 +169,8 @@ pub struct TemplatesQuery {
 
 /// The templates.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct TemplateList {
-    pub templates: Vec<TemplateDto>,
+pub struct WaiverTemplateList {
+    pub templates: Vec<WaiverTemplateDto>,
 }
 
 /// The venue's waiver templates, every version (or only active ones). Needs
@@ -169,7 +178,7 @@ pub struct TemplateList {
 #[utoipa::path(get, path = "/api/v1/waivers/templates", tag = "waivers", security(("bearer" = [])),
     params(TemplatesQuery),
     responses(
-        (status = 200, body = TemplateList),
+        (status = 200, body = WaiverTemplateList),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
     ))]
@@ -177,7 +186,7 @@ pub async fn list_templates(
     State(state): State<AppState>,
     auth: Staff<can::Read>,
     Query(q): Query<TemplatesQuery>,
-) -> ApiResult<axum::Json<TemplateList>> {
+) -> ApiResult<axum::Json<WaiverTemplateList>> {
     let mut errors = FieldErrors::new();
     let active_only = bool_param(&mut errors, "activeOnly", q.active_only.as_deref(), false);
     let locale = clean(q.locale.as_deref());
@@ -189,8 +198,8 @@ pub async fn list_templates(
         .store
         .waiver_templates(auth.tenant.id(), active_only, locale.as_deref())
         .await?;
-    Ok(axum::Json(TemplateList {
-        templates: all.iter().map(TemplateDto::of).collect(),
+    Ok(axum::Json(WaiverTemplateList {
+        templates: all.iter().map(WaiverTemplateDto::of).collect(),
     }))
 }
 
@@ -199,7 +208,7 @@ pub async fn list_templates(
 #[utoipa::path(patch, path = "/api/v1/waivers/templates/{templateId}/deactivate", tag = "waivers", security(("bearer" = [])),
     params(("templateId" = Uuid, Path)),
     responses(
-        (status = 200, body = TemplateDto),
+        (status = 200, body = WaiverTemplateDto),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
         (status = 404, description = "WAIVER_NOT_FOUND", body = ErrorBody),
     ))]
@@ -207,7 +216,7 @@ pub async fn deactivate_template(
     State(state): State<AppState>,
     auth: Staff<can::Write>,
     Path(id): Path<String>,
-) -> ApiResult<axum::Json<TemplateDto>> {
+) -> ApiResult<axum::Json<WaiverTemplateDto>> {
     let id = kairos_domain::ids::parse_id(&id)
         .ok_or_else(|| waiver_not_found("Waiver template not found"))?;
     let t = state
@@ -215,10 +224,12 @@ pub async fn deactivate_template(
         .deactivate_waiver_template(auth.tenant.id(), id, &auth.actor(), state.now())
         .await
         .map_err(|e| match e {
-            kairos_store::WaiverError::WaiverNotFound => waiver_not_found("Waiver template not found"),
+            kairos_store::WaiverError::WaiverNotFound => {
+                waiver_not_found("Waiver template not found")
+            }
             other => other.into(),
         })?;
-    Ok(axum::Json(TemplateDto::of(&t)))
+    Ok(axum::Json(WaiverTemplateDto::of(&t)))
 }
 
 /// Query of `GET /waivers/active`.
@@ -264,14 +275,22 @@ pub async fn active_waiver(
         errors.add("locale", "must be a language tag such as en, fi or en-GB");
     }
     errors.finish().map_err(ApiError::validation)?;
-    let all = state.store.waiver_templates(tenant.id(), true, None).await?;
+    let all = state
+        .store
+        .waiver_templates(tenant.id(), true, None)
+        .await?;
     let mut covering: Vec<&kairos_store::WaiverTemplate> = all
         .iter()
         .filter(|t| product.is_none_or(|p| t.product_ids.is_empty() || t.product_ids.contains(&p)))
         .filter(|t| site.is_none_or(|s| t.site_ids.is_empty() || t.site_ids.contains(&s)))
         .collect();
     covering.sort_by_key(|t| std::cmp::Reverse(t.created_at));
-    let language = |l: &str| l.split(['-', '_']).next().unwrap_or("").to_ascii_lowercase();
+    let language = |l: &str| {
+        l.split(['-', '_'])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
     let chosen = locale
         .as_deref()
         .and_then(|l| covering.iter().find(|t| t.locale.eq_ignore_ascii_case(l)))

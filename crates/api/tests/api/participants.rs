@@ -7,7 +7,13 @@ use kairos_domain::TenantId;
 use kairos_testkit::{TenantFixture, TestApp, TestResponse};
 use serde_json::{Value, json};
 
-async fn add(app: &TestApp, t: &TenantFixture, b: &str, token: Option<&str>, body: Value) -> TestResponse {
+async fn add(
+    app: &TestApp,
+    t: &TenantFixture,
+    b: &str,
+    token: Option<&str>,
+    body: Value,
+) -> TestResponse {
     let req = app
         .post(&format!("/api/v1/bookings/{b}/participants"))
         .tenant(&t.id)
@@ -25,21 +31,46 @@ async fn the_booker_names_the_party_up_to_its_size_and_staff_alone_read_medical_
     let (app, t, fx, _) = venue().await;
     let hold = app.hold(&t.id, &fx, &fx.slots[0], 2).await;
     hold.assert_status(200);
-    let (b, token) = (hold.str("id").to_owned(), hold.str("bookingToken").to_owned());
-    let first = add(&app, &t, &b, Some(&token), json!({"firstName": "Ada", "lastName": "L",
+    let (b, token) = (
+        hold.str("id").to_owned(),
+        hold.str("bookingToken").to_owned(),
+    );
+    let first = add(
+        &app,
+        &t,
+        &b,
+        Some(&token),
+        json!({"firstName": "Ada", "lastName": "L",
         "participantType": "adult", "medicalConditions": "asthma",
-        "dietaryRestrictions": "vegan", "emergencyContact": "+358 40 1"}))
+        "dietaryRestrictions": "vegan", "emergencyContact": "+358 40 1"}),
+    )
     .await;
     first.assert_status(201);
     assert_eq!(first.body["participantType"], "adult");
-    assert!(first.body.get("medicalConditions").is_none(), "hidden from the booker: {}", first.text);
+    assert!(
+        first.body.get("medicalConditions").is_none(),
+        "hidden from the booker: {}",
+        first.text
+    );
     let id = first.str("id").to_owned();
-    add(&app, &t, &b, Some(&token), json!({"firstName": "Bo", "lastName": "K", "ageAtBooking": 9}))
-        .await
-        .assert_status(201);
-    add(&app, &t, &b, Some(&token), json!({"firstName": "Cy", "lastName": "D"}))
-        .await
-        .assert_error(409, "CONFLICT");
+    add(
+        &app,
+        &t,
+        &b,
+        Some(&token),
+        json!({"firstName": "Bo", "lastName": "K", "ageAtBooking": 9}),
+    )
+    .await
+    .assert_status(201);
+    add(
+        &app,
+        &t,
+        &b,
+        Some(&token),
+        json!({"firstName": "Cy", "lastName": "D"}),
+    )
+    .await
+    .assert_error(409, "CONFLICT");
     // Staff read everything; the public booking answer leaves it out.
     let staff = app
         .get(&format!("/api/v1/bookings/{b}/participants"))
@@ -49,7 +80,10 @@ async fn the_booker_names_the_party_up_to_its_size_and_staff_alone_read_medical_
         .await;
     staff.assert_status(200);
     assert_eq!(staff.body["participants"][0]["medicalConditions"], "asthma");
-    assert_eq!(staff.body["participants"][0]["dietaryRestrictions"], "vegan");
+    assert_eq!(
+        staff.body["participants"][0]["dietaryRestrictions"],
+        "vegan"
+    );
     assert_eq!(staff.body["unnamedPlaces"], 0);
     let public = app
         .get(&format!("/api/v1/bookings/{b}"))
@@ -66,7 +100,10 @@ async fn the_booker_names_the_party_up_to_its_size_and_staff_alone_read_medical_
         .token(&t.owner_token)
         .send()
         .await;
-    assert_eq!(detail.body["participants"][0]["medicalConditions"], "asthma");
+    assert_eq!(
+        detail.body["participants"][0]["medicalConditions"],
+        "asthma"
+    );
 
     // A change touches only the fields sent; an empty text clears one.
     let changed = app
@@ -85,22 +122,35 @@ async fn the_booker_names_the_party_up_to_its_size_and_staff_alone_read_medical_
         .patch(&format!("/api/v1/bookings/{b}/participants/{id}"))
         .tenant(&t.id)
         .token(&t.owner_token)
-        .json(json!({"firstName": "", "dateOfBirth": "2999-01-01", "ageAtBooking": 300,
-            "participantType": "Grown Up", "email": "nope"}))
+        .json(
+            json!({"firstName": "", "dateOfBirth": "2999-01-01", "ageAtBooking": 300,
+            "participantType": "Grown Up", "email": "nope"}),
+        )
         .send()
         .await;
     bad.assert_error(400, "VALIDATION_ERROR");
     let mut fields = bad.error_fields();
     fields.sort();
-    assert_eq!(fields, ["participant.ageAtBooking", "participant.dateOfBirth",
-        "participant.email", "participant.firstName", "participant.participantType"]);
-    app.patch(&format!("/api/v1/bookings/{b}/participants/{}", uuid::Uuid::new_v4()))
-        .tenant(&t.id)
-        .token(&t.owner_token)
-        .json(json!({"lastName": "X"}))
-        .send()
-        .await
-        .assert_error(404, "PARTICIPANT_NOT_FOUND");
+    assert_eq!(
+        fields,
+        [
+            "participant.ageAtBooking",
+            "participant.dateOfBirth",
+            "participant.email",
+            "participant.firstName",
+            "participant.participantType"
+        ]
+    );
+    app.patch(&format!(
+        "/api/v1/bookings/{b}/participants/{}",
+        uuid::Uuid::new_v4()
+    ))
+    .tenant(&t.id)
+    .token(&t.owner_token)
+    .json(json!({"lastName": "X"}))
+    .send()
+    .await
+    .assert_error(404, "PARTICIPANT_NOT_FOUND");
 
     // The audit log names who changed whom, never their medical details.
     let audit = app
@@ -108,9 +158,13 @@ async fn the_booker_names_the_party_up_to_its_size_and_staff_alone_read_medical_
         .list_audit(&TenantId::parse(&t.id).unwrap(), "booking", &b)
         .await
         .unwrap();
-    let text = serde_json::to_string(&audit.iter().map(|e| &e.changes).collect::<Vec<_>>()).unwrap();
+    let text =
+        serde_json::to_string(&audit.iter().map(|e| &e.changes).collect::<Vec<_>>()).unwrap();
     assert!(audit.iter().any(|e| e.action == "participant_changed"));
-    assert!(!text.contains("asthma") && !text.contains("vegan"), "{text}");
+    assert!(
+        !text.contains("asthma") && !text.contains("vegan"),
+        "{text}"
+    );
 
     // Removing frees the place; without the token nobody sees the booking.
     app.delete(&format!("/api/v1/bookings/{b}/participants/{id}"))
@@ -119,12 +173,24 @@ async fn the_booker_names_the_party_up_to_its_size_and_staff_alone_read_medical_
         .send()
         .await
         .assert_status(204);
-    add(&app, &t, &b, Some(&token), json!({"firstName": "Cy", "lastName": "D"}))
-        .await
-        .assert_status(201);
-    add(&app, &t, &b, Some("wrong"), json!({"firstName": "Cy", "lastName": "D"}))
-        .await
-        .assert_error(404, "BOOKING_NOT_FOUND");
+    add(
+        &app,
+        &t,
+        &b,
+        Some(&token),
+        json!({"firstName": "Cy", "lastName": "D"}),
+    )
+    .await
+    .assert_status(201);
+    add(
+        &app,
+        &t,
+        &b,
+        Some("wrong"),
+        json!({"firstName": "Cy", "lastName": "D"}),
+    )
+    .await
+    .assert_error(404, "BOOKING_NOT_FOUND");
     app.get(&format!("/api/v1/bookings/{b}/participants"))
         .tenant(&t.id)
         .send()
@@ -135,16 +201,29 @@ async fn the_booker_names_the_party_up_to_its_size_and_staff_alone_read_medical_
 #[tokio::test]
 async fn a_cancelled_booking_keeps_its_participants_as_they_were() {
     let (app, t, fx, _) = venue().await;
-    let b = booking(&app, &t, &fx, 2, json!([{"firstName": "Ada", "lastName": "L"}])).await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        2,
+        json!([{"firstName": "Ada", "lastName": "L"}]),
+    )
+    .await;
     app.post(&format!("/api/v1/bookings/{b}/cancel"))
         .tenant(&t.id)
         .token(&t.owner_token)
         .send()
         .await
         .assert_status(200);
-    add(&app, &t, &b, None, json!({"firstName": "Bo", "lastName": "K"}))
-        .await
-        .assert_error(409, "INVALID_TRANSITION");
+    add(
+        &app,
+        &t,
+        &b,
+        None,
+        json!({"firstName": "Bo", "lastName": "K"}),
+    )
+    .await
+    .assert_error(409, "INVALID_TRANSITION");
     let list = app
         .get(&format!("/api/v1/bookings/{b}/participants"))
         .tenant(&t.id)
@@ -153,7 +232,10 @@ async fn a_cancelled_booking_keeps_its_participants_as_they_were() {
         .await;
     assert_eq!(list.body["participants"].as_array().unwrap().len(), 1);
     // Signing for a cancelled booking is refused too.
-    let p = list.body["participants"][0]["id"].as_str().unwrap().to_owned();
+    let p = list.body["participants"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     super::waivers::sign(&app, &t, &b, &p, super::waivers::signer())
         .await
         .assert_error(409, "INVALID_TRANSITION");
@@ -162,7 +244,14 @@ async fn a_cancelled_booking_keeps_its_participants_as_they_were() {
 #[tokio::test]
 async fn two_signers_of_one_participant_at_once_make_one_signature() {
     let (app, t, fx, _) = venue().await;
-    let b = booking(&app, &t, &fx, 1, json!([{"firstName": "Ada", "lastName": "L"}])).await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        1,
+        json!([{"firstName": "Ada", "lastName": "L"}]),
+    )
+    .await;
     let p = super::waivers::status(&app, &t, &b).await["participants"][0]["participantId"]
         .as_str()
         .unwrap()
@@ -174,7 +263,12 @@ async fn two_signers_of_one_participant_at_once_make_one_signature() {
         .iter()
         .filter(|r| r.status == 409 && r.body["error"] == "ALREADY_SIGNED")
         .count();
-    assert_eq!((ok, already), (1, 7), "{:?}", answers.iter().map(|r| &r.text).collect::<Vec<_>>());
+    assert_eq!(
+        (ok, already),
+        (1, 7),
+        "{:?}",
+        answers.iter().map(|r| &r.text).collect::<Vec<_>>()
+    );
     let (rows, total) = app
         .store
         .waiver_signatures(
@@ -191,7 +285,14 @@ async fn two_signers_of_one_participant_at_once_make_one_signature() {
 #[tokio::test]
 async fn whoever_follows_the_signing_link_names_the_unnamed_places_and_signs() {
     let (app, t, fx, _) = venue().await;
-    let b = booking(&app, &t, &fx, 2, json!([{"firstName": "Ada", "lastName": "L"}])).await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        2,
+        json!([{"firstName": "Ada", "lastName": "L"}]),
+    )
+    .await;
     let join = |body: Value| {
         let app = &app;
         let t = &t;
@@ -207,8 +308,10 @@ async fn whoever_follows_the_signing_link_names_the_unnamed_places_and_signs() {
     join(json!({"firstName": "", "dateOfBirth": "someday"}))
         .await
         .assert_error(400, "VALIDATION_ERROR");
-    let kid = join(json!({"firstName": "Kid", "lastName": "L", "dateOfBirth": "2016-01-01",
-        "medicalConditions": "not taken here"}))
+    let kid = join(
+        json!({"firstName": "Kid", "lastName": "L", "dateOfBirth": "2016-01-01",
+        "medicalConditions": "not taken here"}),
+    )
     .await;
     kid.assert_status(201);
     assert_eq!(kid.body["isMinor"], true);
@@ -227,10 +330,13 @@ async fn whoever_follows_the_signing_link_names_the_unnamed_places_and_signs() {
     let signed = super::waivers::sign(&app, &t, &b, kid.str("participantId"), body).await;
     signed.assert_status(200);
     assert_eq!(signed.body["data"]["isGuardianSignature"], true);
-    app.post(&format!("/api/v1/waivers/booking/{}/participants", uuid::Uuid::new_v4()))
-        .tenant(&t.id)
-        .json(json!({"firstName": "A", "lastName": "B"}))
-        .send()
-        .await
-        .assert_error(404, "BOOKING_NOT_FOUND");
+    app.post(&format!(
+        "/api/v1/waivers/booking/{}/participants",
+        uuid::Uuid::new_v4()
+    ))
+    .tenant(&t.id)
+    .json(json!({"firstName": "A", "lastName": "B"}))
+    .send()
+    .await
+    .assert_error(404, "BOOKING_NOT_FOUND");
 }

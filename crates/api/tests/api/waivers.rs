@@ -18,9 +18,19 @@ pub(crate) async fn venue() -> (TestApp, TenantFixture, BookingFixture, String) 
         .await;
     let t = app.tenant("acme").await;
     let fx = app.bookable(&t).await;
-    product(&app, &t, &fx.catalog.product_id, json!({"requiresWaiver": true})).await;
-    let res = template(&app, &t, json!({"name": "Climbing waiver", "locale": "en",
-        "content": "I climb at my own risk."}))
+    product(
+        &app,
+        &t,
+        &fx.catalog.product_id,
+        json!({"requiresWaiver": true}),
+    )
+    .await;
+    let res = template(
+        &app,
+        &t,
+        json!({"name": "Climbing waiver", "locale": "en",
+        "content": "I climb at my own risk."}),
+    )
     .await;
     res.assert_status(201);
     let id = res.str("id").to_owned();
@@ -84,7 +94,9 @@ pub(crate) async fn booking_at(
 
 pub(crate) async fn status(app: &TestApp, t: &TenantFixture, booking: &str) -> Value {
     let res = app
-        .get(&format!("/api/v1/waivers/booking/{booking}/participants/status"))
+        .get(&format!(
+            "/api/v1/waivers/booking/{booking}/participants/status"
+        ))
         .tenant(&t.id)
         .send()
         .await;
@@ -116,7 +128,14 @@ pub(crate) fn signer() -> Value {
 #[tokio::test]
 async fn a_new_text_is_a_new_version_and_the_old_one_stays_valid_for_its_signatures() {
     let (app, t, fx, v1) = venue().await;
-    let b = booking(&app, &t, &fx, 1, json!([{"firstName": "Ada", "lastName": "L"}])).await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        1,
+        json!([{"firstName": "Ada", "lastName": "L"}]),
+    )
+    .await;
     let p = status(&app, &t, &b).await["participants"][0]["participantId"]
         .as_str()
         .unwrap()
@@ -126,18 +145,30 @@ async fn a_new_text_is_a_new_version_and_the_old_one_stays_valid_for_its_signatu
     assert_eq!(signed.body["data"]["templateId"], v1.as_str());
 
     // The same version and text again is a retry; other text under it is a conflict.
-    let again = template(&app, &t, json!({"name": "Climbing waiver", "locale": "en",
-        "version": "1", "content": "I climb at my own risk."}))
+    let again = template(
+        &app,
+        &t,
+        json!({"name": "Climbing waiver", "locale": "en",
+        "version": "1", "content": "I climb at my own risk."}),
+    )
     .await;
     again.assert_status(200);
     assert_eq!(again.str("id"), v1);
-    template(&app, &t, json!({"name": "Climbing waiver", "locale": "en", "version": "1",
-        "content": "Changed."}))
+    template(
+        &app,
+        &t,
+        json!({"name": "Climbing waiver", "locale": "en", "version": "1",
+        "content": "Changed."}),
+    )
     .await
     .assert_error(409, "CONFLICT");
 
-    let v2 = template(&app, &t, json!({"name": "Climbing waiver", "locale": "en",
-        "content": "I climb at my own risk. Helmets on."}))
+    let v2 = template(
+        &app,
+        &t,
+        json!({"name": "Climbing waiver", "locale": "en",
+        "content": "I climb at my own risk. Helmets on."}),
+    )
     .await;
     v2.assert_status(201);
     assert_eq!(v2.str("version"), "2");
@@ -155,7 +186,12 @@ async fn a_new_text_is_a_new_version_and_the_old_one_stays_valid_for_its_signatu
         .iter()
         .map(|x| x["version"].as_str().unwrap())
         .collect();
-    assert_eq!(active, ["2"], "the new version replaces the old: {}", list.text);
+    assert_eq!(
+        active,
+        ["2"],
+        "the new version replaces the old: {}",
+        list.text
+    );
 
     // The signature keeps the version and the hash of the text it agreed to.
     let sigs = app
@@ -175,14 +211,24 @@ async fn a_new_text_is_a_new_version_and_the_old_one_stays_valid_for_its_signatu
     assert_eq!(s["method"], "online");
 
     // Deactivating keeps the signature valid; signing on the old version is refused.
-    app.patch(&format!("/api/v1/waivers/templates/{}/deactivate", v2.str("id")))
-        .tenant(&t.id)
-        .token(&t.owner_token)
-        .send()
-        .await
-        .assert_status(200);
+    app.patch(&format!(
+        "/api/v1/waivers/templates/{}/deactivate",
+        v2.str("id")
+    ))
+    .tenant(&t.id)
+    .token(&t.owner_token)
+    .send()
+    .await
+    .assert_status(200);
     assert_eq!(status(&app, &t, &b).await["allParticipantsSigned"], true);
-    let b2 = booking(&app, &t, &fx, 1, json!([{"firstName": "Bo", "lastName": "K"}])).await;
+    let b2 = booking(
+        &app,
+        &t,
+        &fx,
+        1,
+        json!([{"firstName": "Bo", "lastName": "K"}]),
+    )
+    .await;
     let p2 = status(&app, &t, &b2).await["participants"][0]["participantId"]
         .as_str()
         .unwrap()
@@ -196,25 +242,37 @@ async fn a_new_text_is_a_new_version_and_the_old_one_stays_valid_for_its_signatu
     sign(&app, &t, &b2, &p2, signer())
         .await
         .assert_error(404, "WAIVER_NOT_FOUND");
-    app.patch(&format!("/api/v1/waivers/templates/{}/deactivate", uuid::Uuid::new_v4()))
-        .tenant(&t.id)
-        .token(&t.owner_token)
-        .send()
-        .await
-        .assert_error(404, "WAIVER_NOT_FOUND");
+    app.patch(&format!(
+        "/api/v1/waivers/templates/{}/deactivate",
+        uuid::Uuid::new_v4()
+    ))
+    .tenant(&t.id)
+    .token(&t.owner_token)
+    .send()
+    .await
+    .assert_error(404, "WAIVER_NOT_FOUND");
 }
 
 #[tokio::test]
 async fn the_active_waiver_is_in_the_signers_language_and_covers_its_products() {
     let (app, t, fx, en) = venue().await;
-    let fi = template(&app, &t, json!({"name": "Climbing waiver", "locale": "fi",
-        "content": "Kiipeilen omalla vastuullani.", "productIds": [fx.catalog.product_id]}))
+    let fi = template(
+        &app,
+        &t,
+        json!({"name": "Climbing waiver", "locale": "fi",
+        "content": "Kiipeilen omalla vastuullani.", "productIds": [fx.catalog.product_id]}),
+    )
     .await;
     fi.assert_status(201);
     let active = |q: String| {
         let app = &app;
         let t = &t;
-        async move { app.get(&format!("/api/v1/waivers/active?{q}")).tenant(&t.id).send().await }
+        async move {
+            app.get(&format!("/api/v1/waivers/active?{q}"))
+                .tenant(&t.id)
+                .send()
+                .await
+        }
     };
     let res = active(format!("locale=fi&productId={}", fx.catalog.product_id)).await;
     res.assert_status(200);
@@ -222,7 +280,12 @@ async fn the_active_waiver_is_in_the_signers_language_and_covers_its_products() 
     assert_eq!(res.body["data"]["locale"], "fi");
     assert_eq!(res.body["data"]["id"], fi.str("id"));
     let res = active(format!("locale=en-GB&productId={}", fx.catalog.product_id)).await;
-    assert_eq!(res.body["data"]["id"], en.as_str(), "same language: {}", res.text);
+    assert_eq!(
+        res.body["data"]["id"],
+        en.as_str(),
+        "same language: {}",
+        res.text
+    );
     // The Finnish text covers only its product.
     let res = active(format!("locale=fi&productId={}", uuid::Uuid::new_v4())).await;
     assert_eq!(res.body["data"]["locale"], "en");
@@ -236,8 +299,12 @@ async fn the_active_waiver_is_in_the_signers_language_and_covers_its_products() 
         .send()
         .await
         .assert_error(404, "WAIVER_NOT_FOUND");
-    template(&app, &t, json!({"name": "", "locale": "xx_y!", "content": "",
-        "productIds": ["nope", uuid::Uuid::new_v4()]}))
+    template(
+        &app,
+        &t,
+        json!({"name": "", "locale": "xx_y!", "content": "",
+        "productIds": ["nope", uuid::Uuid::new_v4()]}),
+    )
     .await
     .assert_error(400, "VALIDATION_ERROR");
 }
@@ -258,9 +325,11 @@ async fn a_minor_is_signed_for_by_a_guardian_from_the_eighteenth_birthday_in_the
         .post("/api/v1/admin/products")
         .tenant(&t.id)
         .token(&t.owner_token)
-        .json(json!({"siteId": site.str("id"), "name": "Wall", "durationMins": 60,
+        .json(
+            json!({"siteId": site.str("id"), "name": "Wall", "durationMins": 60,
             "capacity": 10, "basePrice": 20.0, "priceType": "per_person", "taxRate": 15,
-            "slotIntervalMin": 60, "requiresWaiver": true}))
+            "slotIntervalMin": 60, "requiresWaiver": true}),
+        )
         .send()
         .await;
     product.assert_status(200);
@@ -290,7 +359,12 @@ async fn a_minor_is_signed_for_by_a_guardian_from_the_eighteenth_birthday_in_the
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p["participantName"].as_str().unwrap().to_owned(), p["isMinor"].as_bool().unwrap()))
+        .map(|p| {
+            (
+                p["participantName"].as_str().unwrap().to_owned(),
+                p["isMinor"].as_bool().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         minors,
@@ -317,7 +391,10 @@ async fn a_minor_is_signed_for_by_a_guardian_from_the_eighteenth_birthday_in_the
     let minor = sign(&app, &t, &b, &ids[1], body).await;
     minor.assert_status(200);
     assert_eq!(minor.body["data"]["isMinor"], true);
-    assert_eq!(minor.body["data"]["isGuardianSignature"], true, "set for a minor whatever is sent");
+    assert_eq!(
+        minor.body["data"]["isGuardianSignature"], true,
+        "set for a minor whatever is sent"
+    );
     let st = status(&app, &t, &b).await;
     assert_eq!(st["participants"][1]["guardianRelationship"], "parent");
     assert_eq!(st["signedCount"], 2);
@@ -328,12 +405,26 @@ async fn a_minor_is_signed_for_by_a_guardian_from_the_eighteenth_birthday_in_the
 #[tokio::test]
 async fn signing_checks_its_input_and_answers_each_error_code() {
     let (app, t, fx, _) = venue().await;
-    let b = booking(&app, &t, &fx, 2, json!([{"firstName": "Ada", "lastName": "L"}])).await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        2,
+        json!([{"firstName": "Ada", "lastName": "L"}]),
+    )
+    .await;
     let p = status(&app, &t, &b).await["participants"][0]["participantId"]
         .as_str()
         .unwrap()
         .to_owned();
-    let bad = sign(&app, &t, &b, &p, json!({"signatureData": "R0lGODlhAQABAAAAACw="})).await;
+    let bad = sign(
+        &app,
+        &t,
+        &b,
+        &p,
+        json!({"signatureData": "R0lGODlhAQABAAAAACw="}),
+    )
+    .await;
     bad.assert_error(400, "VALIDATION_ERROR");
     let mut fields = bad.error_fields();
     fields.sort();
@@ -341,10 +432,14 @@ async fn signing_checks_its_input_and_answers_each_error_code() {
     let script = base64_of("<svg onload=\"alert(1)\"></svg>");
     let mut body = signer();
     body["signatureData"] = json!(script);
-    sign(&app, &t, &b, &p, body).await.assert_error(400, "VALIDATION_ERROR");
+    sign(&app, &t, &b, &p, body)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
     let mut body = signer();
     body["signatureData"] = json!(base64_of(&format!("<svg>{}</svg>", "x".repeat(300_000))));
-    sign(&app, &t, &b, &p, body).await.assert_error(400, "VALIDATION_ERROR");
+    sign(&app, &t, &b, &p, body)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
     sign(&app, &t, &b, &uuid::Uuid::new_v4().to_string(), signer())
         .await
         .assert_error(404, "PARTICIPANT_NOT_FOUND");
@@ -353,19 +448,23 @@ async fn signing_checks_its_input_and_answers_each_error_code() {
         .assert_error(404, "BOOKING_NOT_FOUND");
     let mut body = signer();
     body["templateId"] = json!(uuid::Uuid::new_v4());
-    sign(&app, &t, &b, &p, body).await.assert_error(404, "WAIVER_NOT_FOUND");
+    sign(&app, &t, &b, &p, body)
+        .await
+        .assert_error(404, "WAIVER_NOT_FOUND");
     sign(&app, &t, &b, &p, signer()).await.assert_status(200);
     let twice = sign(&app, &t, &b, &p, signer()).await;
     twice.assert_error(409, "ALREADY_SIGNED");
     assert!(twice.body["details"]["signatureId"].is_string());
     // Another tenant sees no such booking.
     let other = app.tenant("other").await;
-    app.post(&format!("/api/v1/waivers/booking/{b}/participants/{p}/sign"))
-        .tenant(&other.id)
-        .json(signer())
-        .send()
-        .await
-        .assert_error(404, "BOOKING_NOT_FOUND");
+    app.post(&format!(
+        "/api/v1/waivers/booking/{b}/participants/{p}/sign"
+    ))
+    .tenant(&other.id)
+    .json(signer())
+    .send()
+    .await
+    .assert_error(404, "BOOKING_NOT_FOUND");
 }
 
 #[tokio::test]
@@ -383,14 +482,24 @@ async fn the_legacy_signature_covers_the_whole_booking() {
     let legacy = |body: Value| {
         let app = &app;
         let t = &t;
-        async move { app.post("/api/v1/waivers/sign").tenant(&t.id).json(body).send().await }
+        async move {
+            app.post("/api/v1/waivers/sign")
+                .tenant(&t.id)
+                .json(body)
+                .send()
+                .await
+        }
     };
-    legacy(json!({"bookingId": b, "templateId": template_id, "signedByName": "Grace",
-        "signedByEmail": "grace@example.com", "ipAddress": "not an ip"}))
+    legacy(
+        json!({"bookingId": b, "templateId": template_id, "signedByName": "Grace",
+        "signedByEmail": "grace@example.com", "ipAddress": "not an ip"}),
+    )
     .await
     .assert_error(400, "VALIDATION_ERROR");
-    let res = legacy(json!({"bookingId": b, "templateId": template_id, "signedByName": "Grace",
-        "signedByEmail": "grace@example.com", "signatureData": PNG, "ipAddress": "203.0.113.9"}))
+    let res = legacy(
+        json!({"bookingId": b, "templateId": template_id, "signedByName": "Grace",
+        "signedByEmail": "grace@example.com", "signatureData": PNG, "ipAddress": "203.0.113.9"}),
+    )
     .await;
     res.assert_status(200);
     assert!(res.body["data"]["signatureId"].is_string());
@@ -405,8 +514,10 @@ async fn the_legacy_signature_covers_the_whole_booking() {
     legacy(json!({"bookingId": b, "signedByName": "Grace", "signedByEmail": "grace@example.com"}))
         .await
         .assert_error(409, "ALREADY_SIGNED");
-    legacy(json!({"bookingId": uuid::Uuid::new_v4(), "signedByName": "G",
-        "signedByEmail": "g@example.com"}))
+    legacy(
+        json!({"bookingId": uuid::Uuid::new_v4(), "signedByName": "G",
+        "signedByEmail": "g@example.com"}),
+    )
     .await
     .assert_error(404, "BOOKING_NOT_FOUND");
 }

@@ -39,8 +39,14 @@ async fn arrive(app: &TestApp, t: &TenantFixture, b: &str) -> TestResponse {
 #[tokio::test]
 async fn staff_see_each_persons_waiver_collect_paper_ones_and_print_them() {
     let (app, t, fx, _) = venue().await;
-    let b = booking(&app, &t, &fx, 3, json!([{"firstName": "Ada", "lastName": "Lovelace"},
-        {"firstName": "Tim", "lastName": "Young", "dateOfBirth": "2015-05-05"}]))
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        3,
+        json!([{"firstName": "Ada", "lastName": "Lovelace"},
+        {"firstName": "Tim", "lastName": "Young", "dateOfBirth": "2015-05-05"}]),
+    )
     .await;
     let v = view(&app, &t, &b).await;
     assert_eq!(v["allWaiversComplete"], false);
@@ -56,29 +62,52 @@ async fn staff_see_each_persons_waiver_collect_paper_ones_and_print_them() {
 
     // Ada signs online; Tim's paper waiver is collected at the desk; the third person is
     // added by their paper.
-    let ada = reqs[0]["participant"]["participantId"].as_str().unwrap().to_owned();
+    let ada = reqs[0]["participant"]["participantId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     sign(&app, &t, &b, &ada, signer()).await.assert_status(200);
-    let paper = manual(&app, &t, json!({"bookingId": b, "participantName": "tim young",
+    let paper = manual(
+        &app,
+        &t,
+        json!({"bookingId": b, "participantName": "tim young",
         "signedInPerson": true, "signedBy": "Mary Young", "paperWaiverReference": "box 7/112",
-        "notes": "Mother signed at the desk"}))
+        "notes": "Mother signed at the desk"}),
+    )
     .await;
     paper.assert_status(201);
     assert_eq!(paper.body["method"], "paper");
     assert_eq!(paper.body["isMinor"], true);
     assert_eq!(paper.body["isGuardianSignature"], true);
     assert_eq!(paper.body["collectedBy"], "owner (test)");
-    manual(&app, &t, json!({"bookingId": b, "participantName": "Tim Young", "signedBy": "M"}))
-        .await
-        .assert_error(409, "ALREADY_SIGNED");
-    manual(&app, &t, json!({"bookingId": b, "participantName": "Sam Third", "signedBy": "Sam",
-        "signedInPerson": true}))
+    manual(
+        &app,
+        &t,
+        json!({"bookingId": b, "participantName": "Tim Young", "signedBy": "M"}),
+    )
+    .await
+    .assert_error(409, "ALREADY_SIGNED");
+    manual(
+        &app,
+        &t,
+        json!({"bookingId": b, "participantName": "Sam Third", "signedBy": "Sam",
+        "signedInPerson": true}),
+    )
     .await
     .assert_status(201);
-    manual(&app, &t, json!({"bookingId": b, "participantName": "Nobody Else", "signedBy": "N"}))
-        .await
-        .assert_error(404, "PARTICIPANT_NOT_FOUND");
-    manual(&app, &t, json!({"bookingId": b, "participantId": uuid::Uuid::new_v4(),
-        "signedBy": "N"}))
+    manual(
+        &app,
+        &t,
+        json!({"bookingId": b, "participantName": "Nobody Else", "signedBy": "N"}),
+    )
+    .await
+    .assert_error(404, "PARTICIPANT_NOT_FOUND");
+    manual(
+        &app,
+        &t,
+        json!({"bookingId": b, "participantId": uuid::Uuid::new_v4(),
+        "signedBy": "N"}),
+    )
     .await
     .assert_error(404, "PARTICIPANT_NOT_FOUND");
     let bad = manual(&app, &t, json!({"bookingId": b, "signedInPerson": false})).await;
@@ -86,8 +115,12 @@ async fn staff_see_each_persons_waiver_collect_paper_ones_and_print_them() {
     let mut fields = bad.error_fields();
     fields.sort();
     assert_eq!(fields, ["participantName", "signedBy", "signedInPerson"]);
-    manual(&app, &t, json!({"bookingId": uuid::Uuid::new_v4(), "participantName": "X",
-        "signedBy": "X"}))
+    manual(
+        &app,
+        &t,
+        json!({"bookingId": uuid::Uuid::new_v4(), "participantName": "X",
+        "signedBy": "X"}),
+    )
     .await
     .assert_error(404, "BOOKING_NOT_FOUND");
 
@@ -99,17 +132,33 @@ async fn staff_see_each_persons_waiver_collect_paper_ones_and_print_them() {
         .iter()
         .map(|r| r["status"].as_str().unwrap())
         .collect();
-    assert_eq!(statuses, ["signed", "collected_offline", "collected_offline"]);
+    assert_eq!(
+        statuses,
+        ["signed", "collected_offline", "collected_offline"]
+    );
 
     // The printable document: the text, the signature, the evidence, escaped.
     let url = v["requiredWaivers"][0]["documentUrl"].as_str().unwrap();
-    let doc = app.get(url).tenant(&t.id).token(&t.owner_token).send().await;
+    let doc = app
+        .get(url)
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
     doc.assert_status(200);
     assert!(doc.header("content-type").unwrap().starts_with("text/html"));
-    assert!(doc.header("content-security-policy").unwrap().contains("default-src 'none'"));
-    for expected in ["I climb at my own risk.", "Ada Lovelace", "grace@example.com", PNG,
-        &kairos_domain::waivers::content_hash("I climb at my own risk.")]
-    {
+    assert!(
+        doc.header("content-security-policy")
+            .unwrap()
+            .contains("default-src 'none'")
+    );
+    for expected in [
+        "I climb at my own risk.",
+        "Ada Lovelace",
+        "grace@example.com",
+        PNG,
+        &kairos_domain::waivers::content_hash("I climb at my own risk."),
+    ] {
         assert!(doc.text.contains(expected), "{expected} in {}", doc.text);
     }
     // Not for the public, nor another tenant.
@@ -126,8 +175,14 @@ async fn staff_see_each_persons_waiver_collect_paper_ones_and_print_them() {
 #[tokio::test]
 async fn a_signing_link_goes_to_the_participant_or_the_customer_and_is_shown_as_sent() {
     let (app, t, fx, _) = venue().await;
-    let b = booking(&app, &t, &fx, 2, json!([{"firstName": "Ada", "lastName": "L",
-        "email": "ada@example.com"}]))
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        2,
+        json!([{"firstName": "Ada", "lastName": "L",
+        "email": "ada@example.com"}]),
+    )
     .await;
     let ada = status(&app, &t, &b).await["participants"][0]["participantId"]
         .as_str()
@@ -153,10 +208,13 @@ async fn a_signing_link_goes_to_the_participant_or_the_customer_and_is_shown_as_
     assert_eq!(res.body["sentTo"], "grace@example.com");
     let messages = app
         .store
-        .list_messages(&TenantId::parse(&t.id).unwrap(), &kairos_store::MessageFilter {
-            limit: 50,
-            ..Default::default()
-        })
+        .list_messages(
+            &TenantId::parse(&t.id).unwrap(),
+            &kairos_store::MessageFilter {
+                limit: 50,
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     let links: Vec<&kairos_store::Message> = messages
@@ -165,7 +223,11 @@ async fn a_signing_link_goes_to_the_participant_or_the_customer_and_is_shown_as_
         .collect();
     assert_eq!(links.len(), 2);
     let link = format!("/book/{}/waivers/{b}", t.id);
-    assert!(links.iter().all(|m| m.body.contains(&link)), "{:?}", links[0].body);
+    assert!(
+        links.iter().all(|m| m.body.contains(&link)),
+        "{:?}",
+        links[0].body
+    );
     assert!(links.iter().any(|m| m.body.contains("Hello Ada L")));
     let v = view(&app, &t, &b).await;
     assert!(v["requiredWaivers"][0]["reminderSent"].is_string(), "{v}");
@@ -179,15 +241,35 @@ async fn a_signing_link_goes_to_the_participant_or_the_customer_and_is_shown_as_
 #[tokio::test]
 async fn check_in_warns_or_refuses_by_the_products_setting() {
     let (app, t, fx, _) = venue().await;
-    let b = booking(&app, &t, &fx, 1, json!([{"firstName": "Ada", "lastName": "L"}])).await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        1,
+        json!([{"firstName": "Ada", "lastName": "L"}]),
+    )
+    .await;
     let res = arrive(&app, &t, &b).await;
     res.assert_status(200);
     assert_eq!(res.body["status"], "arrived");
     let warning = res.body["warnings"][0].as_str().unwrap();
     assert!(warning.contains("1 of 1 waivers are missing"), "{warning}");
 
-    product(&app, &t, &fx.catalog.product_id, json!({"waiverCheckIn": "refuse"})).await;
-    let b = booking(&app, &t, &fx, 2, json!([{"firstName": "Bo", "lastName": "K"}])).await;
+    product(
+        &app,
+        &t,
+        &fx.catalog.product_id,
+        json!({"waiverCheckIn": "refuse"}),
+    )
+    .await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        2,
+        json!([{"firstName": "Bo", "lastName": "K"}]),
+    )
+    .await;
     let refused = arrive(&app, &t, &b).await;
     refused.assert_error(409, "WAIVERS_INCOMPLETE");
     assert_eq!(refused.body["details"]["missingWaivers"], 2);
@@ -207,14 +289,24 @@ async fn check_in_warns_or_refuses_by_the_products_setting() {
         .unwrap()
         .to_owned();
     sign(&app, &t, &b, &bo, signer()).await.assert_status(200);
-    manual(&app, &t, json!({"bookingId": b, "participantName": "Cy D", "signedBy": "Cy"}))
-        .await
-        .assert_status(201);
+    manual(
+        &app,
+        &t,
+        json!({"bookingId": b, "participantName": "Cy D", "signedBy": "Cy"}),
+    )
+    .await
+    .assert_status(201);
     let ok = arrive(&app, &t, &b).await;
     ok.assert_status(200);
     assert!(ok.body.get("warnings").is_none(), "{}", ok.text);
     // A product that requires no waiver checks in whatever is signed.
-    product(&app, &t, &fx.catalog.product_id, json!({"requiresWaiver": false})).await;
+    product(
+        &app,
+        &t,
+        &fx.catalog.product_id,
+        json!({"requiresWaiver": false}),
+    )
+    .await;
     let b = booking(&app, &t, &fx, 1, json!([])).await;
     arrive(&app, &t, &b).await.assert_status(200);
     app.patch(&format!("/api/v1/admin/products/{}", fx.catalog.product_id))
@@ -236,7 +328,10 @@ async fn the_signature_list_pages_by_twenty_and_filters() {
     let b2 = booking_at(&app, &t, &fx, 1, 10, json!(people)).await;
     let b3 = booking_at(&app, &t, &fx, 2, 10, json!(people)).await;
     for b in [&b1, &b2, &b3] {
-        for p in status(&app, &t, b).await["participants"].as_array().unwrap() {
+        for p in status(&app, &t, b).await["participants"]
+            .as_array()
+            .unwrap()
+        {
             sign(&app, &t, b, p["participantId"].as_str().unwrap(), signer())
                 .await
                 .assert_status(200);
@@ -248,7 +343,9 @@ async fn the_signature_list_pages_by_twenty_and_filters() {
         let t = &t;
         let q = q.to_owned();
         async move {
-            let token = app.admin_token(&t.id, &t.owner_username, &t.owner_password).await;
+            let token = app
+                .admin_token(&t.id, &t.owner_username, &t.owner_password)
+                .await;
             app.get(&format!("/api/v1/waivers/signatures?{q}"))
                 .tenant(&t.id)
                 .token(&token)
@@ -264,17 +361,31 @@ async fn the_signature_list_pages_by_twenty_and_filters() {
     let last = list("page=2").await;
     assert_eq!(last.body["signatures"].as_array().unwrap().len(), 10);
     assert_eq!(list(&format!("bookingId={b2}")).await.body["total"], 10);
-    assert_eq!(list(&format!("templateId={template_id}")).await.body["total"], 30);
+    assert_eq!(
+        list(&format!("templateId={template_id}")).await.body["total"],
+        30
+    );
     assert_eq!(list("signedBefore=2026-11-20").await.body["total"], 0);
     assert_eq!(list("signedAfter=2026-11-21").await.body["total"], 30);
-    list("pageSize=101").await.assert_error(400, "VALIDATION_ERROR");
-    list("signedAfter=yesterday").await.assert_error(400, "VALIDATION_ERROR");
+    list("pageSize=101")
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    list("signedAfter=yesterday")
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
 }
 
 #[tokio::test]
 async fn signatures_are_purged_after_the_retention_with_the_purge_audited() {
     let (app, t, fx, _) = venue().await;
-    let b = booking(&app, &t, &fx, 1, json!([{"firstName": "Ada", "lastName": "L"}])).await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        1,
+        json!([{"firstName": "Ada", "lastName": "L"}]),
+    )
+    .await;
     let p = status(&app, &t, &b).await["participants"][0]["participantId"]
         .as_str()
         .unwrap()
@@ -283,10 +394,20 @@ async fn signatures_are_purged_after_the_retention_with_the_purge_audited() {
     // A second venue, under other rules, keeps its waivers ten years.
     let beta = app.tenant("beta").await;
     let bfx = app.bookable(&beta).await;
-    product(&app, &beta, &bfx.catalog.product_id, json!({"requiresWaiver": true})).await;
-    super::waivers::template(&app, &beta, json!({"name": "W", "locale": "en", "content": "Risk."}))
-        .await
-        .assert_status(201);
+    product(
+        &app,
+        &beta,
+        &bfx.catalog.product_id,
+        json!({"requiresWaiver": true}),
+    )
+    .await;
+    super::waivers::template(
+        &app,
+        &beta,
+        json!({"name": "W", "locale": "en", "content": "Risk."}),
+    )
+    .await
+    .assert_status(201);
     let set = |body: Value| {
         let app = &app;
         let beta = &beta;
@@ -299,23 +420,50 @@ async fn signatures_are_purged_after_the_retention_with_the_purge_audited() {
                 .await
         }
     };
-    set(json!({"retentionYears": 0})).await.assert_error(400, "VALIDATION_ERROR");
+    set(json!({"retentionYears": 0}))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
     set(json!({"retentionYears": 10})).await.assert_status(200);
-    let bb = booking(&app, &beta, &bfx, 1, json!([{"firstName": "Bo", "lastName": "K"}])).await;
+    let bb = booking(
+        &app,
+        &beta,
+        &bfx,
+        1,
+        json!([{"firstName": "Bo", "lastName": "K"}]),
+    )
+    .await;
     let bp = status(&app, &beta, &bb).await["participants"][0]["participantId"]
         .as_str()
         .unwrap()
         .to_owned();
-    sign(&app, &beta, &bb, &bp, signer()).await.assert_status(200);
+    sign(&app, &beta, &bb, &bp, signer())
+        .await
+        .assert_status(200);
 
     let tenant = TenantId::parse(&t.id).unwrap();
     let signed = app.clock_now();
     // Seven years less a day later: kept; a little over seven years: the first venue's go.
     app.clock.set(signed + Duration::days(7 * 365));
-    assert_eq!(app.store.purge_waiver_signatures(app.clock_now()).await.unwrap(), 0);
+    assert_eq!(
+        app.store
+            .purge_waiver_signatures(app.clock_now())
+            .await
+            .unwrap(),
+        0
+    );
     app.clock.set(signed + Duration::days(7 * 366));
-    assert_eq!(app.store.purge_waiver_signatures(app.clock_now()).await.unwrap(), 1);
-    let audit = app.store.list_audit(&tenant, "tenant", &t.id).await.unwrap();
+    assert_eq!(
+        app.store
+            .purge_waiver_signatures(app.clock_now())
+            .await
+            .unwrap(),
+        1
+    );
+    let audit = app
+        .store
+        .list_audit(&tenant, "tenant", &t.id)
+        .await
+        .unwrap();
     let purge = audit
         .iter()
         .find(|e| e.action == "waiver_signatures_purged")
@@ -329,7 +477,19 @@ async fn signatures_are_purged_after_the_retention_with_the_purge_audited() {
         .unwrap();
     assert!(rows.is_empty() && total == 0);
     app.clock.set(signed + Duration::days(10 * 365));
-    assert_eq!(app.store.purge_waiver_signatures(app.clock_now()).await.unwrap(), 0);
+    assert_eq!(
+        app.store
+            .purge_waiver_signatures(app.clock_now())
+            .await
+            .unwrap(),
+        0
+    );
     app.clock.set(signed + Duration::days(10 * 366));
-    assert_eq!(app.store.purge_waiver_signatures(app.clock_now()).await.unwrap(), 1);
+    assert_eq!(
+        app.store
+            .purge_waiver_signatures(app.clock_now())
+            .await
+            .unwrap(),
+        1
+    );
 }

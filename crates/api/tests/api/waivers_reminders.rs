@@ -56,7 +56,11 @@ async fn reminders_come_7_and_2_days_before_while_unsigned_and_stop_once_signed(
     run(&app).await;
     let confirmation = messages(&app, "booking_confirmation").await;
     assert_eq!(confirmation.len(), 1);
-    assert!(confirmation[0].body.contains(&link), "the signing link goes with the confirmation: {}", confirmation[0].body);
+    assert!(
+        confirmation[0].body.contains(&link),
+        "the signing link goes with the confirmation: {}",
+        confirmation[0].body
+    );
 
     // Day-based reminders go out at 08:00 on the site's day (06:00Z in Helsinki's winter).
     // A minute before, 7 days before: nothing; at it: one reminder with the link.
@@ -81,7 +85,9 @@ async fn reminders_come_7_and_2_days_before_while_unsigned_and_stop_once_signed(
     assert_eq!(messages(&app, "waiver_reminder").await.len(), 2);
 
     // Everyone signed: the 1-day and same-day reminders are not sent.
-    let token = app.admin_token(&t.id, &t.owner_username, &t.owner_password).await;
+    let token = app
+        .admin_token(&t.id, &t.owner_username, &t.owner_password)
+        .await;
     let added = app
         .post(&format!("/api/v1/bookings/{b}/participants"))
         .tenant(&t.id)
@@ -90,7 +96,9 @@ async fn reminders_come_7_and_2_days_before_while_unsigned_and_stop_once_signed(
         .send()
         .await;
     added.assert_status(201);
-    sign(&app, &t, &b, added.str("id"), signer()).await.assert_status(200);
+    sign(&app, &t, &b, added.str("id"), signer())
+        .await
+        .assert_status(200);
     app.clock.set(at("2026-11-30T06:00:00Z"));
     run(&app).await;
     app.clock.set(at("2026-12-01T06:30:00Z"));
@@ -101,7 +109,13 @@ async fn reminders_come_7_and_2_days_before_while_unsigned_and_stop_once_signed(
 #[tokio::test]
 async fn a_product_without_waivers_gets_no_link_and_no_reminder() {
     let (app, t, fx, _) = venue().await;
-    super::waivers::product(&app, &t, &fx.catalog.product_id, json!({"requiresWaiver": false})).await;
+    super::waivers::product(
+        &app,
+        &t,
+        &fx.catalog.product_id,
+        json!({"requiresWaiver": false}),
+    )
+    .await;
     let res = app
         .post("/api/v1/admin/bookings")
         .tenant(&t.id)
@@ -116,7 +130,11 @@ async fn a_product_without_waivers_gets_no_link_and_no_reminder() {
     res.assert_status(200);
     run(&app).await;
     let confirmation = messages(&app, "booking_confirmation").await;
-    assert!(!confirmation[0].body.contains("/waivers/"), "{}", confirmation[0].body);
+    assert!(
+        !confirmation[0].body.contains("/waivers/"),
+        "{}",
+        confirmation[0].body
+    );
     app.clock.set(at("2026-11-24T08:00:00Z"));
     run(&app).await;
     assert!(messages(&app, "waiver_reminder").await.is_empty());

@@ -235,6 +235,8 @@ pub struct BookingWaivers {
     pub starts_at: Timestamp,
     /// The booking's date in its site's time zone.
     pub booking_day: NaiveDate,
+    /// The site's time zone (IANA name).
+    pub timezone: String,
     pub site_locale: String,
     pub customer_name: String,
     pub customer_email: String,
@@ -330,11 +332,23 @@ impl BookingWaivers {
     /// The active template a signer of this booking reads: in `locale` when one is, else
     /// in the site's locale, else in the same language, else the newest.
     pub fn template_for(&self, locale: Option<&str>) -> Option<&WaiverTemplate> {
-        let language = |l: &str| l.split(['-', '_']).next().unwrap_or("").to_ascii_lowercase();
-        let wanted: Vec<&str> = locale.into_iter().chain([self.site_locale.as_str()]).collect();
+        let language = |l: &str| {
+            l.split(['-', '_'])
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase()
+        };
+        let wanted: Vec<&str> = locale
+            .into_iter()
+            .chain([self.site_locale.as_str()])
+            .collect();
         wanted
             .iter()
-            .find_map(|l| self.templates.iter().find(|t| t.locale.eq_ignore_ascii_case(l)))
+            .find_map(|l| {
+                self.templates
+                    .iter()
+                    .find(|t| t.locale.eq_ignore_ascii_case(l))
+            })
             .or_else(|| {
                 wanted.iter().find_map(|l| {
                     self.templates

@@ -5,5 +5,6 @@ import setup from "./en/setup.js";
 import booking from "./en/booking.js";
 import resources from "./en/resources.js";
 import groups from "./en/groups.js";
+import waivers from "./en/waivers.js";
 
-export default { ...console, ...setup, ...booking, ...resources, ...groups };
+export default { ...console, ...setup, ...booking, ...resources, ...groups, ...waivers };

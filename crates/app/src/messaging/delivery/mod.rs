@@ -149,7 +149,10 @@ impl Mailer {
 /// Makes the links of a message that point into Kairos itself (`href="/book/…"`, such
 /// as a waiver signing link) absolute with the public address.
 fn absolute_links(body: &str, base: &str) -> String {
-    body.replace("href=\"/", &format!("href=\"{}/", base.trim_end_matches('/')))
+    body.replace(
+        "href=\"/",
+        &format!("href=\"{}/", base.trim_end_matches('/')),
+    )
 }
 
 /// What one round did.

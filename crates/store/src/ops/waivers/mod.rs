@@ -205,6 +205,7 @@ pub(super) async fn booking_waivers(
         party_size: r.party_size,
         starts_at: r.starts_at,
         booking_day: kairos_domain::scheduling::local_date(&tz, r.starts_at),
+        timezone: r.timezone,
         site_locale: r.locale,
         customer_name: r.customer_name,
         customer_email: r.customer_email,

@@ -3,10 +3,10 @@
 //! listed are unnamed. The audit log records who changed which participant, never their
 //! details (medical and dietary data are kept out of logs).
 
-use super::super::audit::Change;
-use super::booking_waivers;
 use super::super::Repo;
+use super::super::audit::Change;
 use super::super::write::Write;
+use super::booking_waivers;
 use crate::{Actor, Participant, ParticipantInput, ParticipantPatch, Timestamp, WaiverError};
 use kairos_domain::TenantId;
 use kairos_domain::bookings::BookingStatus;
@@ -155,10 +155,12 @@ impl Repo {
         tenant: &TenantId,
         participant: Uuid,
     ) -> Result<Option<Uuid>, crate::StoreError> {
-        Ok(sqlx::query_scalar(super::super::dialect::PARTICIPANT_BOOKING)
-            .bind(tenant.as_str())
-            .bind(participant.to_string())
-            .fetch_optional(&self.read)
-            .await?)
+        Ok(
+            sqlx::query_scalar(super::super::dialect::PARTICIPANT_BOOKING)
+                .bind(tenant.as_str())
+                .bind(participant.to_string())
+                .fetch_optional(&self.read)
+                .await?,
+        )
     }
 }

@@ -3,7 +3,9 @@
 //! and purged after the tenant's retention.
 
 use super::super::audit::Change;
-use super::super::messaging::{ChannelOutcome, Compose, Recipient, booking_facts, queue_message_to};
+use super::super::messaging::{
+    ChannelOutcome, Compose, Recipient, booking_facts, queue_message_to,
+};
 use super::super::write::Write;
 use super::super::{Db, Repo};
 use super::{SIGNATURE_COLUMNS, SignatureRow, booking_waivers, participants};
@@ -193,7 +195,10 @@ impl Repo {
                 }
             }
             let b = booking_waivers(&mut w.tx, tenant, input.booking_id, true).await?;
-            if input.template_id.is_some_and(|id| !b.templates.iter().any(|t| t.id == id)) {
+            if input
+                .template_id
+                .is_some_and(|id| !b.templates.iter().any(|t| t.id == id))
+            {
                 return Err(WaiverError::NotCovered);
             }
             let signature = online_signature(&b, &input, now)?;
@@ -310,7 +315,8 @@ impl Repo {
     ) -> Result<(Vec<WaiverSignature>, u64), StoreError> {
         let mut conn = self.read.acquire().await?;
         let conditions = |q: &mut QueryBuilder<Db>| {
-            q.push(" WHERE tenant_id = ").push_bind(tenant.as_str().to_owned());
+            q.push(" WHERE tenant_id = ")
+                .push_bind(tenant.as_str().to_owned());
             if let Some(b) = filter.booking_id {
                 q.push(" AND booking_id = ").push_bind(b);
             }
@@ -327,9 +333,8 @@ impl Repo {
         let mut count = QueryBuilder::<Db>::new("SELECT COUNT(*) FROM waiver_signatures");
         conditions(&mut count);
         let total: i64 = count.build_query_scalar().fetch_one(&mut *conn).await?;
-        let mut q = QueryBuilder::<Db>::new(format!(
-            "SELECT {SIGNATURE_COLUMNS} FROM waiver_signatures"
-        ));
+        let mut q =
+            QueryBuilder::<Db>::new(format!("SELECT {SIGNATURE_COLUMNS} FROM waiver_signatures"));
         conditions(&mut q);
         q.push(" ORDER BY signed_at DESC, id LIMIT ")
             .push_bind(i64::from(page_size))

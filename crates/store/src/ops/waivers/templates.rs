@@ -1,9 +1,9 @@
 //! Waiver templates: a version per change of text, earlier versions of the same name and
 //! locale deactivated by the new one; deactivation keeps every signature valid.
 
+use super::super::Repo;
 use super::super::audit::Change;
 use super::{TEMPLATE_COLUMNS, TemplateRow};
-use super::super::Repo;
 use crate::{Actor, NewWaiverTemplate, StoreError, Timestamp, WaiverError, WaiverTemplate};
 use kairos_domain::waivers::content_hash;
 use kairos_domain::{TenantId, new_id};
@@ -47,7 +47,10 @@ impl Repo {
             .fetch_all(&mut *w.tx)
             .await?;
             let hash = content_hash(&new.content);
-            let version = new.version.clone().unwrap_or_else(|| next_version(&versions));
+            let version = new
+                .version
+                .clone()
+                .unwrap_or_else(|| next_version(&versions));
             if versions.contains(&version) {
                 let existing: TemplateRow = sqlx::query_as(sql!(
                     "SELECT {TEMPLATE_COLUMNS} FROM waiver_templates
