@@ -78,6 +78,13 @@ test("the wizard books with a promotion code and a card payment", async () => {
   await checkA11y(page, "the wizard's codes step");
   await next();
 
+  // Bouldering needs waivers: skipped here, with the reason noted on the booking.
+  await step.getByRole("heading", { name: "Waivers" }).waitFor();
+  await step.getByLabel("Skip for now, with a reason").check();
+  await step.getByLabel(/Why/).fill("Signs at the desk on arrival");
+  await checkA11y(page, "the wizard's waivers step");
+  await next();
+
   await step.getByRole("heading", { name: "Review and pay" }).waitFor();
   await step.getByLabel("Card now").check();
   await step.getByRole("button", { name: "Confirm the booking" }).click();
@@ -98,6 +105,10 @@ test("the wizard books with a promotion code and a card payment", async () => {
   assert.ok(detail.price.promotionDiscount > 0, "the promotion discounted it");
   assert.equal(detail.createdReason, "phone_booking");
   assert.ok(detail.termsAcceptedAt, "terms accepted on the customer's behalf");
+  assert.ok(
+    detail.notes.some((/** @type {any} */ n) => n.content.includes("Signs at the desk on arrival")),
+    "the reason for skipping the waivers is noted",
+  );
   assert.equal(detail.adminNotes, "Called from the office line");
   assert.equal(detail.notes[0].content, "Birthday: a candle on the cake, please");
   assert.equal(detail.participants[0].firstName, "Katherine");
@@ -201,6 +212,10 @@ test("the wizard can be done with the keyboard alone", async () => {
   await nextEnabled(page);
   await tabTo(page, /^Next$/);
   await page.keyboard.press("Enter");
+  // The signing link is emailed to the customer (the first choice).
+  await heading("Waivers");
+  await tabTo(page, /^Next$/);
+  await page.keyboard.press("Enter");
   await heading("Review and pay");
   await tabTo(page, /^Confirm the booking$/);
   await page.keyboard.press("Enter");
@@ -208,6 +223,8 @@ test("the wizard can be done with the keyboard alone", async () => {
   const found = await s.api.call("GET", `/api/v1/admin/bookings?customerEmail=mary@example.com`);
   assert.equal(found.bookings.length, 1);
   assert.equal(found.bookings[0].status, "tentative");
+  const waivers = await s.api.call("GET", `/api/v1/admin/waivers/booking/${found.bookings[0].bookingId}`);
+  assert.ok(waivers.requiredWaivers[0].reminderSent, "the signing link went to the customer");
   await done();
 });
 

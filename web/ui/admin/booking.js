@@ -72,7 +72,7 @@ export function Booking({ api, session, id, go }) {
         await ok(api.POST("/api/v1/bookings/{id}/mark-paid", { params: { path } }));
       } else if (action === "mark_arrived") {
         const arrived = await ok(api.POST("/api/v1/bookings/{id}/mark-arrived", { params: { path } }));
-        for (const warning of arrived.warnings ?? []) notify(t("waivers.arrivedMissing", { warning }), "error");
+        for (const warning of arrived.warnings ?? []) notify(t("waivers.arrivedMissing", { warning }));
       } else if (action === "mark_completed") {
         await ok(api.PATCH("/api/v1/admin/bookings/{id}/status", { params: { path }, body: { status: "completed" } }));
       } else if (action === "mark_no_show") {
