@@ -340,3 +340,37 @@ async fn whoever_follows_the_signing_link_names_the_unnamed_places_and_signs() {
     .await
     .assert_error(404, "BOOKING_NOT_FOUND");
 }
+
+#[tokio::test]
+async fn a_party_is_made_smaller_only_once_those_not_coming_are_removed() {
+    let (app, t, fx, _) = venue().await;
+    let b = booking(&app, &t, &fx, 2, json!([{"firstName": "Ada", "lastName": "L"},
+        {"firstName": "Bo", "lastName": "K"}]))
+    .await;
+    let reduce = || {
+        app.post(&format!("/api/v1/admin/bookings/{b}/cancel"))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(json!({"reason": "reduced_party_size", "newPartySize": 1}))
+            .send()
+    };
+    let refused = reduce().await;
+    refused.assert_error(400, "VALIDATION_ERROR");
+    assert!(refused.text.contains("remove 1 of them"), "{}", refused.text);
+    let list = app
+        .get(&format!("/api/v1/bookings/{b}/participants"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    let bo = list.body["participants"][1]["id"].as_str().unwrap().to_owned();
+    app.delete(&format!("/api/v1/bookings/{b}/participants/{bo}"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await
+        .assert_status(204);
+    let done = reduce().await;
+    done.assert_status(200);
+    assert_eq!(done.body["status"], "confirmed", "{}", done.text);
+}

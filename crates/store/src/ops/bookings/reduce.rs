@@ -51,6 +51,20 @@ pub(super) async fn reduce_party(
         );
         return Err(BookingError::Invalid(errors));
     }
+    // A booking never lists more participants than its party: who is no longer coming is
+    // removed first (their waiver, if signed, is kept as evidence).
+    let listed = b.participants.len();
+    if listed > usize::try_from(party_size).unwrap_or(0) {
+        let mut errors = FieldErrors::new();
+        errors.add(
+            "newPartySize",
+            format!(
+                "the booking names {listed} participants: remove {} of them (those not coming) before making the party {party_size}",
+                listed - usize::try_from(party_size).unwrap_or(0)
+            ),
+        );
+        return Err(BookingError::Invalid(errors));
+    }
     refuse_open_payment(w, b).await?;
     let before = (b.party_size, b.price.total);
     let mut smaller = b.clone();
