@@ -75,6 +75,15 @@ fn signer(
     }
 }
 
+/// A template id sent with a signature: text that is not an id names no template.
+fn template_param(raw: Option<&str>) -> ApiResult<Option<Uuid>> {
+    clean(raw)
+        .map(|raw| {
+            parse_id(&raw).ok_or_else(|| super::waiver_not_found("Waiver template not found"))
+        })
+        .transpose()
+}
+
 fn user_agent(headers: &HeaderMap) -> Option<String> {
     headers
         .get(axum::http::header::USER_AGENT)
@@ -139,12 +148,7 @@ pub async fn legacy_sign(
         Some(raw) => parse_id(raw).ok_or_else(booking_not_found)?,
     };
     let mut errors = FieldErrors::new();
-    let template_id = match clean(body.template_id.as_deref()) {
-        None => None,
-        Some(raw) => Some(
-            parse_id(&raw).ok_or_else(|| super::waiver_not_found("Waiver template not found"))?,
-        ),
-    };
+    let template_id = template_param(body.template_id.as_deref())?;
     let s = signer(
         &mut errors,
         body.signed_by_name.as_deref(),
@@ -377,12 +381,7 @@ pub async fn sign_participant(
     let booking = parse_id(&id).ok_or_else(booking_not_found)?;
     let participant: Uuid = parse_id(&participant).ok_or_else(super::participant_not_found)?;
     let mut errors = FieldErrors::new();
-    let template_id = match clean(body.template_id.as_deref()) {
-        None => None,
-        Some(raw) => Some(
-            parse_id(&raw).ok_or_else(|| super::waiver_not_found("Waiver template not found"))?,
-        ),
-    };
+    let template_id = template_param(body.template_id.as_deref())?;
     let locale = clean(body.locale.as_deref());
     if locale
         .as_deref()

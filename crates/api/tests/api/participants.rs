@@ -252,10 +252,7 @@ async fn two_signers_of_one_participant_at_once_make_one_signature() {
         json!([{"firstName": "Ada", "lastName": "L"}]),
     )
     .await;
-    let p = super::waivers::status(&app, &t, &b).await["participants"][0]["participantId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let p = super::waivers::first_participant(&app, &t, &b).await;
     let attempts = (0..8).map(|_| super::waivers::sign(&app, &t, &b, &p, super::waivers::signer()));
     let answers = futures::future::join_all(attempts).await;
     let ok = answers.iter().filter(|r| r.status == 200).count();
@@ -344,8 +341,14 @@ async fn whoever_follows_the_signing_link_names_the_unnamed_places_and_signs() {
 #[tokio::test]
 async fn a_party_is_made_smaller_only_once_those_not_coming_are_removed() {
     let (app, t, fx, _) = venue().await;
-    let b = booking(&app, &t, &fx, 2, json!([{"firstName": "Ada", "lastName": "L"},
-        {"firstName": "Bo", "lastName": "K"}]))
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        2,
+        json!([{"firstName": "Ada", "lastName": "L"},
+        {"firstName": "Bo", "lastName": "K"}]),
+    )
     .await;
     let reduce = || {
         app.post(&format!("/api/v1/admin/bookings/{b}/cancel"))
@@ -356,14 +359,21 @@ async fn a_party_is_made_smaller_only_once_those_not_coming_are_removed() {
     };
     let refused = reduce().await;
     refused.assert_error(400, "VALIDATION_ERROR");
-    assert!(refused.text.contains("remove 1 of them"), "{}", refused.text);
+    assert!(
+        refused.text.contains("remove 1 of them"),
+        "{}",
+        refused.text
+    );
     let list = app
         .get(&format!("/api/v1/bookings/{b}/participants"))
         .tenant(&t.id)
         .token(&t.owner_token)
         .send()
         .await;
-    let bo = list.body["participants"][1]["id"].as_str().unwrap().to_owned();
+    let bo = list.body["participants"][1]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     app.delete(&format!("/api/v1/bookings/{b}/participants/{bo}"))
         .tenant(&t.id)
         .token(&t.owner_token)

@@ -104,6 +104,14 @@ pub(crate) async fn status(app: &TestApp, t: &TenantFixture, booking: &str) -> V
     res.body["data"].clone()
 }
 
+/// The id of the first participant a booking lists.
+pub(crate) async fn first_participant(app: &TestApp, t: &TenantFixture, booking: &str) -> String {
+    status(app, t, booking).await["participants"][0]["participantId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("booking {booking} lists no participant"))
+        .to_owned()
+}
+
 pub(crate) async fn sign(
     app: &TestApp,
     t: &TenantFixture,
@@ -136,10 +144,7 @@ async fn a_new_text_is_a_new_version_and_the_old_one_stays_valid_for_its_signatu
         json!([{"firstName": "Ada", "lastName": "L"}]),
     )
     .await;
-    let p = status(&app, &t, &b).await["participants"][0]["participantId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let p = first_participant(&app, &t, &b).await;
     let signed = sign(&app, &t, &b, &p, signer()).await;
     signed.assert_status(200);
     assert_eq!(signed.body["data"]["templateId"], v1.as_str());
@@ -229,10 +234,7 @@ async fn a_new_text_is_a_new_version_and_the_old_one_stays_valid_for_its_signatu
         json!([{"firstName": "Bo", "lastName": "K"}]),
     )
     .await;
-    let p2 = status(&app, &t, &b2).await["participants"][0]["participantId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let p2 = first_participant(&app, &t, &b2).await;
     let mut old = signer();
     old["templateId"] = json!(v1);
     sign(&app, &t, &b2, &p2, old)
@@ -413,10 +415,7 @@ async fn signing_checks_its_input_and_answers_each_error_code() {
         json!([{"firstName": "Ada", "lastName": "L"}]),
     )
     .await;
-    let p = status(&app, &t, &b).await["participants"][0]["participantId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let p = first_participant(&app, &t, &b).await;
     let bad = sign(
         &app,
         &t,

@@ -184,10 +184,7 @@ async fn a_signing_link_goes_to_the_participant_or_the_customer_and_is_shown_as_
         "email": "ada@example.com"}]),
     )
     .await;
-    let ada = status(&app, &t, &b).await["participants"][0]["participantId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let ada = super::waivers::first_participant(&app, &t, &b).await;
     let remind = |id: String| {
         let app = &app;
         let t = &t;
@@ -284,10 +281,7 @@ async fn check_in_warns_or_refuses_by_the_products_setting() {
     let v = view(&app, &t, &b).await;
     assert_eq!(v["canProceed"], false);
     assert_eq!(v["checkIn"], "refuse");
-    let bo = status(&app, &t, &b).await["participants"][0]["participantId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let bo = super::waivers::first_participant(&app, &t, &b).await;
     sign(&app, &t, &b, &bo, signer()).await.assert_status(200);
     manual(
         &app,
@@ -386,10 +380,7 @@ async fn signatures_are_purged_after_the_retention_with_the_purge_audited() {
         json!([{"firstName": "Ada", "lastName": "L"}]),
     )
     .await;
-    let p = status(&app, &t, &b).await["participants"][0]["participantId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let p = super::waivers::first_participant(&app, &t, &b).await;
     sign(&app, &t, &b, &p, signer()).await.assert_status(200);
     // A second venue, under other rules, keeps its waivers ten years.
     let beta = app.tenant("beta").await;
@@ -432,10 +423,7 @@ async fn signatures_are_purged_after_the_retention_with_the_purge_audited() {
         json!([{"firstName": "Bo", "lastName": "K"}]),
     )
     .await;
-    let bp = status(&app, &beta, &bb).await["participants"][0]["participantId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let bp = super::waivers::first_participant(&app, &beta, &bb).await;
     sign(&app, &beta, &bb, &bp, signer())
         .await
         .assert_status(200);

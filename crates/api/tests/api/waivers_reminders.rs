@@ -75,10 +75,7 @@ async fn reminders_come_7_and_2_days_before_while_unsigned_and_stop_once_signed(
     assert_eq!(reminders[0].recipient, "grace@example.com");
 
     // Ada signs; the unnamed second person has not: 2 days before, another reminder.
-    let ada = status(&app, &t, &b).await["participants"][0]["participantId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let ada = super::waivers::first_participant(&app, &t, &b).await;
     sign(&app, &t, &b, &ada, signer()).await.assert_status(200);
     app.clock.set(at("2026-11-29T06:00:00Z"));
     run(&app).await;

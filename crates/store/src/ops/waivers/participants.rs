@@ -24,6 +24,17 @@ fn open(status: BookingStatus) -> bool {
     )
 }
 
+/// The booking, locked, when its participants may still change.
+async fn open_booking(w: &mut Write, booking: Uuid) -> Result<crate::BookingWaivers, WaiverError> {
+    let tenant = w.tenant.clone();
+    let b = booking_waivers(&mut w.tx, &tenant, booking, true).await?;
+    if open(b.status) {
+        Ok(b)
+    } else {
+        Err(WaiverError::BookingClosed)
+    }
+}
+
 pub(super) async fn save(
     w: &mut Write,
     booking: Uuid,
@@ -66,10 +77,7 @@ impl Repo {
     ) -> Result<Participant, WaiverError> {
         let mut w = self.begin(tenant, now).await?;
         let result = async {
-            let b = booking_waivers(&mut w.tx, tenant, booking, true).await?;
-            if !open(b.status) {
-                return Err(WaiverError::BookingClosed);
-            }
+            let b = open_booking(&mut w, booking).await?;
             if b.participants.len() >= usize::try_from(b.party_size).unwrap_or(0) {
                 return Err(WaiverError::PartyFull);
             }
@@ -97,10 +105,7 @@ impl Repo {
     ) -> Result<Participant, WaiverError> {
         let mut w = self.begin(tenant, now).await?;
         let result = async {
-            let b = booking_waivers(&mut w.tx, tenant, booking, true).await?;
-            if !open(b.status) {
-                return Err(WaiverError::BookingClosed);
-            }
+            let b = open_booking(&mut w, booking).await?;
             let mut all = b.participants;
             let p = all
                 .iter_mut()
@@ -128,10 +133,7 @@ impl Repo {
     ) -> Result<Participant, WaiverError> {
         let mut w = self.begin(tenant, now).await?;
         let result = async {
-            let b = booking_waivers(&mut w.tx, tenant, booking, true).await?;
-            if !open(b.status) {
-                return Err(WaiverError::BookingClosed);
-            }
+            let b = open_booking(&mut w, booking).await?;
             let mut all = b.participants;
             let at = all
                 .iter()

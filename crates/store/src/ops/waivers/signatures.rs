@@ -111,16 +111,16 @@ fn audit_signature(w: &mut Write, actor: &Actor, s: &WaiverSignature) {
     );
 }
 
-/// The signature `input` asks for, checked against the booking read under its lock.
-fn online_signature(
+/// The participant `participant` names (None: the whole booking) of a booking that can
+/// still be signed for, when not signed for yet.
+fn unsigned(
     b: &BookingWaivers,
-    input: &SignatureInput,
-    now: Timestamp,
-) -> Result<WaiverSignature, WaiverError> {
+    participant: Option<Uuid>,
+) -> Result<Option<&crate::Participant>, WaiverError> {
     if !signable(b.status) {
         return Err(WaiverError::BookingClosed);
     }
-    let participant = match input.participant_id {
+    let found = match participant {
         None => None,
         Some(id) => Some(
             b.participants
@@ -129,12 +129,23 @@ fn online_signature(
                 .ok_or(WaiverError::ParticipantNotFound)?,
         ),
     };
-    if let Some(existing) = match participant {
+    let existing = match found {
         Some(p) => b.signature_of(p.id),
         None => b.booking_signature(),
-    } {
-        return Err(WaiverError::AlreadySigned(Box::new(existing.clone())));
+    };
+    match existing {
+        Some(s) => Err(WaiverError::AlreadySigned(Box::new(s.clone()))),
+        None => Ok(found),
     }
+}
+
+/// The signature `input` asks for, checked against the booking read under its lock.
+fn online_signature(
+    b: &BookingWaivers,
+    input: &SignatureInput,
+    now: Timestamp,
+) -> Result<WaiverSignature, WaiverError> {
+    let participant = unsigned(b, input.participant_id)?;
     let template = match input.template_id {
         Some(_) => b.templates.iter().find(|t| Some(t.id) == input.template_id),
         None => b.template_for(input.locale.as_deref()),
@@ -378,24 +389,7 @@ impl Repo {
         let mut w = self.begin(tenant, now).await?;
         let result = async {
             let b = booking_waivers(&mut w.tx, tenant, booking, true).await?;
-            if !signable(b.status) {
-                return Err(WaiverError::BookingClosed);
-            }
-            let p = match participant {
-                None => None,
-                Some(id) => Some(
-                    b.participants
-                        .iter()
-                        .find(|p| p.id == id)
-                        .ok_or(WaiverError::ParticipantNotFound)?,
-                ),
-            };
-            if let Some(existing) = match p {
-                Some(p) => b.signature_of(p.id),
-                None => b.booking_signature(),
-            } {
-                return Err(WaiverError::AlreadySigned(Box::new(existing.clone())));
-            }
+            let p = unsigned(&b, participant)?;
             let facts = booking_facts(&mut w, booking)
                 .await?
                 .ok_or(WaiverError::BookingNotFound)?;
