@@ -19,7 +19,8 @@ test("a customer names the party and everyone's waiver is signed on the signing 
   await page.locator("button.time").first().click();
   await page.getByLabel("Name", { exact: true }).fill("Grace Hopper");
   await page.getByLabel("Email", { exact: true }).fill("grace@example.com");
-  const person2 = page.locator("fieldset.participant").nth(1);
+  assert.ok(await page.getByLabel(/I am taking part too/).isChecked());
+  const person2 = page.locator("fieldset.participant").nth(0);
   await person2.getByLabel("First name").fill("Tim");
   await person2.getByLabel("Last name").fill("Hopper");
   await person2.getByLabel(/Date of birth/).fill("2016-05-05");

@@ -5,10 +5,11 @@
 //! - a **template** is one waiver's text in one language at one version;
 //! - a **place** is one person of a booking's party (`partySize` places); a place is
 //!   *named* when the booking lists a participant for it;
-//! - a **signature** covers one participant (or, by the legacy endpoint, the whole
-//!   booking), signed online or collected on paper at the desk;
-//! - a booking's waivers are **complete** when it has a booking-wide signature, or when
-//!   every place is named and every named participant has a signature.
+//! - a **signature** covers one participant, signed online or collected on paper at the
+//!   desk; the legacy endpoint's whole-booking signature is the booker's acceptance for
+//!   the booking and covers no one in particular;
+//! - a booking's waivers are **complete** when every place is named and every named
+//!   participant has a signature.
 
 use base64::Engine;
 use chrono::{Datelike, NaiveDate};
@@ -78,19 +79,17 @@ pub fn age_on(born: NaiveDate, on: NaiveDate) -> u32 {
     u32::try_from(years).unwrap_or(0)
 }
 
-/// Whether a participant is a minor (spec Part B 4.5): by `age_at_booking` when given,
-/// else by `date_of_birth` against `booking_day` (the booking's date in its site's time
-/// zone); unknown age is not a minor.
+/// Whether a participant is a minor (spec Part B 4.5): when `age_at_booking` says so, or
+/// else when `date_of_birth` against `booking_day` (the booking's date in its site's time
+/// zone) gives an age under 18. Either saying so is enough: an age given cannot make an
+/// adult of a child whose birth date says otherwise. Unknown age is not a minor.
 pub fn is_minor(
     age_at_booking: Option<u32>,
     date_of_birth: Option<NaiveDate>,
     booking_day: NaiveDate,
 ) -> bool {
-    match (age_at_booking, date_of_birth) {
-        (Some(age), _) => age < MINOR_AGE,
-        (None, Some(born)) => age_on(born, booking_day) < MINOR_AGE,
-        (None, None) => false,
-    }
+    age_at_booking.is_some_and(|age| age < MINOR_AGE)
+        || date_of_birth.is_some_and(|born| age_on(born, booking_day) < MINOR_AGE)
 }
 
 /// SHA-256 of a template's text, hex: kept with every signature of that version.
@@ -118,6 +117,8 @@ impl SignatureImage {
 }
 
 const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+/// The IEND chunk every PNG ends with (length 0, type, CRC).
+const PNG_END: &[u8] = b"\0\0\0\0IEND\xaeB`\x82";
 
 /// Checks `signatureData`: base64 (a `data:image/png;base64,` or `data:image/svg+xml;base64,`
 /// prefix allowed) of a PNG or SVG image of at most [`MAX_SIGNATURE_BYTES`]; an SVG may
@@ -155,41 +156,130 @@ pub fn parse_signature(raw: &str) -> Result<SignatureImage, String> {
         ));
     }
     let format = if bytes.starts_with(PNG_MAGIC) {
+        // A whole PNG: its header chunk first and its end chunk last.
+        if bytes.get(12..16) != Some(b"IHDR".as_slice()) || !bytes.ends_with(PNG_END) {
+            return Err("must be a whole PNG image".to_owned());
+        }
         ImageFormat::Png
     } else {
         let text = std::str::from_utf8(&bytes)
-            .map_err(|_| "must be a PNG or SVG image".to_owned())?
-            .trim_start();
-        let lower = text.to_ascii_lowercase();
-        let looks_svg =
-            lower.starts_with("<svg") || (lower.starts_with("<?xml") && lower.contains("<svg"));
-        if !looks_svg {
-            return Err("must be a PNG or SVG image".to_owned());
-        }
-        let unsafe_svg = [
-            "<script",
-            "javascript:",
-            "<foreignobject",
-            "href=\"http",
-            "href='http",
-        ]
-        .iter()
-        .any(|bad| lower.contains(bad))
-            || lower
-                .split(|c: char| c.is_whitespace())
-                .any(|word| word.starts_with("on") && word.contains('='));
-        if unsafe_svg {
-            return Err(
-                "must be a plain SVG drawing: no scripts, event handlers or external links"
-                    .to_owned(),
-            );
-        }
+            .ok()
+            .filter(|t| t.contains("<svg"))
+            .ok_or_else(|| "must be a PNG or SVG image".to_owned())?;
+        plain_svg(text)?;
         ImageFormat::Svg
     };
     Ok(SignatureImage {
         format,
         base64: base64::engine::general_purpose::STANDARD.encode(&bytes),
     })
+}
+
+/// The elements a drawn signature is made of.
+const SVG_ELEMENTS: &[&str] = &[
+    "svg", "g", "path", "polyline", "polygon", "line", "rect", "circle", "ellipse", "title", "desc",
+];
+
+/// Their drawing attributes (no `style`, `href` or event handler).
+const SVG_ATTRIBUTES: &[&str] = &[
+    "xmlns",
+    "version",
+    "width",
+    "height",
+    "viewBox",
+    "preserveAspectRatio",
+    "d",
+    "points",
+    "x",
+    "y",
+    "x1",
+    "y1",
+    "x2",
+    "y2",
+    "cx",
+    "cy",
+    "r",
+    "rx",
+    "ry",
+    "fill",
+    "fill-rule",
+    "fill-opacity",
+    "stroke",
+    "stroke-width",
+    "stroke-linecap",
+    "stroke-linejoin",
+    "stroke-opacity",
+    "opacity",
+    "transform",
+];
+
+/// Checks that `text` is a plain SVG drawing: one `svg` root of the SVG namespace made only
+/// of shapes and their drawing attributes (an allowlist), values without references
+/// (`&`, `:`, `url(`), no doctype, processing instruction, CDATA or text outside
+/// `title`/`desc`. Whatever shows it, such a drawing runs nothing and loads nothing.
+fn plain_svg(text: &str) -> Result<(), String> {
+    use quick_xml::events::{BytesStart, Event};
+    let refuse = || {
+        "must be a plain SVG drawing (shapes only: no scripts, styles, links or event handlers)"
+            .to_owned()
+    };
+    let check = |e: &BytesStart<'_>, depth: usize| -> Result<bool, String> {
+        let name = e.name();
+        let local = std::str::from_utf8(name.as_ref()).map_err(|_| refuse())?;
+        if !SVG_ELEMENTS.contains(&local) || (depth == 0) != (local == "svg") {
+            return Err(refuse());
+        }
+        for attribute in e.attributes() {
+            let attribute = attribute.map_err(|_| refuse())?;
+            let key = std::str::from_utf8(attribute.key.as_ref()).map_err(|_| refuse())?;
+            let value = std::str::from_utf8(&attribute.value).map_err(|_| refuse())?;
+            let allowed = SVG_ATTRIBUTES.contains(&key)
+                && if key == "xmlns" {
+                    value == "http://www.w3.org/2000/svg"
+                } else {
+                    !value.contains(['&', ':', '<']) && !value.to_ascii_lowercase().contains("url(")
+                };
+            if !allowed {
+                return Err(refuse());
+            }
+        }
+        Ok(matches!(local, "title" | "desc"))
+    };
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut depth = 0usize;
+    let mut roots = 0;
+    let mut in_text = false;
+    loop {
+        match reader.read_event().map_err(|_| refuse())? {
+            Event::Start(e) => {
+                in_text = check(&e, depth)?;
+                roots += usize::from(depth == 0);
+                depth += 1;
+            }
+            Event::Empty(e) => {
+                check(&e, depth)?;
+                roots += usize::from(depth == 0);
+            }
+            Event::End(_) => {
+                depth = depth.checked_sub(1).ok_or_else(refuse)?;
+                in_text = false;
+            }
+            Event::Text(t) => {
+                let t = std::str::from_utf8(&t).map_err(|_| refuse())?;
+                if !(in_text || t.trim().is_empty()) || t.contains('&') {
+                    return Err(refuse());
+                }
+            }
+            Event::Comment(_) | Event::Decl(_) => {}
+            Event::Eof => break,
+            _ => return Err(refuse()),
+        }
+    }
+    if roots == 1 && depth == 0 {
+        Ok(())
+    } else {
+        Err(refuse())
+    }
 }
 
 #[cfg(test)]
@@ -209,18 +299,13 @@ mod tests {
     }
 
     #[test]
-    fn age_at_booking_wins_over_the_birth_date() {
-        assert!(is_minor(
-            Some(17),
-            Some(day("1980-01-01")),
-            day("2026-01-01")
-        ));
-        assert!(!is_minor(
-            Some(18),
-            Some(day("2020-01-01")),
-            day("2026-01-01")
-        ));
-        assert!(!is_minor(None, None, day("2026-01-01")));
+    fn either_the_age_or_the_birth_date_makes_a_minor() {
+        let on = day("2026-01-01");
+        assert!(is_minor(Some(17), Some(day("1980-01-01")), on));
+        assert!(is_minor(Some(40), Some(day("2020-01-01")), on));
+        assert!(is_minor(Some(16), None, on));
+        assert!(!is_minor(Some(18), None, on));
+        assert!(!is_minor(None, None, on));
     }
 
     #[test]
@@ -232,7 +317,10 @@ mod tests {
 
     #[test]
     fn signatures_are_png_or_plain_svg_and_small() {
-        let png = base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\n0000");
+        let png = base64::engine::general_purpose::STANDARD
+            .encode([PNG_MAGIC, b"\0\0\0\x0dIHDR0000", PNG_END].concat());
+        let truncated = base64::engine::general_purpose::STANDARD.encode(PNG_MAGIC);
+        assert!(parse_signature(&truncated).is_err());
         assert_eq!(parse_signature(&png).unwrap().format, ImageFormat::Png);
         let url = format!("data:image/png;base64,{png}");
         assert_eq!(parse_signature(&url).unwrap().base64, png);
@@ -248,8 +336,15 @@ mod tests {
         assert!(parse_signature("not base64!").is_err());
         let gif = base64::engine::general_purpose::STANDARD.encode(b"GIF89a....");
         assert!(parse_signature(&gif).is_err());
-        let big = base64::engine::general_purpose::STANDARD
-            .encode([PNG_MAGIC, &vec![0u8; MAX_SIGNATURE_BYTES]].concat());
+        let big = base64::engine::general_purpose::STANDARD.encode(
+            [
+                PNG_MAGIC,
+                b"\0\0\0\x0dIHDR",
+                &vec![0u8; MAX_SIGNATURE_BYTES],
+                PNG_END,
+            ]
+            .concat(),
+        );
         assert!(parse_signature(&big).is_err());
         assert!(parse_signature(&format!("data:image/gif;base64,{png}")).is_err());
     }

@@ -26,7 +26,9 @@ export async function openWaiver(api, signatureId) {
     notify(t("waivers.printFailed"), "error");
     return;
   }
-  const url = URL.createObjectURL(new Blob([data], { type: "text/html" }));
+  // A copy has no address of its own: its stylesheet is this site's.
+  const page = data.replaceAll('href="/ui/', `href="${location.origin}/ui/`);
+  const url = URL.createObjectURL(new Blob([page], { type: "text/html" }));
   window.open(url, "_blank", "noopener");
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
@@ -103,7 +105,7 @@ export function Waivers({ api, b, tz, mayWrite }) {
               </tr>`,
             )}</tbody></table>`}
     ${paper
-      ? html`<${PaperForm} api=${api} bookingId=${b.bookingId} request=${paper}
+      ? html`<${PaperForm} key=${paper.waiverRequestId + (paper.participant.participantId ?? "")} api=${api} bookingId=${b.bookingId} request=${paper}
           done=${(/** @type {boolean} */ saved) => (setPaper(null), saved && load())} />`
       : null}
   </section>`;

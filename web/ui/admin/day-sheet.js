@@ -97,7 +97,9 @@ export function DaySheet({ api, session }) {
       if (action === "mark_paid") {
         status = (await ok(api.POST("/api/v1/bookings/{id}/mark-paid", { params: { path: { id } } }))).status;
       } else if (action === "mark_arrived") {
-        status = (await ok(api.POST("/api/v1/bookings/{id}/mark-arrived", { params: { path: { id } } }))).status;
+        const arrived = await ok(api.POST("/api/v1/bookings/{id}/mark-arrived", { params: { path: { id } } }));
+        status = arrived.status;
+        for (const warning of arrived.warnings ?? []) notify(t("waivers.arrivedMissing", { warning }));
       } else if (action === "mark_completed") {
         status = (
           await ok(

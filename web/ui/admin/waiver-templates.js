@@ -14,7 +14,9 @@ import { notify } from "./notices.js";
 export function WaiverTemplates({ api, session }) {
   const [list, setList] = useState(/** @type {Schemas["WaiverTemplateDto"][] | null} */ (null));
   const [products, setProducts] = useState(/** @type {Schemas["ProductDto"][]} */ ([]));
-  const [form, setForm] = useState(/** @type {{name: string, locale: string, content: string, productIds: string[]} | null} */ (null));
+  const [form, setForm] = useState(
+    /** @type {{name: string, locale: string, content: string, productIds: string[], siteIds: string[]} | null} */ (null),
+  );
   const [years, setYears] = useState("");
   const [error, setError] = useState("");
   const mayWrite = can(session, "admin:write");
@@ -40,7 +42,13 @@ export function WaiverTemplates({ api, session }) {
     try {
       const made = await ok(
         api.POST("/api/v1/waivers/templates", {
-          body: { name: form.name.trim(), locale: form.locale.trim(), content: form.content, productIds: form.productIds },
+          body: {
+            name: form.name.trim(),
+            locale: form.locale.trim(),
+            content: form.content,
+            productIds: form.productIds,
+            siteIds: form.siteIds,
+          },
         }),
       );
       notify(t("waiverTemplates.published", { name: made.name, version: made.version }));
@@ -88,7 +96,7 @@ export function WaiverTemplates({ api, session }) {
           <td>${w.productIds.length === 0 ? t("waiverTemplates.allProducts") : w.productIds.map(productName).join(", ")}</td>
           <td>${w.isActive ? t("setup.yes") : t("setup.no")}</td>
           <td>${w.isActive && mayWrite ? html`<button type="button" onClick=${() => retire(w)}>${t("waiverTemplates.retire")}</button>` : null}
-            ${mayWrite ? html`<button type="button" onClick=${() => setForm({ name: w.name, locale: w.locale, content: w.content, productIds: w.productIds })}>
+            ${mayWrite ? html`<button type="button" onClick=${() => setForm({ name: w.name, locale: w.locale, content: w.content, productIds: w.productIds, siteIds: w.siteIds })}>
               ${t("waiverTemplates.newVersion")}</button>` : null}</td></tr>`,
       )}</tbody></table>
     ${mayWrite && form
@@ -113,7 +121,7 @@ export function WaiverTemplates({ api, session }) {
             <button type="button" onClick=${() => setForm(null)}>${t("common.cancel")}</button></div>
         </form>`
       : mayWrite
-        ? html`<p><button type="button" class="primary" onClick=${() => setForm({ name: "", locale: "en", content: "", productIds: [] })}>
+        ? html`<p><button type="button" class="primary" onClick=${() => setForm({ name: "", locale: "en", content: "", productIds: [], siteIds: [] })}>
             ${t("waiverTemplates.new")}</button></p>`
         : null}
     <h2>${t("waiverTemplates.retention")}</h2>

@@ -25,16 +25,21 @@ export function WaiversStep({ api, draft, update, next }) {
     try {
       const bookingId = hold.bookingId;
       if (how === "paper") {
-        for (const p of draft.participants) {
-          const name = `${p.firstName ?? ""} ${p.lastName ?? ""}`.trim();
+        // Each named participant's paper, signed by them (by the customer for a minor).
+        const people = await ok(
+          api.GET("/api/v1/waivers/booking/{bookingId}/participants/status", { params: { path: { bookingId } } }),
+        );
+        for (const p of people.data.participants.filter((x) => !x.isSigned)) {
           await ok(
             api.POST("/api/v1/admin/waivers/manual", {
-              body: { bookingId, participantName: name, signedInPerson: true, signedBy: name },
+              body: {
+                bookingId,
+                participantId: p.participantId,
+                signedInPerson: true,
+                signedBy: p.isMinor ? draft.customer.name.trim() : p.participantName,
+              },
             }),
-          ).catch((/** @type {any} */ err) => {
-            // Recorded already (the step was done before): nothing to add.
-            if (err?.code !== "ALREADY_SIGNED") throw err;
-          });
+          );
         }
       } else if (how === "link") {
         await ok(api.POST("/api/v1/admin/waivers/{waiverRequestId}/remind", { params: { path: { waiverRequestId: bookingId } } }));

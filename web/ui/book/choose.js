@@ -117,22 +117,25 @@ export function Details({ api, choice, update }) {
   const site = choice.site;
   const slot = /** @type {Schemas["AvailabilitySlot"]} */ (choice.slot);
   const product = /** @type {Schemas["PublicProduct"]} */ (choice.product);
-  // Who is coming, when the activity needs a waiver from each (blank rows stay unnamed).
+  // Who is coming, when the activity needs a waiver from each: the booker (unless they
+  // say they are not taking part) and the others (rows left blank stay unnamed).
+  const [withMe, setWithMe] = useState(true);
   const [people, setPeople] = useState(() =>
     Array.from({ length: choice.partySize }, () => ({ firstName: "", lastName: "", dateOfBirth: "" })),
   );
-  const named = people
-    .map((p, i) => {
-      // The first person is the customer unless the booker says otherwise.
-      const [first, ...rest] = customer.name.trim().split(/\s+/);
-      return i === 0 && !p.firstName && !p.lastName ? { ...p, firstName: first ?? "", lastName: rest.join(" ") } : p;
-    })
-    .filter((p) => p.firstName.trim() && p.lastName.trim())
-    .map((p) => ({
-      firstName: p.firstName.trim(),
-      lastName: p.lastName.trim(),
-      ...(p.dateOfBirth ? { dateOfBirth: p.dateOfBirth } : {}),
-    }));
+  const others = people.slice(0, withMe ? choice.partySize - 1 : choice.partySize);
+  const [myFirst, ...myRest] = customer.name.trim().split(/\s+/);
+  const me = withMe && myFirst && myRest.length > 0 ? [{ firstName: myFirst, lastName: myRest.join(" ") }] : [];
+  const named = [
+    ...me,
+    ...others
+      .filter((p) => p.firstName.trim() && p.lastName.trim())
+      .map((p) => ({
+        firstName: p.firstName.trim(),
+        lastName: p.lastName.trim(),
+        ...(p.dateOfBirth ? { dateOfBirth: p.dateOfBirth } : {}),
+      })),
+  ];
 
   /** @param {Event} e */
   async function hold(e) {
@@ -220,10 +223,11 @@ export function Details({ api, choice, update }) {
           onInput=${(/** @type {any} */ e) => set({ phone: e.currentTarget.value })} /></label>
       ${product.requiresWaiver
         ? html`<fieldset class="participants"><legend>${t("book.waiverNeeded")}</legend>
-            ${people.map(
-              (p, i) => html`<fieldset class="participant"><legend>${t("book.participant", { n: i + 1 })}</legend>
+            <label class="check"><input type="checkbox" checked=${withMe}
+              onChange=${(/** @type {any} */ e) => setWithMe(e.currentTarget.checked)} />${t("book.takingPart")}</label>
+            ${others.map(
+              (p, i) => html`<fieldset class="participant"><legend>${t("book.participant", { n: i + (withMe ? 2 : 1) })}</legend>
                 <label>${t("waiver.firstName")}<input value=${p.firstName} maxlength="100"
-                  placeholder=${i === 0 ? customer.name.trim().split(/\s+/)[0] ?? "" : ""}
                   onInput=${(/** @type {any} */ e) => setPeople(people.map((q, j) => (j === i ? { ...q, firstName: e.currentTarget.value } : q)))} /></label>
                 <label>${t("waiver.lastName")}<input value=${p.lastName} maxlength="100"
                   onInput=${(/** @type {any} */ e) => setPeople(people.map((q, j) => (j === i ? { ...q, lastName: e.currentTarget.value } : q)))} /></label>

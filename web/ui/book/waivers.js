@@ -76,7 +76,7 @@ export function Waivers({ api, bookingId }) {
       )}
     </ul>
     ${signing && waiver
-      ? html`<${SignForm} api=${api} bookingId=${bookingId} person=${signing} templateId=${waiver.id}
+      ? html`<${SignForm} key=${signing.participantId} api=${api} bookingId=${bookingId} person=${signing} templateId=${waiver.id}
           done=${async (/** @type {string} */ text) => {
             setSigning(null);
             setNotice(text);

@@ -109,6 +109,15 @@ pub struct ParticipantList {
     pub participants: Vec<ParticipantDto>,
 }
 
+/// Whether `s` reads as a name: a letter or digit, and no direction overrides (which
+/// would show it otherwise than it is stored).
+fn is_name(s: &str) -> bool {
+    s.chars().any(char::is_alphanumeric)
+        && !s
+            .chars()
+            .any(|c| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+}
+
 fn text(errors: &mut FieldErrors, field: String, raw: Option<&str>, max: usize) -> Option<String> {
     let value = super::clean(raw);
     if value.as_deref().is_some_and(|v| !super::free_text(v, max)) {
@@ -148,10 +157,10 @@ fn check(
             None
         }
         None => None,
-        Some(v) if !super::short_text(&v, 100) => {
+        Some(v) if !super::short_text(&v, 100) || !is_name(&v) => {
             errors.add(
                 format!("{field}.{key}"),
-                "must be at most 100 characters without control characters",
+                "must be at most 100 characters with letters, without control or direction marks",
             );
             None
         }
@@ -351,8 +360,9 @@ pub async fn add_participant(
     ))
 }
 
-/// Change a participant: only the fields sent; an empty text clears an optional field. A
-/// waiver already signed keeps the name it was signed under.
+/// Change a participant: only the fields sent; an empty text clears an optional field.
+/// Once their waiver is signed, their name, birth date and age stay as signed
+/// (ALREADY_SIGNED): remove them and add them again to sign anew.
 #[utoipa::path(patch, path = "/api/v1/bookings/{bookingId}/participants/{participantId}", tag = "participants",
     params(("bookingId" = uuid::Uuid, Path), ("participantId" = uuid::Uuid, Path)),
     security((), ("bearer" = [])),
@@ -361,7 +371,7 @@ pub async fn add_participant(
         (status = 200, body = ParticipantDto),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 404, description = "BOOKING_NOT_FOUND; PARTICIPANT_NOT_FOUND", body = ErrorBody),
-        (status = 409, description = "INVALID_TRANSITION: the booking is cancelled, expired or completed", body = ErrorBody),
+        (status = 409, description = "INVALID_TRANSITION: the booking is cancelled, expired or completed; ALREADY_SIGNED: a signed participant's name, birth date or age", body = ErrorBody),
     ))]
 pub async fn update_participant(
     State(state): State<AppState>,

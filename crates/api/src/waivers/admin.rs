@@ -106,8 +106,8 @@ pub struct RequirementParticipant {
     pub is_minor: bool,
 }
 
-/// One waiver a booking needs: one per person of the party (or one for the whole booking
-/// when it was signed that way).
+/// One waiver a booking needs: one per person of the party; a whole-booking (legacy)
+/// signature is listed after them.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RequiredWaiver {
@@ -175,17 +175,6 @@ fn requirements(b: &BookingWaivers) -> Vec<RequiredWaiver> {
             reminder_sent: None,
         }
     };
-    if let Some(s) = b.booking_signature() {
-        return vec![signed(
-            s,
-            RequirementParticipant {
-                participant_id: None,
-                name: Some(s.participant_name.clone()),
-                is_minor: false,
-            },
-            b.booking_id.to_string(),
-        )];
-    }
     let mut out: Vec<RequiredWaiver> = b
         .participants
         .iter()
@@ -229,6 +218,23 @@ fn requirements(b: &BookingWaivers) -> Vec<RequiredWaiver> {
         },
         reminder_sent: reminded(BOOKING_SUBJECT),
     }));
+    // The booker's whole-booking (legacy) acceptance is listed too; it stands for no one
+    // in particular, so each place above still needs its own.
+    if let Some(s) = b.booking_signature() {
+        out.push(signed(
+            s,
+            RequirementParticipant {
+                participant_id: None,
+                name: Some(s.participant_name.clone()),
+                is_minor: false,
+            },
+            b.booking_id.to_string(),
+        ));
+    }
+    if !b.requires_waiver {
+        // Nothing is required: only what was signed anyway is listed.
+        out.retain(|r| r.signature_id.is_some());
+    }
     out
 }
 
@@ -309,8 +315,8 @@ pub struct ManualWaiverBody {
         (status = 201, body = SignatureDto),
         (status = 400, description = "VALIDATION_ERROR", body = ErrorBody),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
-        (status = 404, description = "BOOKING_NOT_FOUND; PARTICIPANT_NOT_FOUND (no participant of that name, and no place left to add one)", body = ErrorBody),
-        (status = 409, description = "ALREADY_SIGNED; INVALID_TRANSITION (a cancelled or expired booking)", body = ErrorBody),
+        (status = 404, description = "BOOKING_NOT_FOUND; PARTICIPANT_NOT_FOUND (no participant with that id)", body = ErrorBody),
+        (status = 409, description = "ALREADY_SIGNED; CONFLICT (no participant of that name, and no place left to add one); INVALID_TRANSITION (a cancelled or expired booking)", body = ErrorBody),
     ))]
 pub async fn manual_waiver(
     State(state): State<AppState>,
@@ -407,7 +413,7 @@ pub struct ReminderSent {
         (status = 200, body = ReminderSent),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS", body = ErrorBody),
         (status = 404, description = "WAIVER_NOT_FOUND: no such participant or booking", body = ErrorBody),
-        (status = 409, description = "ALREADY_SIGNED; INVALID_TRANSITION (a cancelled or expired booking)", body = ErrorBody),
+        (status = 409, description = "ALREADY_SIGNED; CONFLICT (a link went to the same person less than a minute ago); INVALID_TRANSITION (a cancelled or expired booking)", body = ErrorBody),
     ))]
 pub async fn remind(
     State(state): State<AppState>,

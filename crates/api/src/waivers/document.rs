@@ -142,9 +142,10 @@ pub async fn document(
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (
                 header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; img-src data:; style-src 'self'",
+                "default-src 'none'; img-src data:; style-src 'self'; frame-ancestors 'none'",
             ),
             (header::CACHE_CONTROL, "private, no-store"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         ],
         html,
     )

@@ -121,6 +121,12 @@ impl From<WaiverError> for ApiError {
                 code::INVALID_TRANSITION,
                 "The booking is cancelled, expired or completed: its participants and waivers can no longer change",
             ),
+            WaiverError::JustSent { to } => ApiError::conflict(
+                code::CONFLICT,
+                format!(
+                    "A signing link went to {to} less than a minute ago: give it a moment to arrive"
+                ),
+            ),
             WaiverError::PartyFull => ApiError::conflict(
                 code::CONFLICT,
                 "Every place of the party has a participant: change one, or raise the party size first",

@@ -124,8 +124,9 @@ pub struct LegacySignEnvelope {
     pub data: LegacySigned,
 }
 
-/// Sign one waiver for the whole booking (legacy: the booker signs for the party; per
-/// person, sign each participant instead). The evidence kept: time, the request's
+/// Sign one waiver for the whole booking (legacy: the booker's acceptance for the
+/// booking). It stands for no one in particular: where the activity needs everyone's
+/// waiver, each participant still signs their own. The evidence kept: time, the request's
 /// address and user agent, the signer's name and email, the template's version and a
 /// hash of its text. Public: only the tenant header.
 #[utoipa::path(post, path = "/api/v1/waivers/sign", tag = "waivers", security(()),
@@ -196,8 +197,8 @@ pub async fn legacy_sign(
 #[serde(rename_all = "camelCase")]
 pub struct BookingWaiverStatus {
     pub requires_waiver: bool,
-    /// The booking's waivers are complete: signed for the whole booking, or by every
-    /// person of the party.
+    /// The booking's waiver is signed: for the whole booking by the legacy endpoint, or by
+    /// every person of the party.
     pub waiver_signed: bool,
     /// The whole-booking signature, if any.
     pub signature_id: Option<String>,
@@ -230,7 +231,7 @@ pub async fn booking_status(
         success: true,
         data: BookingWaiverStatus {
             requires_waiver: b.requires_waiver,
-            waiver_signed: b.unsigned_places() == 0,
+            waiver_signed: whole.is_some() || b.unsigned_places() == 0,
             signature_id: whole.map(|s| s.id.to_string()),
             signed_at: whole.map(|s| s.signed_at),
             signed_by_name: whole.map(|s| s.signed_by_name.clone()),
@@ -256,7 +257,7 @@ pub struct ParticipantsStatus {
     /// The site's time zone (IANA name), to show `startTime` in.
     pub timezone: String,
     pub requires_waiver: bool,
-    /// Every person of the party has signed (or the whole booking is signed for).
+    /// Every person of the party has signed.
     pub all_participants_signed: bool,
     /// The party size: every person needs a waiver, named or not.
     pub participant_count: i32,

@@ -15,6 +15,25 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+/// `s` written the usual way: the language in lower case, a region in upper case
+/// (`EN-gb` → `en-GB`).
+pub(super) fn normal_locale(s: &str) -> String {
+    s.split(['-', '_'])
+        .enumerate()
+        .map(|(i, part)| match (i, part.len()) {
+            (0, _) => part.to_ascii_lowercase(),
+            (_, 2) => part.to_ascii_uppercase(),
+            _ => part.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// Whether a text says something (a letter or digit, not only spaces or invisible marks).
+fn says_something(s: &str) -> bool {
+    s.chars().any(char::is_alphanumeric)
+}
+
 /// Whether `s` is a locale such as `en`, `fi` or `en-GB`.
 pub(super) fn is_locale(s: &str) -> bool {
     let mut parts = s.split(['-', '_']);
@@ -85,13 +104,15 @@ pub async fn create_template(
         .filter(|c| !c.is_empty());
     match content {
         None => errors.add("content", "is required: the text signers agree to"),
-        Some(c) if !free_text(c, MAX_CONTENT_CHARS) => errors.add(
+        Some(c) if !free_text(c, MAX_CONTENT_CHARS) || !says_something(c) => errors.add(
             "content",
-            format!("must be at most {MAX_CONTENT_CHARS} characters without control characters"),
+            format!(
+                "must be at most {MAX_CONTENT_CHARS} characters without control characters, with letters or digits"
+            ),
         ),
         Some(_) => {}
     }
-    let locale = clean(body.locale.as_deref());
+    let locale = clean(body.locale.as_deref()).map(|l| normal_locale(&l));
     match &locale {
         None => errors.add("locale", "is required, for example en or fi"),
         Some(l) if !is_locale(l) => {
@@ -254,7 +275,8 @@ pub struct ActiveEnvelope {
 }
 
 /// The waiver in use for a product and site, in the signer's language when there is one
-/// (else the newest). Public: only the tenant header.
+/// (else the newest). Without `productId` (`siteId`) only a waiver for every product
+/// (site) answers. Public: only the tenant header.
 #[utoipa::path(get, path = "/api/v1/waivers/active", tag = "waivers", security(()),
     params(ActiveQuery),
     responses(
@@ -275,14 +297,34 @@ pub async fn active_waiver(
         errors.add("locale", "must be a language tag such as en, fi or en-GB");
     }
     errors.finish().map_err(ApiError::validation)?;
+    // Ids that name nothing of this venue cover nothing.
+    if let Some(p) = product
+        && state.store.get_product(tenant.id(), p).await?.is_none()
+    {
+        return Err(waiver_not_found(
+            "No such activity here, so no waiver for it",
+        ));
+    }
+    if let Some(s) = site
+        && state.store.get_site(tenant.id(), s).await?.is_none()
+    {
+        return Err(waiver_not_found("No such site here, so no waiver for it"));
+    }
     let all = state
         .store
         .waiver_templates(tenant.id(), true, None)
         .await?;
+    // Without a product (site), only a waiver for every product (site) answers.
     let mut covering: Vec<&kairos_store::WaiverTemplate> = all
         .iter()
-        .filter(|t| product.is_none_or(|p| t.product_ids.is_empty() || t.product_ids.contains(&p)))
-        .filter(|t| site.is_none_or(|s| t.site_ids.is_empty() || t.site_ids.contains(&s)))
+        .filter(|t| match product {
+            None => t.product_ids.is_empty(),
+            Some(p) => t.product_ids.is_empty() || t.product_ids.contains(&p),
+        })
+        .filter(|t| match site {
+            None => t.site_ids.is_empty(),
+            Some(s) => t.site_ids.is_empty() || t.site_ids.contains(&s),
+        })
         .collect();
     covering.sort_by_key(|t| std::cmp::Reverse(t.created_at));
     let language = |l: &str| {

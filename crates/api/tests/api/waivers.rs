@@ -289,7 +289,7 @@ async fn the_active_waiver_is_in_the_signers_language_and_covers_its_products() 
         res.text
     );
     // The Finnish text covers only its product.
-    let res = active(format!("locale=fi&productId={}", uuid::Uuid::new_v4())).await;
+    let res = active("locale=fi".into()).await;
     assert_eq!(res.body["data"]["locale"], "en");
     // Bad input is a 400 naming the field; unknown products of a tenant without waivers 404.
     active("productId=nope".into())
@@ -467,7 +467,7 @@ async fn signing_checks_its_input_and_answers_each_error_code() {
 }
 
 #[tokio::test]
-async fn the_legacy_signature_covers_the_whole_booking() {
+async fn the_legacy_signature_is_the_bookers_and_signs_for_no_one_in_particular() {
     let (app, t, fx, template_id) = venue().await;
     let b = booking(&app, &t, &fx, 2, json!([])).await;
     let st = app
@@ -509,7 +509,26 @@ async fn the_legacy_signature_covers_the_whole_booking() {
         .await;
     assert_eq!(st.body["data"]["waiverSigned"], true);
     assert_eq!(st.body["data"]["signedByName"], "Grace");
-    assert_eq!(status(&app, &t, &b).await["allParticipantsSigned"], true);
+    // Each person of the party still signs their own: a stranger with the booking's id
+    // cannot make the party's waivers complete.
+    let st = status(&app, &t, &b).await;
+    assert_eq!(st["allParticipantsSigned"], false);
+    assert_eq!(st["pendingCount"], 2);
+    let admin = app
+        .get(&format!("/api/v1/admin/waivers/booking/{b}"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(admin.body["allWaiversComplete"], false);
+    assert_eq!(admin.body["missingCount"], 2);
+    assert_eq!(
+        admin.body["requiredWaivers"].as_array().map(Vec::len),
+        Some(3),
+        "{}",
+        admin.text
+    );
+    assert_eq!(admin.body["requiredWaivers"][2]["status"], "signed");
     legacy(json!({"bookingId": b, "signedByName": "Grace", "signedByEmail": "grace@example.com"}))
         .await
         .assert_error(409, "ALREADY_SIGNED");

@@ -101,7 +101,7 @@ async fn staff_see_each_persons_waiver_collect_paper_ones_and_print_them() {
         json!({"bookingId": b, "participantName": "Nobody Else", "signedBy": "N"}),
     )
     .await
-    .assert_error(404, "PARTICIPANT_NOT_FOUND");
+    .assert_error(409, "CONFLICT");
     manual(
         &app,
         &t,
@@ -480,4 +480,115 @@ async fn signatures_are_purged_after_the_retention_with_the_purge_audited() {
             .unwrap(),
         1
     );
+}
+
+#[tokio::test]
+async fn a_signed_participant_stays_who_signed_and_links_are_not_sent_twice_a_minute() {
+    let (app, t, fx, _) = venue().await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        2,
+        json!([{"firstName": "Ada", "lastName": "L",
+        "dateOfBirth": "1990-01-01"}]),
+    )
+    .await;
+    let p = super::waivers::first_participant(&app, &t, &b).await;
+    sign(&app, &t, &b, &p, signer()).await.assert_status(200);
+    let patch = |body: Value| {
+        app.patch(&format!("/api/v1/bookings/{b}/participants/{p}"))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .json(body)
+            .send()
+    };
+    patch(json!({"firstName": "Someone", "dateOfBirth": "2019-06-01"}))
+        .await
+        .assert_error(409, "ALREADY_SIGNED");
+    patch(json!({"ageAtBooking": 9}))
+        .await
+        .assert_error(409, "ALREADY_SIGNED");
+    patch(json!({"emergencyContact": "+358 40 2"}))
+        .await
+        .assert_status(200);
+
+    let remind = || {
+        app.post(&format!("/api/v1/admin/waivers/{b}/remind"))
+            .tenant(&t.id)
+            .token(&t.owner_token)
+            .send()
+    };
+    remind().await.assert_status(200);
+    let again = remind().await;
+    again.assert_error(409, "CONFLICT");
+    assert!(
+        again.text.contains("less than a minute ago"),
+        "{}",
+        again.text
+    );
+    app.clock.advance(Duration::minutes(2));
+    let token = app
+        .admin_token(&t.id, &t.owner_username, &t.owner_password)
+        .await;
+    app.post(&format!("/api/v1/admin/waivers/{b}/remind"))
+        .tenant(&t.id)
+        .token(&token)
+        .send()
+        .await
+        .assert_status(200);
+}
+
+#[tokio::test]
+async fn publishing_the_text_in_use_again_is_a_retry_and_the_active_waiver_keeps_to_its_scope() {
+    let (app, t, fx, en) = venue().await;
+    let again = super::waivers::template(
+        &app,
+        &t,
+        json!({"name": "Climbing waiver",
+        "locale": "EN", "content": "I climb at my own risk."}),
+    )
+    .await;
+    again.assert_status(200);
+    assert_eq!(
+        again.str("id"),
+        en,
+        "the same text again, without a version, is a retry"
+    );
+    let scoped = super::waivers::template(
+        &app,
+        &t,
+        json!({"name": "Course waiver",
+        "locale": "en-gb", "content": "Children climb with an instructor.",
+        "productIds": [fx.catalog.product_id]}),
+    )
+    .await;
+    scoped.assert_status(201);
+    assert_eq!(scoped.str("locale"), "en-GB");
+    let active = |q: String| {
+        let app = &app;
+        let t = &t;
+        async move {
+            app.get(&format!("/api/v1/waivers/active?{q}"))
+                .tenant(&t.id)
+                .send()
+                .await
+        }
+    };
+    // Without a product only a waiver for every product answers.
+    let res = active("locale=en-GB".into()).await;
+    assert_eq!(res.body["data"]["id"], en.as_str(), "{}", res.text);
+    let res = active(format!("locale=en-GB&productId={}", fx.catalog.product_id)).await;
+    assert_eq!(res.body["data"]["id"], scoped.str("id"));
+    active(format!("productId={}", uuid::Uuid::new_v4()))
+        .await
+        .assert_error(404, "WAIVER_NOT_FOUND");
+    super::waivers::template(
+        &app,
+        &t,
+        json!({"name": "\u{200b}", "locale": "en",
+        "content": "\u{200b}"}),
+    )
+    .await
+    .assert_error(400, "VALIDATION_ERROR");
 }

@@ -73,6 +73,21 @@ async fn reminders_come_7_and_2_days_before_while_unsigned_and_stop_once_signed(
     assert_eq!(reminders.len(), 1);
     assert!(reminders[0].body.contains(&link));
     assert_eq!(reminders[0].recipient, "grace@example.com");
+    // Staff see that it went out.
+    let token = app
+        .admin_token(&t.id, &t.owner_username, &t.owner_password)
+        .await;
+    let view = app
+        .get(&format!("/api/v1/admin/waivers/booking/{b}"))
+        .tenant(&t.id)
+        .token(&token)
+        .send()
+        .await;
+    assert_eq!(
+        view.body["requiredWaivers"][0]["reminderSent"], "2026-11-24T06:00:00Z",
+        "{}",
+        view.text
+    );
 
     // Ada signs; the unnamed second person has not: 2 days before, another reminder.
     let ada = super::waivers::first_participant(&app, &t, &b).await;

@@ -275,6 +275,9 @@ pub enum WaiverError {
     /// Every place of the party is named.
     #[error("party full")]
     PartyFull,
+    /// A signing link went to the same person less than a minute ago.
+    #[error("link just sent")]
+    JustSent { to: String },
     #[error(transparent)]
     Store(#[from] crate::StoreError),
 }
@@ -298,13 +301,10 @@ impl BookingWaivers {
             .find(|s| s.participant_id == Some(participant))
     }
 
-    /// Places (people of the party) whose waiver is not in: none once the whole booking
-    /// is signed for; else the unnamed places plus the named participants without a
-    /// signature.
+    /// Places (people of the party) whose waiver is not in: the unnamed places plus the
+    /// named participants without a signature. A whole-booking (legacy) signature is the
+    /// booker's acceptance for the booking; it signs for no one in particular.
     pub fn unsigned_places(&self) -> u32 {
-        if self.booking_signature().is_some() {
-            return 0;
-        }
         let signed = self
             .participants
             .iter()

@@ -185,9 +185,17 @@ pub(super) async fn booking_waivers(
     .bind(tenant.as_str())
     .fetch_all(&mut *conn)
     .await?;
+    // Signing links staff sent, and the automatic waiver reminders that went out (for the
+    // whole booking).
     let reminders: Vec<(String, Timestamp)> = sqlx::query_as(
         "SELECT subject, MAX(sent_at) FROM waiver_reminders
-         WHERE tenant_id = $1 AND booking_id = $2 GROUP BY subject",
+         WHERE tenant_id = $1 AND booking_id = $2 GROUP BY subject
+         UNION ALL
+         SELECT 'booking', MAX(f.fired_at) FROM automation_firings f
+         JOIN automation_rules r ON r.tenant_id = f.tenant_id AND r.id = f.rule_id
+         WHERE f.tenant_id = $1 AND f.booking_id = $2 AND f.outcome = 'sent'
+           AND r.template_key = 'waiver_reminder'
+         HAVING MAX(f.fired_at) IS NOT NULL",
     )
     .bind(tenant.as_str())
     .bind(booking)

@@ -92,8 +92,8 @@ impl Repo {
         w.finish(result, None).await
     }
 
-    /// Changes a participant's details. A signature already given keeps the name it was
-    /// signed under.
+    /// Changes a participant's details. Once their waiver is signed, their name, birth date
+    /// and age no longer change ([`WaiverError::AlreadySigned`]); the rest still does.
     pub async fn update_participant(
         &self,
         tenant: &TenantId,
@@ -106,12 +106,29 @@ impl Repo {
         let mut w = self.begin(tenant, now).await?;
         let result = async {
             let b = open_booking(&mut w, booking).await?;
+            let signature = b.signature_of(participant).cloned();
             let mut all = b.participants;
             let p = all
                 .iter_mut()
                 .find(|p| p.id == participant)
                 .ok_or(WaiverError::ParticipantNotFound)?;
+            let before = p.clone();
             patch.apply(p);
+            // A signature is for the person it names: who they are (name, age) no longer
+            // changes under it; remove them and add them again to sign anew.
+            let identity = |q: &Participant| {
+                (
+                    q.first_name.clone(),
+                    q.last_name.clone(),
+                    q.date_of_birth,
+                    q.age_at_booking,
+                )
+            };
+            if let Some(s) = signature
+                && identity(&before) != identity(p)
+            {
+                return Err(WaiverError::AlreadySigned(Box::new(s)));
+            }
             let changed = p.clone();
             save(&mut w, booking, &all).await?;
             audit(&mut w, actor, booking, "participant_changed", &changed);

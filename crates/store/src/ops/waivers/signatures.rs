@@ -191,7 +191,12 @@ impl Repo {
     ) -> Result<WaiverSignature, WaiverError> {
         let mut w = self.begin(tenant, now).await?;
         let result = async {
-            if let Some(id) = input.template_id {
+            let b = booking_waivers(&mut w.tx, tenant, input.booking_id, true).await?;
+            if let Some(id) = input.template_id
+                && !b.templates.iter().any(|t| t.id == id)
+            {
+                // Read after the booking's lock: a template taken out of use meanwhile is
+                // TEMPLATE_INACTIVE, not a template for another activity.
                 let active: Option<bool> = sqlx::query_scalar(
                     "SELECT is_active FROM waiver_templates WHERE tenant_id = $1 AND id = $2",
                 )
@@ -199,18 +204,11 @@ impl Repo {
                 .bind(id)
                 .fetch_optional(&mut *w.tx)
                 .await?;
-                match active {
-                    None => return Err(WaiverError::WaiverNotFound),
-                    Some(false) => return Err(WaiverError::TemplateInactive),
-                    Some(true) => {}
-                }
-            }
-            let b = booking_waivers(&mut w.tx, tenant, input.booking_id, true).await?;
-            if input
-                .template_id
-                .is_some_and(|id| !b.templates.iter().any(|t| t.id == id))
-            {
-                return Err(WaiverError::NotCovered);
+                return Err(match active {
+                    None => WaiverError::WaiverNotFound,
+                    Some(false) => WaiverError::TemplateInactive,
+                    Some(true) => WaiverError::NotCovered,
+                });
             }
             let signature = online_signature(&b, &input, now)?;
             insert(&mut w, &signature).await?;
@@ -261,7 +259,8 @@ impl Repo {
                 Some(p) => p,
                 None => {
                     if b.participants.len() >= usize::try_from(b.party_size).unwrap_or(0) {
-                        return Err(WaiverError::ParticipantNotFound);
+                        // No one of that name, and no place left to add them.
+                        return Err(WaiverError::PartyFull);
                     }
                     let name = paper.participant_name.trim();
                     let (first, last) = name.rsplit_once(' ').unwrap_or((name, ""));
@@ -390,6 +389,16 @@ impl Repo {
         let result = async {
             let b = booking_waivers(&mut w.tx, tenant, booking, true).await?;
             let p = unsigned(&b, participant)?;
+            // A second press of the button (or a second desk) within a minute sends nothing.
+            let recent: Option<Timestamp> = sqlx::query_scalar(
+                "SELECT MAX(sent_at) FROM waiver_reminders
+                 WHERE tenant_id = $1 AND booking_id = $2 AND subject = $3",
+            )
+            .bind(tenant.as_str())
+            .bind(booking)
+            .bind(subject(participant))
+            .fetch_one(&mut *w.tx)
+            .await?;
             let facts = booking_facts(&mut w, booking)
                 .await?
                 .ok_or(WaiverError::BookingNotFound)?;
@@ -397,6 +406,9 @@ impl Repo {
             if let Some(email) = p.and_then(|p| p.email.clone()).filter(|e| !e.is_empty()) {
                 to.email = email;
                 to.customer_id = None;
+            }
+            if recent.is_some_and(|t| now - t < chrono::Duration::minutes(1)) {
+                return Err(WaiverError::JustSent { to: to.email });
             }
             if let (Some(p), serde_json::Value::Object(map)) = (p, &mut to.data) {
                 map.insert("participantName".into(), json!(p.full_name()));

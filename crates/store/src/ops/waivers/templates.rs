@@ -1,8 +1,8 @@
 //! Waiver templates: a version per change of text, earlier versions of the same name and
 //! locale deactivated by the new one; deactivation keeps every signature valid.
 
-use super::super::Repo;
 use super::super::audit::Change;
+use super::super::{Repo, dialect};
 use super::{TEMPLATE_COLUMNS, TemplateRow};
 use crate::{Actor, NewWaiverTemplate, StoreError, Timestamp, WaiverError, WaiverTemplate};
 use kairos_domain::waivers::content_hash;
@@ -25,7 +25,8 @@ fn next_version(versions: &[String]) -> String {
 #[operations]
 impl Repo {
     /// Creates a template version. The same name, locale and version again with the same
-    /// text answers the existing template (a retry); with other text it is
+    /// text, products and sites answers the existing template (a retry), as does the text
+    /// in use sent again without a version; other text under an existing version is
     /// [`WaiverError::VersionExists`]. Earlier active versions of the name and locale are
     /// deactivated.
     pub async fn create_waiver_template(
@@ -37,6 +38,43 @@ impl Repo {
     ) -> Result<(WaiverTemplate, bool), WaiverError> {
         let mut w = self.begin(tenant, now).await?;
         let result = async {
+            // One publisher at a time per tenant: two new versions at once would both
+            // take the next number, or both stay active.
+            sqlx::query(sql!(
+                "SELECT 1 FROM tenants WHERE id = $1{}",
+                dialect::FOR_UPDATE
+            ))
+            .bind(tenant.as_str())
+            .fetch_optional(&mut *w.tx)
+            .await?;
+            let hash = content_hash(&new.content);
+            let mut products = new.product_ids.clone();
+            products.sort();
+            let mut sites = new.site_ids.clone();
+            sites.sort();
+            let same = |t: &WaiverTemplate| {
+                let mut p = t.product_ids.clone();
+                p.sort();
+                let mut s = t.site_ids.clone();
+                s.sort();
+                t.content_hash == hash && p == products && s == sites
+            };
+            if new.version.is_none() {
+                // The text in use again, without a version: a retry of its publication.
+                let current: Option<TemplateRow> = sqlx::query_as(sql!(
+                    "SELECT {TEMPLATE_COLUMNS} FROM waiver_templates
+                     WHERE tenant_id = $1 AND name = $2 AND locale = $3 AND is_active
+                     ORDER BY created_at DESC, id LIMIT 1"
+                ))
+                .bind(tenant.as_str())
+                .bind(&new.name)
+                .bind(&new.locale)
+                .fetch_optional(&mut *w.tx)
+                .await?;
+                if let Some(current) = current.map(WaiverTemplate::from).filter(|t| same(t)) {
+                    return Ok((current, false));
+                }
+            }
             let versions: Vec<String> = sqlx::query_scalar(
                 "SELECT version FROM waiver_templates
                  WHERE tenant_id = $1 AND name = $2 AND locale = $3",
@@ -46,7 +84,6 @@ impl Repo {
             .bind(&new.locale)
             .fetch_all(&mut *w.tx)
             .await?;
-            let hash = content_hash(&new.content);
             let version = new
                 .version
                 .clone()
@@ -63,11 +100,7 @@ impl Repo {
                 .fetch_one(&mut *w.tx)
                 .await?;
                 let existing = WaiverTemplate::from(existing);
-                let mut ids = new.product_ids.clone();
-                ids.sort();
-                let mut theirs = existing.product_ids.clone();
-                theirs.sort();
-                return if existing.content_hash == hash && ids == theirs {
+                return if same(&existing) {
                     Ok((existing, false))
                 } else {
                     Err(WaiverError::VersionExists)

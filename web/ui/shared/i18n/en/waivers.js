@@ -91,6 +91,7 @@ export default {
   "waiverTemplates.retentionSaved": "Signed waivers are kept {n} years.",
   "book.waiverNeeded": "Everyone taking part needs a signed waiver. Name them now and sign online, or sign at the desk.",
   "book.participant": "Person {n}",
+  "book.takingPart": "I am taking part too (I am person 1)",
   "book.signWaivers": "Sign the waivers now",
   "book.signWaiversNote": "Everyone taking part needs a signed waiver before the start.",
 };
