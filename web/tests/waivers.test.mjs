@@ -114,7 +114,7 @@ test("staff see each person's waiver, record a paper one and send the signing li
   await page.getByRole("heading", { name: `Booking ${reference}` }).waitFor();
   await page.getByRole("heading", { name: "Participants and waivers" }).waitFor();
   await page.getByTestId("participants").getByText("asthma").waitFor();
-  await page.getByTestId("waiver-summary").filter({ hasText: "2 waivers missing" }).waitFor();
+  await page.getByTestId("waiver-summary").filter({ hasText: "Waivers missing: 2" }).waitFor();
   await checkA11y(page, "a booking's waivers");
 
   const waivers = page.getByTestId("waivers");
@@ -127,6 +127,8 @@ test("staff see each person's waiver, record a paper one and send the signing li
   await waivers.getByRole("row", { name: /Not named yet/ }).getByRole("button", { name: "Send the signing link" }).click();
   await page.getByText("Signing link sent to ada@example.com.").waitFor();
   await waivers.getByRole("row", { name: /Not named yet/ }).getByText(/Link sent/).waitFor();
+  await page.getByTestId("history").getByText("Waiver signed").waitFor();
+  await page.getByTestId("history").getByText("Signing link sent").waitFor();
   await screenshot(page, "booking-waivers");
   await done();
 });

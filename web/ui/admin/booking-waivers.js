@@ -34,9 +34,10 @@ export async function openWaiver(api, signatureId) {
 }
 
 /**
- * @param {{api: Client, b: Schemas["BookingDetail"], tz: string, mayWrite: boolean}} props
+ * @param {{api: Client, b: Schemas["BookingDetail"], tz: string, mayWrite: boolean, reload: () => Promise<void>}} props
+ *   `reload` reads the booking again (its history shows what was done here)
  */
-export function Waivers({ api, b, tz, mayWrite }) {
+export function Waivers({ api, b, tz, mayWrite, reload }) {
   const [view, setView] = useState(/** @type {Schemas["AdminBookingWaivers"] | null} */ (null));
   const [paper, setPaper] = useState(/** @type {Schemas["RequiredWaiver"] | null} */ (null));
   const [busy, setBusy] = useState(false);
@@ -58,7 +59,7 @@ export function Waivers({ api, b, tz, mayWrite }) {
         api.POST("/api/v1/admin/waivers/{waiverRequestId}/remind", { params: { path: { waiverRequestId: request } } }),
       );
       notify(sent.messageId ? t("waivers.linkSent", { email: sent.sentTo }) : t("waivers.linkHeld", { email: sent.sentTo }));
-      await load();
+      await reload();
     } catch (e) {
       notify(e instanceof Error ? e.message : String(e), "error");
     }
@@ -106,7 +107,7 @@ export function Waivers({ api, b, tz, mayWrite }) {
             )}</tbody></table>`}
     ${paper
       ? html`<${PaperForm} key=${paper.waiverRequestId + (paper.participant.participantId ?? "")} api=${api} bookingId=${b.bookingId} request=${paper}
-          done=${(/** @type {boolean} */ saved) => (setPaper(null), saved && load())} />`
+          done=${(/** @type {boolean} */ saved) => (setPaper(null), saved && reload())} />`
       : null}
   </section>`;
 }

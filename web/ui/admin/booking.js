@@ -149,7 +149,7 @@ export function Booking({ api, session, id, go }) {
                 <td>${money(p.amount, p.currency)}</td><td>${money(p.refundedAmount, p.currency)}</td><td>${p.status}</td></tr>`,
             )}</tbody></table>`}
     </section>
-    <${Waivers} api=${api} b=${b} tz=${tz} mayWrite=${mayWrite} />
+    <${Waivers} api=${api} b=${b} tz=${tz} mayWrite=${mayWrite} reload=${load} />
     <${Notes} api=${api} b=${b} tz=${tz} mayWrite=${mayWrite} reload=${load} />
     <section aria-labelledby="b-issues">
       <h2 id="b-issues">${t("booking.issues")}</h2>
