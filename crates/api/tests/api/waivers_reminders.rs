@@ -1,7 +1,7 @@
 //! Signing links with the confirmation and the waiver reminders (spec Part B 4.8: 7, 2
 //! and 1 days before and on the day, while unsigned) under a controlled clock.
 
-use super::waivers::{sign, signer, status, venue};
+use super::waivers::{sign, signer, venue};
 use chrono::{DateTime, Utc};
 use kairos_domain::TenantId;
 use kairos_testkit::TestApp;

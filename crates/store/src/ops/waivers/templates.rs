@@ -250,18 +250,6 @@ impl Repo {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_next_version_follows_the_highest_number() {
-        assert_eq!(super::next_version(&[]), "1");
-        assert_eq!(
-            super::next_version(&["1".into(), "3".into(), "2024-a".into()]),
-            "4"
-        );
-    }
-}
-
 #[operations]
 impl Repo {
     /// How many years the tenant keeps signed waivers.
@@ -304,5 +292,17 @@ impl Repo {
         );
         w.commit(None).await?;
         Ok(years)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_next_version_follows_the_highest_number() {
+        assert_eq!(super::next_version(&[]), "1");
+        assert_eq!(
+            super::next_version(&["1".into(), "3".into(), "2024-a".into()]),
+            "4"
+        );
     }
 }
