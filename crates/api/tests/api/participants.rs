@@ -243,16 +243,7 @@ async fn a_cancelled_booking_keeps_its_participants_as_they_were() {
 
 #[tokio::test]
 async fn two_signers_of_one_participant_at_once_make_one_signature() {
-    let (app, t, fx, _) = venue().await;
-    let b = booking(
-        &app,
-        &t,
-        &fx,
-        1,
-        json!([{"firstName": "Ada", "lastName": "L"}]),
-    )
-    .await;
-    let p = super::waivers::first_participant(&app, &t, &b).await;
+    let (app, t, _, _, b, p) = super::waivers::one_named().await;
     let attempts = (0..8).map(|_| super::waivers::sign(&app, &t, &b, &p, super::waivers::signer()));
     let answers = futures::future::join_all(attempts).await;
     let ok = answers.iter().filter(|r| r.status == 200).count();

@@ -104,6 +104,29 @@ pub(crate) async fn status(app: &TestApp, t: &TenantFixture, booking: &str) -> V
     res.body["data"].clone()
 }
 
+/// [`venue`] with a confirmed booking for one, Ada L: (app, tenant, fixture, template id,
+/// booking id, Ada's participant id).
+pub(crate) async fn one_named() -> (
+    TestApp,
+    TenantFixture,
+    BookingFixture,
+    String,
+    String,
+    String,
+) {
+    let (app, t, fx, template) = venue().await;
+    let b = booking(
+        &app,
+        &t,
+        &fx,
+        1,
+        json!([{"firstName": "Ada", "lastName": "L"}]),
+    )
+    .await;
+    let p = first_participant(&app, &t, &b).await;
+    (app, t, fx, template, b, p)
+}
+
 /// The id of the first participant a booking lists.
 pub(crate) async fn first_participant(app: &TestApp, t: &TenantFixture, booking: &str) -> String {
     status(app, t, booking).await["participants"][0]["participantId"]
@@ -135,16 +158,7 @@ pub(crate) fn signer() -> Value {
 
 #[tokio::test]
 async fn a_new_text_is_a_new_version_and_the_old_one_stays_valid_for_its_signatures() {
-    let (app, t, fx, v1) = venue().await;
-    let b = booking(
-        &app,
-        &t,
-        &fx,
-        1,
-        json!([{"firstName": "Ada", "lastName": "L"}]),
-    )
-    .await;
-    let p = first_participant(&app, &t, &b).await;
+    let (app, t, fx, v1, b, p) = one_named().await;
     let signed = sign(&app, &t, &b, &p, signer()).await;
     signed.assert_status(200);
     assert_eq!(signed.body["data"]["templateId"], v1.as_str());

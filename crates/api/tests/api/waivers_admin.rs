@@ -371,16 +371,7 @@ async fn the_signature_list_pages_by_twenty_and_filters() {
 
 #[tokio::test]
 async fn signatures_are_purged_after_the_retention_with_the_purge_audited() {
-    let (app, t, fx, _) = venue().await;
-    let b = booking(
-        &app,
-        &t,
-        &fx,
-        1,
-        json!([{"firstName": "Ada", "lastName": "L"}]),
-    )
-    .await;
-    let p = super::waivers::first_participant(&app, &t, &b).await;
+    let (app, t, _, _, b, p) = super::waivers::one_named().await;
     sign(&app, &t, &b, &p, signer()).await.assert_status(200);
     // A second venue, under other rules, keeps its waivers ten years.
     let beta = app.tenant("beta").await;
