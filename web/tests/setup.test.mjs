@@ -6,7 +6,7 @@ import { openPage, checkA11y, signIn, openSetup, setupLink, suite } from "./harn
 
 const s = suite();
 
-test("an owner sets up a site, an activity and a front desk account", async () => {
+test("an owner sets up a site, an activity with a junior ticket and a front desk account", async () => {
   const { page, done } = await openPage(s.browser);
   await signIn(page, s.server.base);
 
@@ -34,6 +34,11 @@ test("an owner sets up a site, an activity and a front desk account", async () =
   await row.waitFor();
   await row.getByRole("button", { name: "Edit" }).click();
   await page.getByRole("form", { name: "Activity" }).getByLabel("Places per session").fill("16");
+  // A junior's ticket with its own price.
+  await page.getByRole("button", { name: "Add a ticket type" }).click();
+  await page.getByLabel("Ticket type", { exact: true }).fill("Junior (7-15)");
+  await page.getByLabel("Price of this ticket").fill("15");
+  await checkA11y(page, "the activity form with a ticket type");
   await page.getByRole("form", { name: "Activity" }).getByRole("button", { name: "Save" }).click();
   await row.getByText("16", { exact: true }).waitFor();
 
@@ -62,6 +67,7 @@ test("an owner sets up a site, an activity and a front desk account", async () =
   const laser = products.items.find((/** @type {any} */ p) => p.name === "Laser tag");
   assert.equal(laser.capacity, 16);
   assert.equal(laser.durationMins, 45);
+  assert.deepEqual(laser.participantTypes, [{ type: "junior_7_15", name: "Junior (7-15)", price: 15 }]);
   await done();
 });
 

@@ -1,5 +1,5 @@
 // Waivers in a real Chromium: a customer books bouldering (the demo's waiver activity) on a
-// phone, naming the party, then signs on the signing page for themself (drawing the
+// phone, with a child's ticket, naming the party, then signs on the signing page for themself (drawing the
 // signature) and, as a parent, for their child, and names a third person there; staff see
 // each person's waiver on the booking's page, record a paper waiver and send the link;
 // the console publishes a new version of the waiver text.
@@ -16,6 +16,13 @@ test("a customer names the party and everyone's waiver is signed on the signing 
   await page.locator("ul.cards").first().getByRole("button", { name: /^Bouldering session/ }).click();
   await page.getByLabel("Day", { exact: true }).fill(day);
   await page.getByRole("combobox", { name: /People/ }).selectOption("3");
+  // Tim is a child: his ticket is 12.00 beside the adults' 18.00, in every time's price.
+  await page.locator("button.time").first().filter({ hasText: "54.00" }).waitFor();
+  await page.getByLabel(/^Child \(under 12\)/).fill("1");
+  await page.getByLabel(/^Child \(under 12\)/).blur();
+  await page.locator("button.time").first().filter({ hasText: "48.00" }).waitFor();
+  await page.getByText("The other 2 at the full price of €18.00 each").waitFor();
+  await checkA11y(page, "the widget's times with a child's ticket");
   await page.locator("button.time").first().click();
   await page.getByLabel("Name", { exact: true }).fill("Grace Hopper");
   await page.getByLabel("Email", { exact: true }).fill("grace@example.com");
@@ -27,6 +34,7 @@ test("a customer names the party and everyone's waiver is signed on the signing 
   await checkA11y(page, "the widget's details with participants");
   await page.getByRole("button", { name: "Hold my places" }).click();
   await page.getByRole("heading", { name: "Pay and confirm" }).waitFor();
+  await page.getByTestId("price").filter({ hasText: "48.00" }).waitFor();
   await page.getByLabel("Pay on arrival").check();
   await page.getByRole("button", { name: "Confirm the booking" }).click();
   await page.getByRole("heading", { name: "You are booked!" }).waitFor();

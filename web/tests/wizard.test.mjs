@@ -40,7 +40,13 @@ test("the wizard books with a promotion code and a card payment", async () => {
   await step.getByLabel("Date", { exact: true }).fill(day);
   await step.getByLabel("People", { exact: true }).fill("2");
   await step.getByLabel("People", { exact: true }).blur();
+  // One of the two is a child, at the child's price.
+  assert.equal(product.participantTypes[0].name, "Child (under 12)");
+  await step.getByLabel(/^Child \(under 12\)/).fill("1");
+  await step.getByLabel(/^Child \(under 12\)/).blur();
+  await step.getByText("The other 1 at the full price of €18.00 each").waitFor();
   const firstTime = step.locator('input[name="slot"]').first();
+  await step.locator(".slots").getByText("€30.00").first().waitFor();
   await firstTime.check();
   await checkA11y(page, "the wizard's times");
   await screenshot(page, "wizard");
@@ -69,6 +75,7 @@ test("the wizard books with a promotion code and a card payment", async () => {
   await step.getByRole("heading", { name: "Codes and vouchers" }).waitFor();
   await step.getByText("The places are held for").waitFor();
   const total = async () => (await step.getByTestId("price").locator("dd").last().innerText()).trim();
+  await step.getByTestId("price").getByText("of which Child (under 12) × 1").waitFor();
   const before = await total();
   await step.getByLabel("Promotion code", { exact: true }).fill("phone10");
   await step.getByRole("button", { name: "Apply" }).first().click();

@@ -105,6 +105,7 @@ pub async fn create_product(
         label_codes: vec!["beginner_friendly".into()],
         requires_waiver: false,
         waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
+        participant_types: Vec::new(),
     };
     Ok(store
         .create_product(tenant, product, &actor(), SystemClock.now())

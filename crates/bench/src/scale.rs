@@ -274,6 +274,7 @@ async fn book(
         party_size: 1,
         addons: Vec::new(),
         participants: Vec::new(),
+        participant_types: Vec::new(),
         token_hash: kairos_domain::ids::new_secret().1,
         source: if hold {
             BookingSource::Public

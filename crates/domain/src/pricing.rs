@@ -168,6 +168,68 @@ pub struct AddonChoice {
     pub quantity: u32,
 }
 
+/// Places of a booking taken by one participant type at that type's own price per
+/// person (a child's ticket); the party's other places are at the activity's price.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedPlaces {
+    /// The type's key (`child`).
+    pub key: String,
+    pub name: String,
+    /// Minor units per person; replaces the activity's (and its variant's) price.
+    pub unit_price: i64,
+    pub quantity: u32,
+}
+
+/// A priced line of typed places.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedLine {
+    pub key: String,
+    pub name: String,
+    pub quantity: u32,
+    pub unit_price: i64,
+    pub total: i64,
+}
+
+/// The base price line of a party: for a per-person product, the typed places at their
+/// type's price and the rest (never fewer than none) at `unit`; a per-booking product's
+/// price is the booking's, whoever comes. Returns the line, the typed lines and what the
+/// cheapest place costs (the unit of people-based promotions).
+pub fn party_line(
+    unit: i64,
+    price_type: PriceType,
+    party_size: u32,
+    typed: &[TypedPlaces],
+) -> (i64, Vec<TypedLine>, i64) {
+    if price_type == PriceType::PerBooking {
+        return (base_price(unit, price_type, party_size), Vec::new(), unit);
+    }
+    let lines: Vec<TypedLine> = typed
+        .iter()
+        .filter(|t| t.quantity > 0)
+        .map(|t| TypedLine {
+            key: t.key.clone(),
+            name: t.name.clone(),
+            quantity: t.quantity,
+            unit_price: t.unit_price.max(0),
+            total: t.unit_price.max(0).saturating_mul(i64::from(t.quantity)),
+        })
+        .collect();
+    let typed_count = lines.iter().fold(0u32, |n, l| n.saturating_add(l.quantity));
+    let rest = party_size.saturating_sub(typed_count);
+    let line = lines
+        .iter()
+        .fold(base_price(unit, price_type, rest), |sum, l| {
+            sum.saturating_add(l.total)
+        });
+    let cheapest = lines
+        .iter()
+        .map(|l| l.unit_price)
+        .chain((rest > 0 || lines.is_empty()).then_some(unit))
+        .min()
+        .unwrap_or(unit);
+    (line, lines, cheapest)
+}
+
 /// Everything that determines a booking's price.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PriceInput {
@@ -175,6 +237,8 @@ pub struct PriceInput {
     pub party_size: u32,
     pub base_price: i64,
     pub price_type: PriceType,
+    /// Places at a participant type's own price (per-person products only).
+    pub participant_types: Vec<TypedPlaces>,
     pub variant_id: Option<String>,
     pub variant: VariantPrice,
     pub addons: Vec<AddonChoice>,
@@ -195,8 +259,10 @@ pub struct AddonLine {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Quote {
     pub currency: String,
-    /// The base price line (unit price × party, or per booking).
+    /// The base price line (unit price × party, or per booking), typed places included.
     pub base_price: i64,
+    /// The typed places inside the base price line.
+    pub participant_types: Vec<TypedLine>,
     pub addons: Vec<AddonLine>,
     /// Base price plus add-ons, as priced (tax included when prices include tax), before
     /// any discount.
@@ -258,7 +324,12 @@ pub fn quote_agreed(
         VariantPrice::Override(amount) => amount.max(0),
     };
     let party = i64::from(input.party_size);
-    let base_line = base_price(unit, input.price_type, input.party_size);
+    let (base_line, typed, cheapest) = party_line(
+        unit,
+        input.price_type,
+        input.party_size,
+        &input.participant_types,
+    );
     let addons: Vec<AddonLine> = input
         .addons
         .iter()
@@ -298,7 +369,7 @@ pub fn quote_agreed(
     );
     let unit = match agreed {
         Some(a) if input.party_size > 0 => a.max(0) / party,
-        _ => unit,
+        _ => cheapest,
     };
     let stacking = (!promotions.is_empty()).then(|| {
         let cart = Cart {
@@ -333,10 +404,17 @@ pub fn quote_agreed(
         stacking: stacking.as_ref(),
         vouchers: &vouchers,
     };
-    let pricing_hash = hash(input, (base_line, agreed), &addons, &reductions, totals);
+    let pricing_hash = hash(
+        input,
+        (base_line, agreed),
+        (&typed, &addons),
+        &reductions,
+        totals,
+    );
     Quote {
         currency: input.currency.clone(),
         base_price: base_line,
+        participant_types: typed,
         addons,
         subtotal,
         promotion_discount,
@@ -358,7 +436,7 @@ struct Reductions<'a> {
 fn hash(
     input: &PriceInput,
     (base_line, agreed): (i64, Option<i64>),
-    addons: &[AddonLine],
+    (typed, addons): (&[TypedLine], &[AddonLine]),
     reductions: &Reductions<'_>,
     totals: Totals,
 ) -> String {
@@ -375,6 +453,13 @@ fn hash(
         input.prices_include_tax,
         base_line
     );
+    // Without typed places the digest is the one of a price before participant types.
+    for t in typed {
+        canonical.push_str(&format!(
+            "|ptype={}x{}@{}={}",
+            t.key, t.quantity, t.unit_price, t.total
+        ));
+    }
     let mut lines: Vec<&AddonLine> = addons.iter().collect();
     lines.sort_by(|a, b| a.id.cmp(&b.id));
     for l in lines {

@@ -8,6 +8,7 @@ fn input() -> PriceInput {
         party_size: 4,
         base_price: 2_000,
         price_type: PriceType::PerPerson,
+        participant_types: Vec::new(),
         variant_id: None,
         variant: VariantPrice::Base,
         addons: Vec::new(),
@@ -248,4 +249,107 @@ fn an_agreed_price_replaces_the_subtotal_tax_included_and_takes_discounts() {
         agreed.pricing_hash,
         quote_agreed(&exclusive, Some(6_201), &[], &[]).pricing_hash
     );
+}
+
+fn typed(key: &str, unit_price: i64, quantity: u32) -> TypedPlaces {
+    TypedPlaces {
+        key: key.into(),
+        name: key.to_uppercase(),
+        unit_price,
+        quantity,
+    }
+}
+
+#[test]
+fn typed_places_are_priced_at_their_type_and_the_rest_at_the_activity() {
+    // 4 people at 20.00, two of them children at 12.00: 2 × 20.00 + 2 × 12.00.
+    let kids = PriceInput {
+        participant_types: vec![typed("child", 1_200, 2)],
+        variant: VariantPrice::Adjustment(500),
+        ..input()
+    };
+    let q = quote(&kids);
+    assert_eq!(
+        q.base_price,
+        2 * 2_500 + 2 * 1_200,
+        "the variant prices the rest only"
+    );
+    assert_eq!(q.participant_types.len(), 1);
+    assert_eq!(
+        (
+            q.participant_types[0].quantity,
+            q.participant_types[0].total
+        ),
+        (2, 2_400)
+    );
+    // Per-participant add-ons still count every place; percentage ones the whole line.
+    let with_addons = quote(&PriceInput {
+        addons: vec![
+            addon(
+                "helmet",
+                AddonMode::PerParticipant,
+                AddonPrice::PerPerson(300),
+                0,
+            ),
+            addon("photos", AddonMode::YesNo, AddonPrice::Percentage(1_000), 1),
+        ],
+        ..kids.clone()
+    });
+    assert_eq!(with_addons.subtotal, 7_400 + 4 * 300 + 740);
+    // The hash tells a child's ticket from an adult's, and a price without types keeps the
+    // digest it had before participant types existed.
+    let plain = quote(&PriceInput {
+        variant: VariantPrice::Adjustment(500),
+        ..input()
+    });
+    assert_ne!(q.pricing_hash, plain.pricing_hash);
+    let other_price = quote(&PriceInput {
+        participant_types: vec![typed("child", 1_100, 2)],
+        ..kids.clone()
+    });
+    assert_ne!(q.pricing_hash, other_price.pricing_hash);
+    let empty = quote(&PriceInput {
+        participant_types: vec![typed("child", 1_200, 0)],
+        variant: VariantPrice::Adjustment(500),
+        ..input()
+    });
+    assert_eq!(empty.pricing_hash, plain.pricing_hash);
+}
+
+#[test]
+fn typed_places_never_price_more_people_than_the_party_and_not_a_per_booking_price() {
+    let all = party_line(
+        2_000,
+        PriceType::PerPerson,
+        3,
+        &[typed("child", 1_000, 1), typed("senior", 1_500, 2)],
+    );
+    assert_eq!(
+        (all.0, all.2),
+        (1_000 + 3_000, 1_000),
+        "no place left at 20.00"
+    );
+    let flat = party_line(
+        12_000,
+        PriceType::PerBooking,
+        6,
+        &[typed("child", 1_000, 2)],
+    );
+    assert_eq!((flat.0, flat.1.len()), (12_000, 0));
+}
+
+#[test]
+fn a_free_place_of_a_people_promotion_is_the_cheapest_place() {
+    // Buy 3 get 1 free on 2 adults at 20.00 and 2 children at 12.00: one child is free.
+    let input = PriceInput {
+        participant_types: vec![typed("child", 1_200, 2)],
+        prices_include_tax: true,
+        ..input()
+    };
+    let deal = promo(
+        "b3g1",
+        crate::promotions::Discount::BuyXGetY { buy: 3, free: 1 },
+    );
+    let q = quote_with(&input, &[deal], &[]);
+    assert_eq!((q.subtotal, q.promotion_discount), (6_400, 1_200));
 }

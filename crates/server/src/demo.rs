@@ -271,6 +271,7 @@ async fn climbing_course(
                 label_codes: vec!["beginner_friendly".into()],
                 requires_waiver: true,
                 waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
+                participant_types: Vec::new(),
             },
             &actor,
             now,
@@ -443,6 +444,7 @@ async fn create(
             label_codes: vec!["adults_only".into()],
             requires_waiver: false,
             waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
+            participant_types: Vec::new(),
         },
         NewProduct {
             site_id: site.id,
@@ -462,6 +464,11 @@ async fn create(
             label_codes: vec!["beginner_friendly".into(), "toddler_friendly".into()],
             requires_waiver: true,
             waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
+            participant_types: vec![kairos_store::ParticipantTypePrice {
+                key: "child".into(),
+                name: "Child (under 12)".into(),
+                price: 1_200,
+            }],
         },
     ];
     let mut names = Vec::new();

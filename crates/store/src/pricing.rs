@@ -3,11 +3,14 @@
 //! Pure functions over the records the write transaction read (ARCHITECTURE: decisions
 //! inside the transaction); the arithmetic is `kairos_domain::pricing::quote`.
 
-use crate::{Addon, BookingAddon, ChosenAddon, PriceBreakdown, Product, Reductions, Variant};
+use crate::{
+    Addon, BookingAddon, ChosenAddon, ChosenType, PriceBreakdown, Product, Reductions, Variant,
+};
 use kairos_domain::FieldErrors;
 use kairos_domain::catalog::{AddonPriceType, AddonType, VariantPriceMode};
 use kairos_domain::pricing::{
-    AddonChoice, AddonMode, AddonPrice, PriceInput, VariantPrice, VoucherLine, quote_agreed,
+    AddonChoice, AddonMode, AddonPrice, PriceInput, PriceType, TypedPlaces, VariantPrice,
+    VoucherLine, quote_agreed,
 };
 use kairos_domain::promotions::Promotion;
 use kairos_domain::tenancy::Currency;
@@ -17,6 +20,9 @@ use kairos_domain::tenancy::Currency;
 pub struct Chosen<'a> {
     pub addons: &'a [ChosenAddon],
     pub resources: &'a [BookingAddon],
+    /// Places at a participant type's own price; a type the product no longer offers is
+    /// priced as any other place (callers refuse it first: `withdrawn_type`).
+    pub types: &'a [ChosenType],
     /// The booking's share of its group's agreed price, which replaces its subtotal
     /// (`kairos_domain::pricing::quote_agreed`) but for its resource add-ons, priced on top.
     pub agreed: Option<i64>,
@@ -34,6 +40,7 @@ pub fn price_booking(
     Chosen {
         addons: chosen,
         resources,
+        types,
         agreed,
     }: Chosen<'_>,
     party_size: u32,
@@ -81,11 +88,24 @@ pub fn price_booking(
             .iter()
             .fold(a, |sum, r| sum.saturating_add(r.allocation.request.price))
     });
+    let participant_types = types
+        .iter()
+        .filter_map(|c| {
+            let t = product.participant_types.iter().find(|t| t.key == c.key)?;
+            Some(TypedPlaces {
+                key: t.key.clone(),
+                name: t.name.clone(),
+                unit_price: t.price,
+                quantity: c.quantity,
+            })
+        })
+        .collect();
     let input = PriceInput {
         currency: currency.code().to_owned(),
         party_size,
         base_price: product.base_price,
         price_type: product.price_type,
+        participant_types,
         variant_id: variant.map(|v| v.id.to_string()),
         variant: variant_price,
         addons,
@@ -156,4 +176,83 @@ pub fn check_addons(errors: &mut FieldErrors, catalog: &[Addon], chosen: &[Chose
             }
         }
     }
+}
+
+/// The booking's choice of participant types, read back from its price.
+pub fn chosen_types(price: &PriceBreakdown) -> Vec<ChosenType> {
+    price
+        .participant_types
+        .iter()
+        .map(|t| ChosenType {
+            key: t.key.clone(),
+            quantity: t.quantity,
+        })
+        .collect()
+}
+
+/// Whether a chosen participant type is no longer offered by the product.
+pub fn withdrawn_type(product: &Product, chosen: &[ChosenType]) -> bool {
+    chosen
+        .iter()
+        .any(|c| !product.participant_types.iter().any(|t| t.key == c.key))
+}
+
+/// Checks a new booking's participant types against its product: each offered by the
+/// product and listed once, at least 1 place, and no more typed places than the party.
+pub fn check_types(errors: &mut FieldErrors, product: &Product, chosen: &[ChosenType], party: u32) {
+    if !chosen.is_empty() && product.price_type != PriceType::PerPerson {
+        errors.add(
+            "participantTypes",
+            "this product is priced per booking: its price does not depend on who comes",
+        );
+        return;
+    }
+    let mut typed = 0u32;
+    for (i, c) in chosen.iter().enumerate() {
+        let field = format!("participantTypes[{i}]");
+        if chosen[..i].iter().any(|o| o.key == c.key) {
+            errors.add(format!("{field}.type"), "is listed twice");
+        } else if !product.participant_types.iter().any(|t| t.key == c.key) {
+            let offered: Vec<&str> = product
+                .participant_types
+                .iter()
+                .map(|t| t.key.as_str())
+                .collect();
+            errors.add(
+                format!("{field}.type"),
+                if offered.is_empty() {
+                    "this product has no participant types".to_owned()
+                } else {
+                    format!("must be one of: {}", offered.join(", "))
+                },
+            );
+        }
+        if c.quantity == 0 {
+            errors.add(format!("{field}.quantity"), "must be at least 1");
+        }
+        typed = typed.saturating_add(c.quantity);
+    }
+    if typed > party {
+        errors.add(
+            "participantTypes",
+            format!("name {typed} places by type, more than the party of {party}"),
+        );
+    }
+}
+
+/// A party made smaller keeps its participant types as far as they fit: the places
+/// without a type go first, then the last-listed types' places.
+pub fn shrink_types(chosen: &[ChosenType], party: u32) -> Vec<ChosenType> {
+    let mut left = party;
+    chosen
+        .iter()
+        .filter_map(|c| {
+            let quantity = c.quantity.min(left);
+            left -= quantity;
+            (quantity > 0).then(|| ChosenType {
+                key: c.key.clone(),
+                quantity,
+            })
+        })
+        .collect()
 }

@@ -128,6 +128,7 @@ export function Booking({ api, session, id, go }) {
         <h2 id="b-price">${t("booking.price")}</h2>
         <dl class="figures">
           <dt>${t("wizard.price.base")}</dt><dd>${money(b.price.basePrice, cur)}</dd>
+          ${b.price.participantTypes.map((l) => html`<dt>${t("types.line", { name: l.name, n: l.quantity })}</dt><dd>${money(l.total, cur)}</dd>`)}
           ${b.price.addons.map((a) => html`<dt>${a.name} × ${a.quantity}</dt><dd>${money(a.total, cur)}</dd>`)}
           ${b.price.promotionDiscount > 0 ? html`<dt>${t("wizard.price.discount")}</dt><dd>−${money(b.price.promotionDiscount, cur)}</dd>` : null}
           ${b.price.voucherApplied > 0 ? html`<dt>${t("wizard.price.vouchers")}</dt><dd>−${money(b.price.voucherApplied, cur)}</dd>` : null}

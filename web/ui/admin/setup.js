@@ -7,6 +7,7 @@ import { money } from "../shared/format.js";
 import { can } from "./session.js";
 import { notify } from "./notices.js";
 import { ProductExtras } from "./product-extras.js";
+import { TicketTypes, ticketTypesBody } from "./ticket-types.js";
 
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
 
@@ -134,6 +135,8 @@ export function Products({ api, session }) {
       basePrice: Number(v.basePrice),
       slotIntervalMin: Number(v.slotIntervalMin),
       isActive: !!v.isActive,
+      // A product priced per booking costs the same whoever comes: it has no ticket types.
+      ...(v.priceType === "per_booking" ? {} : { participantTypes: ticketTypesBody(v.participantTypes ?? []) }),
     };
     submit(
       () =>
@@ -155,7 +158,7 @@ export function Products({ api, session }) {
       <tbody>${(products ?? []).map(
         (p) => html`<tr data-product=${p.name}><td>${p.name}</td><td>${siteName(p.siteId)}</td><td>${p.durationMins} min</td>
           <td>${p.capacity}</td><td>${money(p.basePrice, p.currency)}</td><td>${p.isActive ? t("setup.yes") : t("setup.no")}</td>
-          <td class="actions">${mayWrite ? html`<button type="button" onClick=${() => setEditing({ ...p })}>${t("setup.edit")}</button>` : null}
+          <td class="actions">${mayWrite ? html`<button type="button" onClick=${() => setEditing({ ...p, participantTypes: p.participantTypes.map((x) => ({ ...x })) })}>${t("setup.edit")}</button>` : null}
             <button type="button" onClick=${() => setExtras(p)}>${t("extras.button")}</button></td></tr>`,
       )}</tbody></table>
     ${extras ? html`<${ProductExtras} key=${extras.id} api=${api} product=${extras} mayWrite=${mayWrite} />` : null}
@@ -175,6 +178,10 @@ export function Products({ api, session }) {
           <${Input} label=${t("setup.capacity")} name="capacity" type="number" min=${1} values=${editing} set=${setEditing} required />
           <${Input} label=${t("setup.basePrice")} name="basePrice" type="number" min=${0} step="0.01" values=${editing} set=${setEditing} required />
           <${Input} label=${t("setup.interval")} name="slotIntervalMin" type="number" min=${5} values=${editing} set=${setEditing} required />
+          ${editing.priceType === "per_booking"
+            ? null
+            : html`<${TicketTypes} rows=${editing.participantTypes ?? []}
+                onChange=${(/** @type {any} */ rows) => setEditing({ ...editing, participantTypes: rows })} />`}
           <${Input} label=${t("setup.onSale")} name="isActive" type="checkbox" values=${editing} set=${setEditing} />
           <div class="buttons"><button type="submit" class="primary">${t("booking.save")}</button>
             <button type="button" onClick=${() => setEditing(null)}>${t("common.cancel")}</button></div>

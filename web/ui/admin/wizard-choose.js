@@ -5,6 +5,7 @@ import { RoomChoices } from "../shared/rooms.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
 import { money, time, addDays } from "../shared/format.js";
+import { TypeCountFields, fitCounts, typesQuery } from "../shared/type-counts.js";
 
 /** @typedef {import("./wizard.js").StepProps} StepProps */
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
@@ -86,7 +87,7 @@ export function ProductStep({ api, draft, update, next }) {
       })}</span>`}
     chosen=${draft.product}
     choose=${(/** @type {Schemas["ProductDto"]} */ product) =>
-      update({ product, slot: null, variant: null, addons: {}, rooms: [] })}
+      update({ product, slot: null, variant: null, addons: {}, rooms: [], types: {} })}
     next=${next} />`;
 }
 
@@ -100,6 +101,8 @@ export function TimeStep({ api, draft, update, next }) {
   useEffect(() => setTyped(date), [date]);
   const [slots, setSlots] = useState(/** @type {Schemas["AvailabilitySlot"][] | null} */ (null));
   const [error, setError] = useState("");
+  const types = draft.types ?? {};
+  const byType = typesQuery(types);
   useEffect(() => {
     setSlots(null);
     setError("");
@@ -111,13 +114,14 @@ export function TimeStep({ api, draft, update, next }) {
             product_id: product.id,
             date_from: date,
             party_size: draft.partySize,
+            ...(byType ? { participant_types: byType } : {}),
           },
         },
       }),
     )
       .then((a) => setSlots(a.slots))
       .catch((e) => setError(e.message));
-  }, [date, draft.partySize]);
+  }, [date, draft.partySize, byType]);
 
   return html`
     <form onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), draft.slot && next())}>
@@ -139,10 +143,13 @@ export function TimeStep({ api, draft, update, next }) {
           <input type="number" min="1" max=${product.capacity} value=${draft.partySize} required
             onChange=${(/** @type {any} */ e) => {
               const n = Number(e.currentTarget.value);
-              if (n >= 1) update({ partySize: n, slot: null });
+              if (n >= 1) update({ partySize: n, slot: null, types: fitCounts(types, n) });
             }} />
         </label>
       </div>
+      <${TypeCountFields} types=${product.participantTypes} partySize=${draft.partySize} counts=${types}
+        currency=${product.currency} fullPrice=${product.basePrice}
+        onChange=${(/** @type {any} */ c) => update({ types: c, slot: null })} />
       ${error ? html`<p class="error" role="alert">${error}</p>` : null}
       ${!slots && !error ? html`<p aria-busy="true">${t("common.loading")}</p>` : null}
       ${slots && slots.length === 0 ? html`<p>${t("wizard.noSlots")}</p>` : null}

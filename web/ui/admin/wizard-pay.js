@@ -8,6 +8,7 @@ import { money, moneyMinor, dateTime } from "../shared/format.js";
 import { SandboxCard } from "../shared/card.js";
 import { ProviderCard } from "../shared/provider-card.js";
 import { addRooms } from "../shared/rooms.js";
+import { typesBody } from "../shared/type-counts.js";
 import { can } from "./session.js";
 import { statusName } from "./day-sheet.js";
 
@@ -35,6 +36,7 @@ export function PriceTable({ draft }) {
   const h = /** @type {Schemas["AdminCreateResponse"]} */ (draft.hold);
   return html`<dl class="figures" data-testid="price">
     <dt>${t("wizard.price.base")}</dt><dd>${money(h.breakdown.basePrice, p.currency)}</dd>
+    ${h.breakdown.participantTypes.map((l) => html`<dt>${t("types.line", { name: l.name, n: l.quantity })}</dt><dd>${money(l.total, p.currency)}</dd>`)}
     ${h.breakdown.addons.map((a) => html`<dt>${a.name} × ${a.quantity}</dt><dd>${money(a.total, p.currency)}</dd>`)}
     ${draft.rooms.map((r) => html`<dt>${r.name}</dt><dd>${money(r.price, r.currency)}</dd>`)}
     ${p.discount > 0 ? html`<dt>${t("wizard.price.discount")}</dt><dd>−${money(p.discount, p.currency)}</dd>` : null}
@@ -93,6 +95,7 @@ export function PromotionsStep({ api, draft, update, next }) {
             },
             addons: Object.entries(d.addons).map(([addonId, quantity]) => ({ addonId, quantity })),
             participants: d.participants,
+            ...(typesBody(d.types ?? {}).length > 0 ? { participantTypes: typesBody(d.types ?? {}) } : {}),
             ...(d.staff.adminNotes.trim() ? { adminNotes: d.staff.adminNotes.trim() } : {}),
             ...(d.staff.createdReason ? { createdReason: d.staff.createdReason } : {}),
             termsAcceptedOnBehalf: d.staff.termsAccepted,

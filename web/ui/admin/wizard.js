@@ -23,6 +23,7 @@ import { WaiversStep } from "./wizard-waivers.js";
  * @property {Schemas["ProductDto"] | null} product
  * @property {string} date local date YYYY-MM-DD
  * @property {number} partySize
+ * @property {import("../shared/type-counts.js").TypeCounts} types places by participant type
  * @property {Schemas["AvailabilitySlot"] | null} slot
  * @property {Schemas["VariantDto"] | null} variant
  * @property {Record<string, number>} addons add-on id → quantity
@@ -46,6 +47,7 @@ export function emptyDraft() {
     product: null,
     date: "",
     partySize: 2,
+    types: {},
     slot: null,
     variant: null,
     addons: {},
@@ -115,7 +117,7 @@ export function Wizard({ api, session, go }) {
       if ("slot" in change && change.slot?.slotId !== d.slot?.slotId) next.rooms = [];
       // A change before the hold lets the hold go (it expires; its seats are released).
       const beforeHold = Object.keys(change).some((k) =>
-        ["site", "product", "date", "partySize", "slot", "variant", "addons", "rooms", "customer", "participants", "staff"].includes(k),
+        ["site", "product", "date", "partySize", "types", "slot", "variant", "addons", "rooms", "customer", "participants", "staff"].includes(k),
       );
       if (beforeHold && d.hold) {
         release(d.hold);

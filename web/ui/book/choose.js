@@ -4,6 +4,7 @@ import { html, useState, useEffect, useRef } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
 import { money, time, addDays, longDate } from "../shared/format.js";
+import { TypeCountFields, fitCounts, typesBody, typesQuery } from "../shared/type-counts.js";
 
 /** @typedef {import("./main.js").Choice} Choice */
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
@@ -30,7 +31,7 @@ export function ChooseActivity({ choice, update }) {
     <${Heading}>${t("book.chooseActivity")}<//>
     <ul class="cards">
       ${site.products.map(
-        (p) => html`<li><button type="button" class="card" onClick=${() => update({ product: p, slot: null })}>
+        (p) => html`<li><button type="button" class="card" onClick=${() => update({ product: p, slot: null, types: {} })}>
           <strong>${p.name}</strong>
           ${p.description ? html`<span>${p.description}</span>` : null}
           <span class="muted">${t("book.activityFacts", {
@@ -52,6 +53,8 @@ export function ChooseTime({ api, choice, update }) {
   const [slots, setSlots] = useState(/** @type {Schemas["AvailabilitySlot"][] | null} */ (null));
   const [error, setError] = useState("");
   const maxParty = Math.min(product.capacity, site.bookingPolicies.maxPartySize);
+  const types = choice.types ?? {};
+  const typed = typesQuery(types);
 
   useEffect(() => {
     setSlots(null);
@@ -59,13 +62,19 @@ export function ChooseTime({ api, choice, update }) {
     ok(
       api.GET("/api/v1/availability", {
         params: {
-          query: { site_id: site.siteId, product_id: product.id, date_from: choice.date, party_size: choice.partySize },
+          query: {
+            site_id: site.siteId,
+            product_id: product.id,
+            date_from: choice.date,
+            party_size: choice.partySize,
+            ...(typed ? { participant_types: typed } : {}),
+          },
         },
       }),
     )
       .then((a) => setSlots(a.slots))
       .catch((e) => setError(e.message));
-  }, [choice.date, choice.partySize]);
+  }, [choice.date, choice.partySize, typed]);
 
   /** @param {string} date */
   const setDate = (date) => date >= today && date <= last && update({ date });
@@ -83,11 +92,16 @@ export function ChooseTime({ api, choice, update }) {
         onClick=${() => setDate(addDays(choice.date, 1))}>›</button>
       <label>${t("book.people")}
         <select value=${choice.partySize}
-          onChange=${(/** @type {any} */ e) => update({ partySize: Number(e.currentTarget.value) })}>
+          onChange=${(/** @type {any} */ e) => {
+            const partySize = Number(e.currentTarget.value);
+            update({ partySize, types: fitCounts(types, partySize) });
+          }}>
           ${Array.from({ length: Math.min(maxParty, 30) }, (_, i) => html`<option value=${i + 1}>${i + 1}</option>`)}
         </select>
       </label>
     </div>
+    <${TypeCountFields} types=${product.participantTypes} partySize=${choice.partySize} counts=${types}
+      currency=${site.currency} fullPrice=${product.basePrice} onChange=${(/** @type {any} */ c) => update({ types: c })} />
     <h3>${longDate(choice.date)}</h3>
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     ${!slots && !error ? html`<p aria-busy="true">${t("common.loading")}</p>` : null}
@@ -159,6 +173,7 @@ export function Details({ api, choice, update }) {
               ...(customer.phone.trim() ? { phone: customer.phone.trim() } : {}),
             },
             ...(product.requiresWaiver && named.length > 0 ? { participants: named } : {}),
+            ...(typesBody(choice.types ?? {}).length > 0 ? { participantTypes: typesBody(choice.types ?? {}) } : {}),
           },
         }),
       );

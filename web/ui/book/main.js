@@ -26,6 +26,7 @@ import { Waivers } from "./waivers.js";
  * @property {Schemas["PublicProduct"] | null} product
  * @property {string} date
  * @property {number} partySize
+ * @property {import("../shared/type-counts.js").TypeCounts} [types] places by participant type
  * @property {Schemas["AvailabilitySlot"] | null} slot
  * @property {{name: string, email: string, phone: string}} customer
  * @property {Schemas["BookingResponse"] | null} hold the hold, once made (has bookingToken)
@@ -88,6 +89,7 @@ function Widget() {
         product: null,
         date: new Intl.DateTimeFormat("en-CA", { timeZone: site.timezone }).format(new Date()),
         partySize: 2,
+        types: {},
         slot: null,
         customer: { name: "", email: "", phone: "" },
         hold: null,

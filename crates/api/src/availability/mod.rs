@@ -38,6 +38,11 @@ pub struct AvailabilityQuery {
     /// Default true.
     #[param(value_type = Option<bool>)]
     pub include_labels: Option<String>,
+    /// Places at the product's participant types' own prices, as `type:count` pairs
+    /// separated by commas (`child:2,senior:1`); at most party_size places in all, the
+    /// rest at the activity's price.
+    #[param(value_type = Option<String>, pattern = "^([a-z0-9_]{1,40}:[0-9]{1,3}(,[a-z0-9_]{1,40}:[0-9]{1,3}){0,9})?$")]
+    pub participant_types: Option<String>,
 }
 
 /// Estimated price of the requested party in a slot (the words as everywhere: see the

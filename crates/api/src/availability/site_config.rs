@@ -26,6 +26,8 @@ pub struct PublicProduct {
     pub prices_include_tax: bool,
     pub label_codes: Vec<String>,
     pub requires_waiver: bool,
+    /// Participant types with their own price per person (a child's ticket).
+    pub participant_types: Vec<crate::catalog::participant_types::ParticipantTypePriceDto>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -135,6 +137,10 @@ pub async fn site_config(
             base_price: to_major(p.base_price, currency),
             price_type: p.price_type.as_str().to_owned(),
             prices_include_tax: p.prices_include_tax,
+            participant_types: crate::catalog::participant_types::participant_types_dto(
+                &p.participant_types,
+                currency,
+            ),
             label_codes: p.label_codes,
             requires_waiver: p.requires_waiver,
         })

@@ -13,16 +13,21 @@ use axum::http::HeaderMap;
 use chrono::{Duration, NaiveDate};
 use kairos_domain::FieldErrors;
 use kairos_domain::money::to_major;
-use kairos_domain::pricing::{base_price, tax_of};
+use kairos_domain::pricing::{TypedPlaces, party_line, tax_of};
 use kairos_domain::scheduling::start_of_day;
 use kairos_domain::tenancy::{Currency, parse_time_zone};
 use kairos_store::{Product, Site};
 use std::sync::Arc;
 
-/// The preview for `party_size` of `product` (the hold's pricing hash is authoritative).
-pub fn pricing_preview(product: &Product, party_size: u32, currency: Currency) -> PricingPreview {
-    let price_type = product.price_type;
-    let amount = base_price(product.base_price, price_type, party_size);
+/// The preview for `party_size` of `product`, `typed` places at their participant type's
+/// price (the hold's pricing hash is authoritative).
+pub fn pricing_preview(
+    product: &Product,
+    party_size: u32,
+    typed: &[TypedPlaces],
+    currency: Currency,
+) -> PricingPreview {
+    let (amount, _, _) = party_line(product.base_price, product.price_type, party_size, typed);
     let totals = tax_of(amount, product.tax_rate_bp, product.prices_include_tax);
     PricingPreview {
         subtotal: to_major(totals.subtotal, currency),
@@ -132,15 +137,21 @@ pub async fn get_availability(
         q.include_labels.as_deref(),
         true,
     );
+    let typed = typed_param(&mut errors, q.participant_types.as_deref(), party_size);
     errors.finish().map_err(ApiError::validation)?;
     let (Some(from), Some(to), Some(product_raw)) = (from, to, q.product_id.as_deref()) else {
         return Err(ApiError::validation(FieldErrors::new()));
     };
     let now = state.now();
     let key = format!(
-        "{}\u{1f}{product_raw}\u{1f}{}\u{1f}{from}\u{1f}{to}\u{1f}{party_size}\u{1f}{include_labels}",
+        "{}\u{1f}{product_raw}\u{1f}{}\u{1f}{from}\u{1f}{to}\u{1f}{party_size}\u{1f}{include_labels}\u{1f}{}",
         tenant.id(),
-        q.site_id.as_deref().unwrap_or_default()
+        q.site_id.as_deref().unwrap_or_default(),
+        typed
+            .iter()
+            .map(|(k, n)| format!("{k}:{n}"))
+            .collect::<Vec<_>>()
+            .join(",")
     );
     let cached = state
         .availability_cache
@@ -152,7 +163,7 @@ pub async fn get_availability(
                 q.site_id.as_deref(),
                 from,
                 to,
-                party_size,
+                (party_size, &typed),
                 include_labels,
             )
         })
@@ -180,10 +191,11 @@ async fn compute(
     site_raw: Option<&str>,
     from: NaiveDate,
     to: NaiveDate,
-    party_size: i64,
+    (party_size, typed): (i64, &[(String, u32)]),
     include_labels: bool,
 ) -> ApiResult<Cached> {
     let (product, site) = active_product_and_site(state, tenant, product_raw, site_raw).await?;
+    let typed = product_types(&product, typed)?;
     let tz = parse_time_zone(&site.timezone).map_err(ApiError::internal)?;
     let currency = Currency::parse(&site.currency).map_err(ApiError::internal)?;
     let (Some(lo), Some(hi)) = (
@@ -207,7 +219,12 @@ async fn compute(
         .into_iter()
         .zip(served)
         .filter_map(|(s, ok)| ok.then_some(s));
-    let preview = pricing_preview(&product, u32::try_from(party_size).unwrap_or(1), currency);
+    let preview = pricing_preview(
+        &product,
+        u32::try_from(party_size).unwrap_or(1),
+        &typed,
+        currency,
+    );
     let labels = include_labels.then(|| product.label_codes.clone());
     let slots: Vec<AvailabilitySlot> = slots
         .map(|s| AvailabilitySlot {
@@ -226,4 +243,82 @@ async fn compute(
         ids: [product.id.to_string(), site.id.to_string()],
         list: Arc::from(rendered),
     })
+}
+
+/// `participant_types` (`child:2,senior:1`) as (type, count) pairs, sorted by type: each
+/// type once, counts 1 or more, at most `party_size` places in all.
+fn typed_param(errors: &mut FieldErrors, raw: Option<&str>, party_size: i64) -> Vec<(String, u32)> {
+    const FIELD: &str = "participant_types";
+    let raw = raw.map(str::trim).unwrap_or_default();
+    if raw.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for pair in raw.split(',') {
+        let parsed = pair.split_once(':').and_then(|(k, n)| {
+            let k = k.trim();
+            let ok = !k.is_empty()
+                && k.len() <= 40
+                && k.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            let n = n
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=500).contains(n))?;
+            ok.then(|| (k.to_owned(), n))
+        });
+        match parsed {
+            Some((k, _)) if out.iter().any(|(o, _)| *o == k) => {
+                errors.add(FIELD, format!("names {k} twice"));
+                return Vec::new();
+            }
+            Some(p) => out.push(p),
+            None => {
+                errors.add(
+                    FIELD,
+                    "must be type:count pairs separated by commas (for example child:2,senior:1)",
+                );
+                return Vec::new();
+            }
+        }
+    }
+    if out.len() > 10 {
+        errors.add(FIELD, "may name at most 10 types");
+        return Vec::new();
+    }
+    let places: i64 = out.iter().map(|(_, n)| i64::from(*n)).sum();
+    if places > party_size {
+        errors.add(
+            FIELD,
+            format!("names {places} places, more than the party of {party_size}"),
+        );
+    }
+    out.sort();
+    out
+}
+
+/// The typed places of a preview, against the product's participant types.
+fn product_types(product: &Product, typed: &[(String, u32)]) -> ApiResult<Vec<TypedPlaces>> {
+    typed
+        .iter()
+        .map(|(key, quantity)| {
+            let t = product
+                .participant_types
+                .iter()
+                .find(|t| t.key == *key)
+                .ok_or_else(|| {
+                    ApiError::invalid_field(
+                        "participant_types",
+                        format!("{key} is not a participant type of this product"),
+                    )
+                })?;
+            Ok(TypedPlaces {
+                key: t.key.clone(),
+                name: t.name.clone(),
+                unit_price: t.price,
+                quantity: *quantity,
+            })
+        })
+        .collect()
 }

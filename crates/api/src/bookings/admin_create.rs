@@ -40,6 +40,9 @@ pub struct AdminCreateRequest {
     pub addons: Option<Vec<AddonRequest>>,
     #[schema(max_items = 1000)]
     pub participants: Option<Vec<Participant>>,
+    /// Places at a participant type's own price (at most partySize in all).
+    #[schema(max_items = 10)]
+    pub participant_types: Option<Vec<super::draft::ParticipantTypeRequest>>,
     /// Internal, not visible to the customer.
     #[schema(max_length = 5000)]
     pub admin_notes: Option<String>,
@@ -79,6 +82,7 @@ enum CreatedReasonSchema {
 #[serde(rename_all = "camelCase")]
 pub struct Breakdown {
     pub base_price: f64,
+    pub participant_types: Vec<super::response::TypedPriceLineDto>,
     pub addons: Vec<super::AddonLineDto>,
     pub tax: f64,
     pub total: f64,
@@ -177,6 +181,7 @@ pub async fn create(
             customer: req.customer_info.as_ref(),
             customer_required: true,
             participants: req.participants.as_deref().unwrap_or_default(),
+            participant_types: req.participant_types.as_deref().unwrap_or_default(),
             customer_field: "customerInfo",
         },
         state.now().date_naive(),
@@ -230,6 +235,7 @@ pub async fn create(
             grand_total: price.total,
             breakdown: Breakdown {
                 base_price: price.base_price,
+                participant_types: price.participant_types,
                 addons: price.addons,
                 tax: price.tax,
                 total: price.total,

@@ -7,7 +7,7 @@ use kairos_domain::FieldErrors;
 use kairos_domain::bookings::{BookingSource, BookingStatus};
 use kairos_domain::customers::{Email, validate_phone};
 use kairos_domain::ids::parse_id;
-use kairos_store::{BookingCustomer, ChosenAddon, NewBooking, SeatPolicy, SlotChoice};
+use kairos_store::{BookingCustomer, ChosenAddon, ChosenType, NewBooking, SeatPolicy, SlotChoice};
 use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -24,6 +24,21 @@ pub struct AddonRequest {
     #[schema(format = Uuid, required = true)]
     pub addon_id: Option<String>,
     #[schema(minimum = 1, maximum = 100)]
+    pub quantity: Option<i64>,
+}
+
+/// Most participant types one booking may name (a product offers at most 10).
+pub const MAX_PARTICIPANT_TYPES: usize = 10;
+
+/// How many of the party's places are of a participant type with its own price (a
+/// child's ticket); the other places are at the activity's price.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ParticipantTypeRequest {
+    /// One of the product's `participantTypes[].type`.
+    #[schema(example = "child", max_length = 40, required = true)]
+    #[serde(rename = "type")]
+    pub key: Option<String>,
+    #[schema(minimum = 1, maximum = 10000, required = true)]
     pub quantity: Option<i64>,
 }
 
@@ -57,6 +72,9 @@ pub struct HoldRequest {
     pub customer: Option<CustomerInput>,
     #[schema(max_items = 1000)]
     pub participants: Option<Vec<Participant>>,
+    /// Places at a participant type's own price (at most partySize in all).
+    #[schema(max_items = 10)]
+    pub participant_types: Option<Vec<ParticipantTypeRequest>>,
 }
 
 /// A new booking's input, checked for form; the store checks it against the catalog and
@@ -69,6 +87,7 @@ pub(super) struct Draft {
     pub party_size: i32,
     pub customer: BookingCustomer,
     pub participants: Vec<kairos_store::Participant>,
+    pub participant_types: Vec<ChosenType>,
 }
 
 /// What a new booking names, as sent.
@@ -82,6 +101,7 @@ pub(super) struct DraftInput<'a> {
     /// Name and email are required (admin creation); otherwise optional.
     pub customer_required: bool,
     pub participants: &'a [Participant],
+    pub participant_types: &'a [ParticipantTypeRequest],
     /// Field name of the customer object in error messages.
     pub customer_field: &'a str,
 }
@@ -104,6 +124,7 @@ impl Draft {
             party_size: self.party_size,
             addons: self.chosen,
             participants: self.participants,
+            participant_types: self.participant_types,
             token_hash,
             source,
             status: BookingStatus::Hold,
@@ -244,6 +265,7 @@ pub(super) fn draft(input: DraftInput<'_>, today: chrono::NaiveDate) -> ApiResul
                 .into_participant(kairos_domain::new_id())
         })
         .collect();
+    let participant_types = participant_types(&mut errors, input.participant_types);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
@@ -272,5 +294,40 @@ pub(super) fn draft(input: DraftInput<'_>, today: chrono::NaiveDate) -> ApiResul
             phone: phone.unwrap_or_default(),
         },
         participants,
+        participant_types,
     })
+}
+
+/// The participant types a booking names, checked for form (the product's types and the
+/// party are the store's to check).
+fn participant_types(
+    errors: &mut FieldErrors,
+    input: &[ParticipantTypeRequest],
+) -> Vec<ChosenType> {
+    if !errors.at_most("participantTypes", input.len(), MAX_PARTICIPANT_TYPES) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (i, t) in input.iter().enumerate() {
+        let field = format!("participantTypes[{i}]");
+        let key = t.key.as_deref().map(str::trim).unwrap_or_default();
+        if key.is_empty() || key.len() > 40 {
+            errors.add(
+                format!("{field}.type"),
+                "is required (a participant type of the product)",
+            );
+        }
+        let quantity = match t.quantity {
+            Some(q) if (1..=10_000).contains(&q) => u32::try_from(q).unwrap_or(0),
+            _ => {
+                errors.add(format!("{field}.quantity"), "must be between 1 and 10000");
+                0
+            }
+        };
+        out.push(ChosenType {
+            key: key.to_owned(),
+            quantity,
+        });
+    }
+    out
 }

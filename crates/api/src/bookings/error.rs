@@ -113,7 +113,7 @@ impl From<BookingRefusal> for ApiError {
             })),
             BookingRefusal::ItemWithdrawn => ApiError::conflict(
                 code::PRICING_CHANGED,
-                "The product, its variant or an add-on of this hold is no longer offered; make a new hold",
+                "The product, its variant, an add-on or a ticket type of this hold is no longer offered; make a new hold",
             )
             .with_details(json!({"reason": "item_withdrawn"})),
             BookingRefusal::TooManyHolds { scope, limit } => ApiError::conflict(

@@ -79,6 +79,7 @@ pub async fn hold(
                 customer: req.customer.as_ref(),
                 customer_required: false,
                 participants: req.participants.as_deref().unwrap_or_default(),
+                participant_types: req.participant_types.as_deref().unwrap_or_default(),
                 customer_field: "customer",
             },
             state.now().date_naive(),

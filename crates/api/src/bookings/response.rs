@@ -12,7 +12,12 @@ use utoipa::ToSchema;
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PriceDto {
+    /// The party's places: those of a participant type at its price, the rest at the
+    /// activity's (or per booking).
     pub base_price: f64,
+    /// The places inside `basePrice` at a participant type's own price; empty when every
+    /// place is at the activity's price.
+    pub participant_types: Vec<TypedPriceLineDto>,
     pub addons: Vec<AddonLineDto>,
     /// What the items cost as priced, before any discount: tax included when the
     /// product's prices include it.
@@ -42,6 +47,19 @@ pub struct AddonLineDto {
     pub addon_id: String,
     pub name: String,
     pub quantity: u32,
+    pub total: f64,
+}
+
+/// Places at a participant type's own price.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TypedPriceLineDto {
+    #[serde(rename = "type")]
+    #[schema(example = "child")]
+    pub key: String,
+    pub name: String,
+    pub quantity: u32,
+    pub unit_price: f64,
     pub total: f64,
 }
 
@@ -105,6 +123,17 @@ impl From<&PriceBreakdown> for PriceDto {
         };
         PriceDto {
             base_price: m(p.base_price),
+            participant_types: p
+                .participant_types
+                .iter()
+                .map(|t| TypedPriceLineDto {
+                    key: t.key.clone(),
+                    name: t.name.clone(),
+                    quantity: t.quantity,
+                    unit_price: m(t.unit_price),
+                    total: m(t.total),
+                })
+                .collect(),
             addons: p
                 .addons
                 .iter()

@@ -5,6 +5,7 @@
 mod addons;
 mod error;
 mod packages;
+pub(crate) mod participant_types;
 pub(crate) mod products;
 mod sites;
 mod variants;

@@ -1,5 +1,9 @@
 //! Products: `/api/v1/admin/products`.
 
+use super::participant_types::{
+    ParticipantTypePriceDto, ParticipantTypePriceInput, parse_participant_types,
+    participant_types_dto,
+};
 use super::{currency, required_text, text};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::choose;
@@ -56,6 +60,8 @@ pub struct ProductDto {
     /// (`refuse`: nobody starts before every waiver is in).
     #[schema(example = "warn")]
     pub waiver_check_in: String,
+    /// Participant types with their own price per person (per-person products).
+    pub participant_types: Vec<ParticipantTypePriceDto>,
     pub is_active: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -82,6 +88,7 @@ pub(crate) fn product_dto(p: Product, currency: Currency) -> ProductDto {
         label_codes: p.label_codes,
         requires_waiver: p.requires_waiver,
         waiver_check_in: p.waiver_check_in.as_str().to_owned(),
+        participant_types: participant_types_dto(&p.participant_types, currency),
         is_active: p.is_active,
         created_at: p.created_at,
         updated_at: p.updated_at,
@@ -133,6 +140,10 @@ pub struct ProductInput {
     pub requires_waiver: Option<bool>,
     /// warn (default) or refuse: what check-in does while waivers are missing.
     pub waiver_check_in: Option<String>,
+    /// Participant types with their own price (a child's ticket), replacing the list; per-person
+    /// products only (at most 10).
+    #[schema(max_items = 10)]
+    pub participant_types: Option<Vec<ParticipantTypePriceInput>>,
     pub is_active: Option<bool>,
 }
 
@@ -337,6 +348,16 @@ fn product_fields(
         WaiverCheckIn::parse,
         WaiverCheckIn::choices(),
     );
+    let participant_types = match input.participant_types {
+        None => base.participant_types.clone(),
+        Some(types) => parse_participant_types(&mut errors, types, currency),
+    };
+    if price_type != PriceType::PerPerson && !participant_types.is_empty() {
+        errors.add(
+            "participantTypes",
+            "only a product priced per_person has participant types with their own price",
+        );
+    }
     errors.finish()?;
     Ok((
         NewProduct {
@@ -357,6 +378,7 @@ fn product_fields(
             label_codes,
             requires_waiver: input.requires_waiver.unwrap_or(base.requires_waiver),
             waiver_check_in,
+            participant_types,
         },
         site_id,
         input.is_active,
@@ -382,6 +404,7 @@ fn product_base(p: &Product) -> NewProduct {
         label_codes: p.label_codes.clone(),
         requires_waiver: p.requires_waiver,
         waiver_check_in: p.waiver_check_in,
+        participant_types: p.participant_types.clone(),
     }
 }
 
@@ -446,6 +469,7 @@ pub async fn create_product(
         label_codes: Vec::new(),
         requires_waiver: false,
         waiver_check_in: WaiverCheckIn::Warn,
+        participant_types: Vec::new(),
     };
     let (new, _, _) = product_fields(input, base, true, currency).map_err(ApiError::validation)?;
     let product = state

@@ -53,6 +53,7 @@ mod no_shows_detection;
 mod operations;
 mod pages;
 mod partial_cancellation;
+mod participant_types;
 mod participants;
 mod payments_actions;
 mod payments_bankpay;

@@ -39,6 +39,7 @@ async fn concurrent_regenerations_create_each_slot_once() {
                 label_codes: vec![],
                 requires_waiver: false,
                 waiver_check_in: kairos_domain::waivers::WaiverCheckIn::Warn,
+                participant_types: Vec::new(),
             },
             &kairos_store::Actor::system("test"),
             app.clock_now(),

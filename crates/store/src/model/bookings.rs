@@ -47,6 +47,14 @@ pub enum SlotChoice {
     StartingAt(Timestamp),
 }
 
+/// How many of a booking's places take a participant type's own price.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ChosenType {
+    /// The product's participant type key.
+    pub key: String,
+    pub quantity: u32,
+}
+
 /// A booking to create, as asked for. The store checks it against the catalog (product,
 /// site, variant, add-ons, party size), prices it and takes the seats, all inside one
 /// write transaction, so what decides the booking is what the transaction saw.
@@ -61,6 +69,8 @@ pub struct NewBooking {
     /// Add-ons as chosen; per-participant ones are stored with one per person.
     pub addons: Vec<ChosenAddon>,
     pub participants: Vec<super::waivers::Participant>,
+    /// Places taken at a participant type's own price; the rest are at the activity's.
+    pub participant_types: Vec<ChosenType>,
     pub token_hash: String,
     pub source: BookingSource,
     /// `hold` (expiring after the site's or tenant's time-to-live) or `confirmed` (admin

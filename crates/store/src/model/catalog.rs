@@ -44,6 +44,18 @@ pub struct Site {
     pub updated_at: Timestamp,
 }
 
+/// A participant type with its own price per person (a child's ticket), offered by a
+/// per-person product.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParticipantTypePrice {
+    /// Lower-case key (`child`), unique within the product.
+    pub key: String,
+    pub name: String,
+    /// Minor units per person.
+    pub price: i64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct NewProduct {
     pub site_id: Uuid,
@@ -68,6 +80,8 @@ pub struct NewProduct {
     pub requires_waiver: bool,
     /// What check-in does while the booking's waivers are missing.
     pub waiver_check_in: kairos_domain::waivers::WaiverCheckIn,
+    /// Participant types with their own price (per-person products only).
+    pub participant_types: Vec<ParticipantTypePrice>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -90,6 +104,7 @@ pub struct Product {
     pub label_codes: Vec<String>,
     pub requires_waiver: bool,
     pub waiver_check_in: kairos_domain::waivers::WaiverCheckIn,
+    pub participant_types: Vec<ParticipantTypePrice>,
     pub is_active: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,

@@ -16,12 +16,29 @@ pub struct PriceLine {
     pub total: i64,
 }
 
+/// Places priced at a participant type's own price, in minor units.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TypedPriceLine {
+    /// The type's key (`child`).
+    #[serde(rename = "type")]
+    pub key: String,
+    pub name: String,
+    pub quantity: u32,
+    pub unit_price: i64,
+    pub total: i64,
+}
+
 /// A booking's price breakdown in minor units, as quoted when it was held, changed by a
 /// promotion or voucher, or confirmed. The words mean what `kairos_domain::pricing` says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PriceBreakdown {
     pub base_price: i64,
+    /// The places the base price line prices at a participant type's own price; the
+    /// booking's choice of types, priced again from the catalog like its add-ons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub participant_types: Vec<TypedPriceLine>,
     pub addons: Vec<PriceLine>,
     /// Before discounts, as priced.
     pub subtotal: i64,
@@ -144,6 +161,17 @@ impl PriceBreakdown {
             .collect();
         PriceBreakdown {
             base_price: q.base_price,
+            participant_types: q
+                .participant_types
+                .iter()
+                .map(|t| TypedPriceLine {
+                    key: t.key.clone(),
+                    name: t.name.clone(),
+                    quantity: t.quantity,
+                    unit_price: t.unit_price,
+                    total: t.total,
+                })
+                .collect(),
             addons: q
                 .addons
                 .iter()

@@ -9,7 +9,7 @@ use super::reductions::{load_reductions, return_excess};
 use super::reschedule::reschedule;
 use super::transition::{apply_transition, check_window, insert_payment};
 use super::{Repo, Write, load_for_update};
-use crate::pricing::{Chosen, price_booking};
+use crate::pricing::{Chosen, chosen_types, price_booking, withdrawn_type};
 use crate::{
     Actor, Booking, BookingAction, BookingError, BookingRefusal, Idempotency, PriceBreakdown,
     Reductions, StoreError, Timestamp, Written,
@@ -129,7 +129,8 @@ pub(super) async fn current_price(
         .addons
         .iter()
         .any(|c| !catalog.iter().any(|a| a.id == c.addon_id && a.is_active));
-    if withdrawn_addon {
+    let types = chosen_types(&b.price);
+    if withdrawn_addon || withdrawn_type(&offer.product, &types) {
         return Err(BookingRefusal::ItemWithdrawn.into());
     }
     let resources =
@@ -148,6 +149,7 @@ pub(super) async fn current_price(
         Chosen {
             addons: &b.addons,
             resources: &resources,
+            types: &types,
             agreed: agreed.flatten(),
         },
         u32::try_from(b.party_size).unwrap_or(0),

@@ -4,7 +4,7 @@ use super::offer::{Offer, load_addons, load_offer, load_variant};
 use super::search::phone_key;
 use super::seats::take_seats_reclaiming;
 use super::{Change, Repo, Write, dialect};
-use crate::pricing::{Chosen, check_addons, price_booking};
+use crate::pricing::{Chosen, check_addons, check_types, price_booking};
 use crate::{
     Actor, Booking, BookingCustomer, BookingError, BookingRefusal, CreatedBooking, HoldCapScope,
     HoldCaps, Idempotency, NewBooking, Reductions, SeatPolicy, SlotChoice, Timestamp, Written,
@@ -128,10 +128,11 @@ pub(super) async fn create_in(
         );
     }
     check_addons(&mut errors, &catalog, &new.addons);
+    let party = u32::try_from(new.party_size).unwrap_or(0);
+    check_types(&mut errors, &offer.product, &new.participant_types, party);
     if !errors.is_empty() {
         return Err(BookingError::Invalid(errors));
     }
-    let party = u32::try_from(new.party_size).unwrap_or(0);
     // Store what is priced: one per participant for per-participant add-ons.
     for c in &mut new.addons {
         if catalog
@@ -148,6 +149,7 @@ pub(super) async fn create_in(
         Chosen {
             addons: &new.addons,
             resources: &[],
+            types: &new.participant_types,
             agreed: None,
         },
         party,

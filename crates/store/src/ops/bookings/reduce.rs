@@ -80,6 +80,18 @@ pub(super) async fn reduce_party(
             }
         }
     }
+    // Typed places keep their type as far as they fit (untyped places go first).
+    let party = u32::try_from(party_size).unwrap_or(0);
+    let kept = crate::pricing::shrink_types(&crate::pricing::chosen_types(&b.price), party);
+    smaller
+        .price
+        .participant_types
+        .retain(|t| kept.iter().any(|k| k.key == t.key));
+    for t in &mut smaller.price.participant_types {
+        if let Some(k) = kept.iter().find(|k| k.key == t.key) {
+            t.quantity = k.quantity;
+        }
+    }
     let reductions = load_reductions(&mut w.tx, &w.tenant, b.id).await?;
     // Priced again from the catalog, which must still price the booking as it is: a
     // product whose prices changed since would make the difference someone else's price.

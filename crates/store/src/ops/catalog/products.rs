@@ -31,6 +31,7 @@ pub(crate) struct ProductRow {
     label_codes: Json<Vec<String>>,
     requires_waiver: bool,
     waiver_check_in: String,
+    participant_types: Json<Vec<crate::ParticipantTypePrice>>,
     is_active: bool,
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -67,6 +68,7 @@ impl TryFrom<ProductRow> for Product {
                 &r.waiver_check_in,
                 kairos_domain::waivers::WaiverCheckIn::parse,
             )?,
+            participant_types: r.participant_types.0,
             is_active: r.is_active,
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -77,7 +79,7 @@ impl TryFrom<ProductRow> for Product {
 pub(crate) const PRODUCT_COLUMNS: &str = "id, site_id, name, description, duration_mins, capacity, \
      base_price, price_type, tax_rate_bp, prices_include_tax, slot_policy, slot_interval_min, \
      fixed_slot_times, setup_time, cleanup_time, label_codes, requires_waiver, waiver_check_in, \
-     is_active, created_at, updated_at";
+     participant_types, is_active, created_at, updated_at";
 
 #[operations]
 impl Repo {
@@ -98,9 +100,9 @@ impl Repo {
             "INSERT INTO products (tenant_id, id, site_id, name, description, duration_mins,
                  capacity, base_price, price_type, tax_rate_bp, prices_include_tax, slot_policy,
                  slot_interval_min, fixed_slot_times, setup_time, cleanup_time, label_codes,
-                 requires_waiver, waiver_check_in, created_at, updated_at)
+                 requires_waiver, waiver_check_in, participant_types, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                     $17, $18, $20, $19, $19)
+                     $17, $18, $20, $21, $19, $19)
              RETURNING {PRODUCT_COLUMNS}"
         ))
         .bind(tenant.as_str())
@@ -123,6 +125,7 @@ impl Repo {
         .bind(new.requires_waiver)
         .bind(now)
         .bind(new.waiver_check_in.as_str())
+        .bind(Json(&new.participant_types))
         .fetch_one(&mut *w.tx)
         .await?;
         w.audit(
@@ -191,7 +194,7 @@ impl Repo {
                  prices_include_tax = $11, slot_policy = $12, slot_interval_min = $13,
                  fixed_slot_times = $14, setup_time = $15, cleanup_time = $16, label_codes = $17,
                  requires_waiver = $18, is_active = $19, updated_at = $20,
-                 waiver_check_in = $21
+                 waiver_check_in = $21, participant_types = $22
              WHERE tenant_id = $1 AND id = $2
              RETURNING {PRODUCT_COLUMNS}"
         ))
@@ -216,6 +219,7 @@ impl Repo {
         .bind(is_active)
         .bind(now)
         .bind(new.waiver_check_in.as_str())
+        .bind(Json(&new.participant_types))
         .fetch_one(&mut *w.tx)
         .await?;
         let after = Product::try_from(row)?;

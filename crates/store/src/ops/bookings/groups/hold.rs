@@ -80,6 +80,8 @@ async fn hold_items(
             party_size: item.party_size,
             addons: Vec::new(),
             participants: Vec::new(),
+            // A group's activities are priced per person at the activity's price.
+            participant_types: Vec::new(),
             // The group's token opens the group; its bookings are reached through it.
             token_hash: new_secret().1,
             source: group.source,
@@ -153,6 +155,7 @@ async fn price_item(
         Chosen {
             addons: &[],
             resources: &[],
+            types: &[],
             agreed,
         },
         u32::try_from(item.party_size).unwrap_or(0),
