@@ -180,6 +180,15 @@ pub struct TypedPlaces {
     pub quantity: u32,
 }
 
+/// Whether `key` is a participant type's key: 1 to 40 of `a-z`, `0-9` and `_`.
+pub fn is_type_key(key: &str) -> bool {
+    !key.is_empty()
+        && key.len() <= 40
+        && key
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
 /// A priced line of typed places.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypedLine {

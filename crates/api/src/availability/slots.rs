@@ -257,10 +257,7 @@ fn typed_param(errors: &mut FieldErrors, raw: Option<&str>, party_size: i64) -> 
     for pair in raw.split(',') {
         let parsed = pair.split_once(':').and_then(|(k, n)| {
             let k = k.trim();
-            let ok = !k.is_empty()
-                && k.len() <= 40
-                && k.chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            let ok = kairos_domain::pricing::is_type_key(k);
             let n = n
                 .trim()
                 .parse::<u32>()

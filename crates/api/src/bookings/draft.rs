@@ -35,7 +35,7 @@ pub const MAX_PARTICIPANT_TYPES: usize = 10;
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ParticipantTypeRequest {
     /// One of the product's `participantTypes[].type`.
-    #[schema(example = "child", max_length = 40, required = true)]
+    #[schema(example = "child", pattern = "^[a-z0-9_]{1,40}$", required = true)]
     #[serde(rename = "type")]
     pub key: Option<String>,
     #[schema(minimum = 1, maximum = 10000, required = true)]
@@ -310,11 +310,11 @@ fn participant_types(
     let mut out = Vec::new();
     for (i, t) in input.iter().enumerate() {
         let field = format!("participantTypes[{i}]");
-        let key = t.key.as_deref().map(str::trim).unwrap_or_default();
-        if key.is_empty() || key.len() > 40 {
+        let key = t.key.as_deref().unwrap_or_default();
+        if !kairos_domain::pricing::is_type_key(key) {
             errors.add(
                 format!("{field}.type"),
-                "is required (a participant type of the product)",
+                "is required: one of the product's participant types (a lower_snake_case key)",
             );
         }
         let quantity = match t.quantity {

@@ -71,12 +71,7 @@ pub fn parse_participant_types(
     for (i, t) in input.into_iter().enumerate() {
         let field = format!("participantTypes[{i}]");
         let key = t.key.unwrap_or_default();
-        let key_ok = !key.is_empty()
-            && key.len() <= 40
-            && key
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        if !key_ok {
+        if !kairos_domain::pricing::is_type_key(&key) {
             errors.add(
                 format!("{field}.type"),
                 "must be a lower_snake_case key of at most 40 characters (for example child)",
