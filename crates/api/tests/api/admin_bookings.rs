@@ -16,7 +16,7 @@ pub(crate) fn start(i: usize) -> String {
     format!("2026-11-22T{:02}:00:00Z", 8 + i)
 }
 
-async fn create(
+pub(crate) async fn create(
     app: &TestApp,
     t: &TenantFixture,
     fx: &BookingFixture,

@@ -2,7 +2,7 @@
 //! availability preview, the hold, staff creation, the pricing hash, confirmation against
 //! the catalog as it is now, a smaller party, and every check of the input.
 
-use super::admin_bookings::start;
+use super::admin_bookings::create;
 use super::waivers::product;
 use kairos_testkit::{BookingFixture, TenantFixture, TestApp, TestResponse};
 use serde_json::{Value, json};
@@ -182,50 +182,12 @@ async fn a_childs_ticket_is_priced_in_the_preview_the_hold_and_its_hash() {
     app.assert_capacity_invariant(&t.id).await;
 }
 
-#[tokio::test]
-async fn staff_book_by_type_and_a_smaller_party_keeps_the_typed_places_first() {
-    let (app, t, fx) = venue().await;
-    let res = app
-        .post("/api/v1/admin/bookings")
-        .tenant(&t.id)
-        .token(&t.owner_token)
-        .json(json!({
-            "siteId": fx.catalog.site_id, "productId": fx.catalog.product_id,
-            "startTime": start(0), "partySize": 4, "autoConfirm": true,
-            "customerInfo": {"name": "Grace Hopper", "email": "grace@example.com"},
-            "participantTypes": [{"type": "child", "quantity": 3}]
-        }))
-        .send()
-        .await;
-    res.assert_status(200);
-    // One adult at 20.00 and three children at 12.00.
-    assert_eq!(res.body["grandTotal"], 56.0, "{}", res.text);
-    assert_eq!(res.body["breakdown"]["participantTypes"][0]["total"], 36.0);
-    let id = res.str("bookingId").to_owned();
-    // The adult's place goes first: two children are left.
-    let smaller = app
-        .post(&format!("/api/v1/admin/bookings/{id}/cancel"))
-        .tenant(&t.id)
-        .token(&t.owner_token)
-        .json(json!({"reason": "reduced_party_size", "newPartySize": 2}))
-        .send()
-        .await;
-    smaller.assert_status(200);
-    let detail = app
-        .get(&format!("/api/v1/admin/bookings/{id}"))
-        .tenant(&t.id)
-        .token(&t.owner_token)
-        .send()
-        .await;
-    detail.assert_status(200);
-    assert_eq!(detail.body["partySize"], 2);
-    assert_eq!(detail.body["price"]["total"], 24.0, "{}", detail.text);
-    assert_eq!(detail.body["price"]["participantTypes"][0]["quantity"], 2);
-    // One of the children next: one child is left, at 12.00.
+/// Makes the party of booking `id` `party` by a partial cancellation: the booking after.
+async fn reduce(app: &TestApp, t: &TenantFixture, id: &str, party: u32) -> Value {
     app.post(&format!("/api/v1/admin/bookings/{id}/cancel"))
         .tenant(&t.id)
         .token(&t.owner_token)
-        .json(json!({"reason": "reduced_party_size", "newPartySize": 1}))
+        .json(json!({"reason": "reduced_party_size", "newPartySize": party}))
         .send()
         .await
         .assert_status(200);
@@ -235,7 +197,34 @@ async fn staff_book_by_type_and_a_smaller_party_keeps_the_typed_places_first() {
         .token(&t.owner_token)
         .send()
         .await;
-    assert_eq!(detail.body["price"]["total"], 12.0, "{}", detail.text);
+    detail.assert_status(200);
+    assert_eq!(detail.body["partySize"], party);
+    detail.body
+}
+
+#[tokio::test]
+async fn staff_book_by_type_and_a_smaller_party_keeps_the_typed_places_first() {
+    let (app, t, fx) = venue().await;
+    let res = create(
+        &app,
+        &t,
+        &fx,
+        json!({"partySize": 4, "autoConfirm": true,
+            "participantTypes": [{"type": "child", "quantity": 3}]}),
+    )
+    .await;
+    res.assert_status(200);
+    // One adult at 20.00 and three children at 12.00.
+    assert_eq!(res.body["grandTotal"], 56.0, "{}", res.text);
+    assert_eq!(res.body["breakdown"]["participantTypes"][0]["total"], 36.0);
+    let id = res.str("bookingId").to_owned();
+    // The adult's place goes first: two children are left…
+    let two = reduce(&app, &t, &id, 2).await;
+    assert_eq!(two["price"]["total"], 24.0, "{two}");
+    assert_eq!(two["price"]["participantTypes"][0]["quantity"], 2);
+    // …then one of the children: one child is left, at 12.00.
+    let one = reduce(&app, &t, &id, 1).await;
+    assert_eq!(one["price"]["total"], 12.0, "{one}");
     app.assert_capacity_invariant(&t.id).await;
 }
 
