@@ -256,3 +256,54 @@ pub fn shrink_types(chosen: &[ChosenType], party: u32) -> Vec<ChosenType> {
         })
         .collect()
 }
+
+/// The places by type staff give for a smaller party (`newParticipantTypes`), checked
+/// against the party `before` (its size and places by type): nobody is added, so each
+/// type keeps at most the places it had, and the untyped places at most theirs.
+pub fn check_fewer_types(
+    (before_party, before): (u32, &[ChosenType]),
+    chosen: &[ChosenType],
+    party: u32,
+) -> Result<Vec<ChosenType>, FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let mut typed = 0u32;
+    for (i, c) in chosen.iter().enumerate() {
+        let field = format!("newParticipantTypes[{i}]");
+        let had = before
+            .iter()
+            .find(|b| b.key == c.key)
+            .map_or(0, |b| b.quantity);
+        if chosen[..i].iter().any(|o| o.key == c.key) {
+            errors.add(format!("{field}.type"), "is listed twice");
+        } else if c.quantity > had {
+            errors.add(
+                format!("{field}.quantity"),
+                format!(
+                    "the booking has {had} {} places: a smaller party keeps at most those",
+                    c.key
+                ),
+            );
+        }
+        typed = typed.saturating_add(c.quantity);
+    }
+    let before_typed = before
+        .iter()
+        .fold(0u32, |n, b| n.saturating_add(b.quantity));
+    let untyped_before = before_party.saturating_sub(before_typed);
+    if typed > party {
+        errors.add(
+            "newParticipantTypes",
+            format!("name {typed} places by type, more than the party of {party}"),
+        );
+    } else if party - typed > untyped_before {
+        errors.add(
+            "newParticipantTypes",
+            format!(
+                "leave {} places at the full price, but the booking has {untyped_before}: say which typed places stay",
+                party - typed
+            ),
+        );
+    }
+    errors.finish()?;
+    Ok(chosen.iter().filter(|c| c.quantity > 0).cloned().collect())
+}

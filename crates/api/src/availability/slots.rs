@@ -119,15 +119,15 @@ pub async fn get_availability(
         }
     }
     let party_size = match q.party_size.as_deref() {
-        None | Some("") => 1,
+        None | Some("") => Some(1),
         Some(v) => match v.trim().parse::<i64>() {
-            Ok(n) if (1..=MAX_PARTY_SIZE).contains(&n) => n,
+            Ok(n) if (1..=MAX_PARTY_SIZE).contains(&n) => Some(n),
             _ => {
                 errors.add(
                     "party_size",
                     format!("must be a whole number from 1 to {MAX_PARTY_SIZE}"),
                 );
-                1
+                None
             }
         },
     };
@@ -138,6 +138,7 @@ pub async fn get_availability(
         true,
     );
     let typed = typed_param(&mut errors, q.participant_types.as_deref(), party_size);
+    let party_size = party_size.unwrap_or(1);
     errors.finish().map_err(ApiError::validation)?;
     let (Some(from), Some(to), Some(product_raw)) = (from, to, q.product_id.as_deref()) else {
         return Err(ApiError::validation(FieldErrors::new()));
@@ -247,23 +248,23 @@ async fn compute(
 
 /// `participant_types` (`child:2,senior:1`) as (type, count) pairs, sorted by type: each
 /// type once, counts 1 or more, at most `party_size` places in all.
-fn typed_param(errors: &mut FieldErrors, raw: Option<&str>, party_size: i64) -> Vec<(String, u32)> {
+fn typed_param(
+    errors: &mut FieldErrors,
+    raw: Option<&str>,
+    party_size: Option<i64>,
+) -> Vec<(String, u32)> {
     const FIELD: &str = "participant_types";
-    let raw = raw.map(str::trim).unwrap_or_default();
+    let raw = raw.unwrap_or_default();
     if raw.is_empty() {
         return Vec::new();
     }
     let mut out: Vec<(String, u32)> = Vec::new();
     for pair in raw.split(',') {
+        // Exactly the documented form: a type key, a colon, 1 to 3 digits.
         let parsed = pair.split_once(':').and_then(|(k, n)| {
-            let k = k.trim();
-            let ok = kairos_domain::pricing::is_type_key(k);
-            let n = n
-                .trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|n| (1..=500).contains(n))?;
-            ok.then(|| (k.to_owned(), n))
+            let digits = (1..=3).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit());
+            let n = n.parse::<u32>().ok().filter(|n| digits && *n >= 1)?;
+            kairos_domain::pricing::is_type_key(k).then(|| (k.to_owned(), n))
         });
         match parsed {
             Some((k, _)) if out.iter().any(|(o, _)| *o == k) => {
@@ -285,7 +286,10 @@ fn typed_param(errors: &mut FieldErrors, raw: Option<&str>, party_size: i64) -> 
         return Vec::new();
     }
     let places: i64 = out.iter().map(|(_, n)| i64::from(*n)).sum();
-    if places > party_size {
+    // Against the party only when the party itself is right.
+    if let Some(party_size) = party_size
+        && places > party_size
+    {
         errors.add(
             FIELD,
             format!("names {places} places, more than the party of {party_size}"),

@@ -75,6 +75,11 @@ pub struct AdminCancelRequest {
     /// cancellation, fewer than now.
     #[schema(minimum = 1, maximum = 500)]
     pub new_party_size: Option<i64>,
+    /// With `reduced_party_size`: the smaller party's places by participant type, saying
+    /// who left (each type at most the places it had; the rest at the full price, at most
+    /// the full-price places it had). Without it the full-price places go first.
+    #[schema(max_items = 10)]
+    pub new_participant_types: Option<Vec<super::draft::ParticipantTypeRequest>>,
 }
 
 /// A staff cancellation's answer (spec Part B 4.8; minor units).
@@ -230,6 +235,21 @@ fn check(
         }
         (None, false) => None,
     };
+    let new_types = match (&req.new_participant_types, partial) {
+        (Some(types), true) => Some(super::draft::participant_types(
+            &mut errors,
+            "newParticipantTypes",
+            types,
+        )),
+        (Some(_), false) => {
+            errors.add(
+                "newParticipantTypes",
+                "is for reason reduced_party_size only",
+            );
+            None
+        }
+        (None, _) => None,
+    };
     errors.finish().map_err(ApiError::validation)?;
     if override_policy {
         auth.require(perm::CANCELLATIONS_OVERRIDE)?;
@@ -244,6 +264,7 @@ fn check(
     let how = match new_party_size {
         Some(party_size) => Cancellation::ReduceParty {
             party_size,
+            types: new_types,
             reason: Some(text),
             refund,
             notify,

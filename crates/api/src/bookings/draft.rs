@@ -265,7 +265,8 @@ pub(super) fn draft(input: DraftInput<'_>, today: chrono::NaiveDate) -> ApiResul
                 .into_participant(kairos_domain::new_id())
         })
         .collect();
-    let participant_types = participant_types(&mut errors, input.participant_types);
+    let participant_types =
+        participant_types(&mut errors, "participantTypes", input.participant_types);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
@@ -300,16 +301,17 @@ pub(super) fn draft(input: DraftInput<'_>, today: chrono::NaiveDate) -> ApiResul
 
 /// The participant types a booking names, checked for form (the product's types and the
 /// party are the store's to check).
-fn participant_types(
+pub(super) fn participant_types(
     errors: &mut FieldErrors,
+    name: &str,
     input: &[ParticipantTypeRequest],
 ) -> Vec<ChosenType> {
-    if !errors.at_most("participantTypes", input.len(), MAX_PARTICIPANT_TYPES) {
+    if !errors.at_most(name, input.len(), MAX_PARTICIPANT_TYPES) {
         return Vec::new();
     }
     let mut out = Vec::new();
     for (i, t) in input.iter().enumerate() {
-        let field = format!("participantTypes[{i}]");
+        let field = format!("{name}[{i}]");
         let key = t.key.as_deref().unwrap_or_default();
         if !kairos_domain::pricing::is_type_key(key) {
             errors.add(

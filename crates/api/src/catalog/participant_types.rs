@@ -79,13 +79,7 @@ pub fn parse_participant_types(
         } else if out.iter().any(|o| o.key == key) {
             errors.add(format!("{field}.type"), "is listed twice");
         }
-        let name = t.name.as_deref().map(str::trim).unwrap_or_default();
-        if name.is_empty() || name.chars().count() > 100 {
-            errors.add(
-                format!("{field}.name"),
-                "is required (at most 100 characters)",
-            );
-        }
+        let name = super::required_text(errors, &format!("{field}.name"), t.name.as_deref(), 100);
         let price = match t.price {
             None => {
                 errors.add(format!("{field}.price"), "is required");
@@ -95,11 +89,7 @@ pub fn parse_participant_types(
                 .check(&format!("{field}.price"), from_major(p, currency))
                 .unwrap_or(0),
         };
-        out.push(ParticipantTypePrice {
-            key,
-            name: name.to_owned(),
-            price,
-        });
+        out.push(ParticipantTypePrice { key, name, price });
     }
     out
 }

@@ -182,13 +182,23 @@ async fn a_childs_ticket_is_priced_in_the_preview_the_hold_and_its_hash() {
     app.assert_capacity_invariant(&t.id).await;
 }
 
-/// Makes the party of booking `id` `party` by a partial cancellation: the booking after.
-async fn reduce(app: &TestApp, t: &TenantFixture, id: &str, party: u32) -> Value {
+/// A partial cancellation of booking `id` with `body` (`newPartySize`, …).
+async fn reduce_to(app: &TestApp, t: &TenantFixture, id: &str, body: Value) -> TestResponse {
+    let mut full = json!({"reason": "reduced_party_size"});
+    if let (Some(map), Value::Object(extra)) = (full.as_object_mut(), body) {
+        map.extend(extra);
+    }
     app.post(&format!("/api/v1/admin/bookings/{id}/cancel"))
         .tenant(&t.id)
         .token(&t.owner_token)
-        .json(json!({"reason": "reduced_party_size", "newPartySize": party}))
+        .json(full)
         .send()
+        .await
+}
+
+/// Makes the party of booking `id` `party` by a partial cancellation: the booking after.
+async fn reduce(app: &TestApp, t: &TenantFixture, id: &str, party: u32) -> Value {
+    reduce_to(app, t, id, json!({"newPartySize": party}))
         .await
         .assert_status(200);
     let detail = app
@@ -225,6 +235,77 @@ async fn staff_book_by_type_and_a_smaller_party_keeps_the_typed_places_first() {
     // …then one of the children: one child is left, at 12.00.
     let one = reduce(&app, &t, &id, 1).await;
     assert_eq!(one["price"]["total"], 12.0, "{one}");
+
+    // Staff may say who left: of two adults and two children, a child.
+    let res = create(
+        &app,
+        &t,
+        &fx,
+        json!({"partySize": 4, "autoConfirm": true, "startTime": super::admin_bookings::start(1),
+            "participantTypes": [{"type": "child", "quantity": 2}]}),
+    )
+    .await;
+    res.assert_status(200);
+    assert_eq!(res.body["grandTotal"], 64.0);
+    let id = res.str("bookingId").to_owned();
+    for (body, says) in [
+        (
+            json!({"newPartySize": 3, "newParticipantTypes": [{"type": "child", "quantity": 3}]}),
+            "has 2 child places",
+        ),
+        (
+            json!({"newPartySize": 3, "newParticipantTypes": [{"type": "senior", "quantity": 1}]}),
+            "has 0 senior places",
+        ),
+        (
+            json!({"newPartySize": 3, "newParticipantTypes": []}),
+            "leave 3 places at the full price, but the booking has 2",
+        ),
+        (
+            json!({"newPartySize": 3, "newParticipantTypes": [{"type": "child", "quantity": 1},
+            {"type": "child", "quantity": 1}]}),
+            "listed twice",
+        ),
+        (
+            json!({"newPartySize": 1, "newParticipantTypes": [{"type": "child", "quantity": 2}]}),
+            "more than the party of 1",
+        ),
+        (
+            json!({"newPartySize": 3, "newParticipantTypes": [{"type": "Child", "quantity": 1}]}),
+            "newParticipantTypes[0].type",
+        ),
+    ] {
+        let res = reduce_to(&app, &t, &id, body.clone()).await;
+        res.assert_error(400, "VALIDATION_ERROR");
+        assert!(res.text.contains(says), "{body}: {}", res.text);
+    }
+    let res = app
+        .post(&format!("/api/v1/admin/bookings/{id}/cancel"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .json(json!({"reason": "admin_initiated",
+            "newParticipantTypes": [{"type": "child", "quantity": 1}]}))
+        .send()
+        .await;
+    res.assert_error(400, "VALIDATION_ERROR");
+    assert!(res.text.contains("reduced_party_size only"), "{}", res.text);
+    // Refused changes left the booking as it was; a child leaving takes 12.00 off.
+    reduce_to(
+        &app,
+        &t,
+        &id,
+        json!({"newPartySize": 3, "newParticipantTypes": [{"type": "child", "quantity": 1}]}),
+    )
+    .await
+    .assert_status(200);
+    let detail = app
+        .get(&format!("/api/v1/admin/bookings/{id}"))
+        .tenant(&t.id)
+        .token(&t.owner_token)
+        .send()
+        .await;
+    assert_eq!(detail.body["price"]["total"], 52.0, "{}", detail.text);
+    assert_eq!(detail.body["price"]["participantTypes"][0]["quantity"], 1);
     app.assert_capacity_invariant(&t.id).await;
 }
 
@@ -292,6 +373,9 @@ async fn participant_types_are_checked_on_the_product_the_booking_and_the_previe
         ("&participant_types=child", "type:count"),
         ("&participant_types=child:0", "type:count"),
         ("&participant_types=Child:1", "type:count"),
+        ("&participant_types=child:%2B1", "type:count"),
+        ("&participant_types=%20child:1", "type:count"),
+        ("&participant_types=child:1000", "type:count"),
     ] {
         let res = preview(&app, &t, &fx, query).await;
         res.assert_error(400, "VALIDATION_ERROR");

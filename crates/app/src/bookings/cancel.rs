@@ -48,6 +48,8 @@ pub enum Cancellation {
     /// what the smaller party no longer costs is refunded by `refund`. The booking stays.
     ReduceParty {
         party_size: i32,
+        /// The smaller party's places by participant type (who left), if staff say.
+        types: Option<Vec<kairos_store::ChosenType>>,
         reason: Option<String>,
         refund: kairos_domain::cancellations::RefundBasis,
         notify: bool,
@@ -84,11 +86,13 @@ impl Cancellation {
             },
             Cancellation::ReduceParty {
                 party_size,
+                types,
                 reason,
                 refund,
                 notify,
             } => BookingAction::ReduceParty {
                 party_size,
+                types,
                 reason,
                 refund,
                 notify,

@@ -222,9 +222,12 @@ pub enum BookingAction {
     /// A partial cancellation (spec Part B 4.8 `reduced_party_size`): the party becomes
     /// `party_size` (smaller), the booking is priced again, the seats no longer needed are
     /// released, and what was paid beyond the new total is owed back by `refund`; the
-    /// customer is sent a booking update when `notify`.
+    /// customer is sent a booking update when `notify`. `types`: the smaller party's
+    /// places by participant type, when staff say who left (otherwise the untyped places
+    /// go first).
     ReduceParty {
         party_size: i32,
+        types: Option<Vec<ChosenType>>,
         reason: Option<String>,
         refund: kairos_domain::cancellations::RefundBasis,
         notify: bool,

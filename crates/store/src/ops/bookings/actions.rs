@@ -282,12 +282,21 @@ pub(super) async fn act(
         }
         BookingAction::ReduceParty {
             party_size,
+            types,
             reason,
             refund,
             notify,
         } => {
-            super::reduce::reduce_party(w, b, party_size, reason.as_deref(), refund, notify, actor)
-                .await?;
+            super::reduce::reduce_party(
+                w,
+                b,
+                (party_size, types.as_deref()),
+                reason.as_deref(),
+                refund,
+                notify,
+                actor,
+            )
+            .await?;
         }
         BookingAction::CancelUnpaid { reason } => {
             // Decided on the locked booking: paid in the meantime (online or at the desk),

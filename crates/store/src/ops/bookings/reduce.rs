@@ -23,7 +23,7 @@ use sqlx::types::Json;
 pub(super) async fn reduce_party(
     w: &mut Write,
     b: &mut Booking,
-    party_size: i32,
+    (party_size, types): (i32, Option<&[crate::ChosenType]>),
     reason: Option<&str>,
     basis: RefundBasis,
     notify: bool,
@@ -80,9 +80,21 @@ pub(super) async fn reduce_party(
             }
         }
     }
-    // Typed places keep their type as far as they fit (untyped places go first).
+    // Typed places keep their type as far as they fit (untyped places go first), unless
+    // staff say which places are left.
     let party = u32::try_from(party_size).unwrap_or(0);
-    let kept = crate::pricing::shrink_types(&crate::pricing::chosen_types(&b.price), party);
+    let before_types = crate::pricing::chosen_types(&b.price);
+    let kept = match types {
+        None => crate::pricing::shrink_types(&before_types, party),
+        Some(chosen) => {
+            let before = (
+                u32::try_from(b.party_size).unwrap_or(0),
+                before_types.as_slice(),
+            );
+            crate::pricing::check_fewer_types(before, chosen, party)
+                .map_err(BookingError::Invalid)?
+        }
+    };
     smaller
         .price
         .participant_types
