@@ -200,43 +200,57 @@ pub struct TypedLine {
 }
 
 /// The base price line of a party: for a per-person product, the typed places at their
-/// type's price and the rest (never fewer than none) at `unit`; a per-booking product's
-/// price is the booking's, whoever comes. Returns the line, the typed lines and what the
-/// cheapest place costs (the unit of people-based promotions).
+/// type's price (never more of them than the party) and the rest at `unit`; a
+/// per-booking product's price is the booking's, whoever comes. Returns the line, the
+/// typed lines and, when places differ in price, each place's price cheapest first (what
+/// people-based promotions count; empty when every place is at `unit`).
 pub fn party_line(
     unit: i64,
     price_type: PriceType,
     party_size: u32,
     typed: &[TypedPlaces],
-) -> (i64, Vec<TypedLine>, i64) {
+) -> (i64, Vec<TypedLine>, Vec<i64>) {
     if price_type == PriceType::PerBooking {
-        return (base_price(unit, price_type, party_size), Vec::new(), unit);
+        return (
+            base_price(unit, price_type, party_size),
+            Vec::new(),
+            Vec::new(),
+        );
     }
+    let mut left = party_size;
     let lines: Vec<TypedLine> = typed
         .iter()
-        .filter(|t| t.quantity > 0)
-        .map(|t| TypedLine {
-            key: t.key.clone(),
-            name: t.name.clone(),
-            quantity: t.quantity,
-            unit_price: t.unit_price.max(0),
-            total: t.unit_price.max(0).saturating_mul(i64::from(t.quantity)),
+        .filter_map(|t| {
+            let quantity = t.quantity.min(left);
+            left -= quantity;
+            let unit_price = t.unit_price.max(0);
+            (quantity > 0).then(|| TypedLine {
+                key: t.key.clone(),
+                name: t.name.clone(),
+                quantity,
+                unit_price,
+                total: unit_price.saturating_mul(i64::from(quantity)),
+            })
         })
         .collect();
-    let typed_count = lines.iter().fold(0u32, |n, l| n.saturating_add(l.quantity));
-    let rest = party_size.saturating_sub(typed_count);
+    let rest = left;
     let line = lines
         .iter()
         .fold(base_price(unit, price_type, rest), |sum, l| {
             sum.saturating_add(l.total)
         });
-    let cheapest = lines
-        .iter()
-        .map(|l| l.unit_price)
-        .chain((rest > 0 || lines.is_empty()).then_some(unit))
-        .min()
-        .unwrap_or(unit);
-    (line, lines, cheapest)
+    let places = if lines.is_empty() {
+        Vec::new()
+    } else {
+        let mut places: Vec<i64> = lines
+            .iter()
+            .flat_map(|l| std::iter::repeat_n(l.unit_price, l.quantity as usize))
+            .chain(std::iter::repeat_n(unit, rest as usize))
+            .collect();
+        places.sort_unstable();
+        places
+    };
+    (line, lines, places)
 }
 
 /// Everything that determines a booking's price.
@@ -333,7 +347,7 @@ pub fn quote_agreed(
         VariantPrice::Override(amount) => amount.max(0),
     };
     let party = i64::from(input.party_size);
-    let (base_line, typed, cheapest) = party_line(
+    let (base_line, typed, places) = party_line(
         unit,
         input.price_type,
         input.party_size,
@@ -378,13 +392,15 @@ pub fn quote_agreed(
     );
     let unit = match agreed {
         Some(a) if input.party_size > 0 => a.max(0) / party,
-        _ => cheapest,
+        _ => unit,
     };
     let stacking = (!promotions.is_empty()).then(|| {
         let cart = Cart {
             subtotal,
             party_size: input.party_size,
             unit_price: (input.price_type == PriceType::PerPerson).then_some(unit),
+            // An agreed price is shared equally by the party.
+            places: if agreed.is_some() { &[] } else { &places },
         };
         stack(&cart, promotions)
     });

@@ -326,9 +326,12 @@ fn typed_places_never_price_more_people_than_the_party_and_not_a_per_booking_pri
     );
     assert_eq!(
         (all.0, all.2),
-        (1_000 + 3_000, 1_000),
+        (1_000 + 3_000, vec![1_000, 1_500, 1_500]),
         "no place left at 20.00"
     );
+    // More typed places than people are never priced: the party is.
+    let over = party_line(2_000, PriceType::PerPerson, 3, &[typed("child", 1_000, 5)]);
+    assert_eq!((over.0, over.1[0].quantity), (3_000, 3));
     let flat = party_line(
         12_000,
         PriceType::PerBooking,
@@ -341,7 +344,7 @@ fn typed_places_never_price_more_people_than_the_party_and_not_a_per_booking_pri
 #[test]
 fn a_free_place_of_a_people_promotion_is_the_cheapest_place() {
     // Buy 3 get 1 free on 2 adults at 20.00 and 2 children at 12.00: one child is free.
-    let input = PriceInput {
+    let kids = PriceInput {
         participant_types: vec![typed("child", 1_200, 2)],
         prices_include_tax: true,
         ..input()
@@ -350,6 +353,40 @@ fn a_free_place_of_a_people_promotion_is_the_cheapest_place() {
         "b3g1",
         crate::promotions::Discount::BuyXGetY { buy: 3, free: 1 },
     );
-    let q = quote_with(&input, &[deal], &[]);
+    let q = quote_with(&kids, &[deal], &[]);
     assert_eq!((q.subtotal, q.promotion_discount), (6_400, 1_200));
+}
+
+#[test]
+fn a_childs_ticket_never_makes_a_people_promotion_dearer() {
+    let adults = input();
+    let one_child = PriceInput {
+        participant_types: vec![typed("child", 1_200, 1)],
+        ..input()
+    };
+    let total = |i: &PriceInput, d| quote_with(i, &[promo("p", d)], &[]).total;
+    // Buy 1 get 1: the two cheapest places are free (the child and an adult).
+    let b1g1 = crate::promotions::Discount::BuyXGetY { buy: 1, free: 1 };
+    assert_eq!(total(&adults, b1g1), 4_000);
+    assert_eq!(total(&one_child, b1g1), 7_200 - 1_200 - 2_000);
+    // A family of four for 60.00: the group costs the bundle's price.
+    let family = crate::promotions::Discount::Bundle {
+        size: 4,
+        price: 6_000,
+    };
+    assert_eq!(total(&adults, family), 6_000);
+    assert_eq!(total(&one_child, family), 6_000);
+    // Five people, one a child: the bundle takes the four dearest places, the child pays
+    // a child's ticket.
+    let five = PriceInput {
+        party_size: 5,
+        ..one_child.clone()
+    };
+    assert_eq!(total(&five, family), 6_000 + 1_200);
+    // A bundle dearer than the group's places leaves them as priced.
+    let kids = PriceInput {
+        participant_types: vec![typed("child", 1_200, 4)],
+        ..input()
+    };
+    assert_eq!(total(&kids, family), 4_800);
 }

@@ -106,6 +106,8 @@ export function TimeStep({ api, draft, update, next }) {
   useEffect(() => {
     setSlots(null);
     setError("");
+    // Only the latest question's answer is shown (an earlier one may arrive later).
+    let current = true;
     ok(
       api.GET("/api/v1/availability", {
         params: {
@@ -119,8 +121,11 @@ export function TimeStep({ api, draft, update, next }) {
         },
       }),
     )
-      .then((a) => setSlots(a.slots))
-      .catch((e) => setError(e.message));
+      .then((a) => current && setSlots(a.slots))
+      .catch((e) => current && setError(e.message));
+    return () => {
+      current = false;
+    };
   }, [date, draft.partySize, byType]);
 
   return html`

@@ -59,6 +59,8 @@ export function ChooseTime({ api, choice, update }) {
   useEffect(() => {
     setSlots(null);
     setError("");
+    // Only the latest question's answer is shown (an earlier one may arrive later).
+    let current = true;
     ok(
       api.GET("/api/v1/availability", {
         params: {
@@ -72,8 +74,11 @@ export function ChooseTime({ api, choice, update }) {
         },
       }),
     )
-      .then((a) => setSlots(a.slots))
-      .catch((e) => setError(e.message));
+      .then((a) => current && setSlots(a.slots))
+      .catch((e) => current && setError(e.message));
+    return () => {
+      current = false;
+    };
   }, [choice.date, choice.partySize, typed]);
 
   /** @param {string} date */

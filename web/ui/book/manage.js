@@ -5,7 +5,6 @@ import { html, useState, useEffect } from "../shared/ui.js";
 import { t } from "../shared/i18n.js";
 import { ok } from "../shared/api.js";
 import { money, moneyMinor, time, dateTime, longDate } from "../shared/format.js";
-import { typesQuery } from "../shared/type-counts.js";
 
 /** @typedef {import("../shared/api.js").Schemas} Schemas */
 
@@ -115,27 +114,11 @@ function Move({ api, headers, booking, site, product, done }) {
   const [date, setDate] = useState(new Intl.DateTimeFormat("en-CA", { timeZone: site.timezone }).format(new Date(booking.startTime)));
   const [slots, setSlots] = useState(/** @type {Schemas["AvailabilitySlot"][] | null} */ (null));
   const [error, setError] = useState("");
-  // The other times are priced for the same tickets (those the activity still sells).
-  const byType = typesQuery(
-    Object.fromEntries(
-      booking.price.participantTypes
-        .filter((l) => product.participantTypes.some((p) => p.type === l.type))
-        .map((l) => [l.type, l.quantity]),
-    ),
-  );
   useEffect(() => {
     setSlots(null);
     ok(
       api.GET("/api/v1/availability", {
-        params: {
-          query: {
-            site_id: site.siteId,
-            product_id: product.id,
-            date_from: date,
-            party_size: booking.partySize,
-            ...(byType ? { participant_types: byType } : {}),
-          },
-        },
+        params: { query: { site_id: site.siteId, product_id: product.id, date_from: date, party_size: booking.partySize } },
       }),
     )
       .then((a) => setSlots(a.slots.filter((s) => s.slotId !== booking.slotId)))

@@ -10,7 +10,7 @@ import { money } from "./format.js";
 
 /**
  * The counts that still fit a party of `partySize`: a type keeps its places as far as
- * they fit, in the product's order.
+ * they fit, in the product's order (the order the fields keep them in).
  * @param {TypeCounts} counts
  * @param {number} partySize
  * @returns {TypeCounts}
@@ -64,7 +64,8 @@ export function TypeCountFields({ types, partySize, counts, currency, fullPrice,
           onChange=${(/** @type {any} */ e) => {
             const n = Math.max(0, Math.min(max, Math.floor(Number(e.currentTarget.value) || 0)));
             e.currentTarget.value = String(n);
-            onChange({ ...counts, [ty.type]: n });
+            // In the product's order: a later smaller party gives up the last-listed first.
+            onChange(Object.fromEntries(types.map((x) => [x.type, x.type === ty.type ? n : (counts[x.type] ?? 0)])));
           }} /></label>`;
     })}
     <p class="muted">${t("types.rest", { n: Math.max(0, partySize - typed), price: money(fullPrice, currency) })}</p>

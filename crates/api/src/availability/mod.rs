@@ -41,7 +41,7 @@ pub struct AvailabilityQuery {
     /// Places at the product's participant types' own prices, as `type:count` pairs
     /// separated by commas (`child:2,senior:1`); at most party_size places in all, the
     /// rest at the activity's price.
-    #[param(value_type = Option<String>, pattern = "^([a-z0-9_]{1,40}:[0-9]{1,3}(,[a-z0-9_]{1,40}:[0-9]{1,3}){0,9})?$")]
+    #[param(value_type = Option<String>, pattern = "^([a-z0-9_]{1,40}:[1-9][0-9]{0,2}(,[a-z0-9_]{1,40}:[1-9][0-9]{0,2}){0,9})?$")]
     pub participant_types: Option<String>,
 }
 

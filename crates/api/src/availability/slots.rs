@@ -260,9 +260,11 @@ fn typed_param(
     }
     let mut out: Vec<(String, u32)> = Vec::new();
     for pair in raw.split(',') {
-        // Exactly the documented form: a type key, a colon, 1 to 3 digits.
+        // Exactly the documented form: a type key, a colon, a count of 1 to 999.
         let parsed = pair.split_once(':').and_then(|(k, n)| {
-            let digits = (1..=3).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit());
+            let digits = (1..=3).contains(&n.len())
+                && !n.starts_with('0')
+                && n.bytes().all(|b| b.is_ascii_digit());
             let n = n.parse::<u32>().ok().filter(|n| digits && *n >= 1)?;
             kairos_domain::pricing::is_type_key(k).then(|| (k.to_owned(), n))
         });

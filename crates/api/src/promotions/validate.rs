@@ -186,6 +186,7 @@ pub async fn validate_promotion(
             party_size: party,
             // Without the product, one person's share of the subtotal.
             unit_price: Some(s / i64::from(party.max(1))),
+            places: &[],
         };
         if people_based && req.party_size.is_none() {
             0

@@ -376,6 +376,7 @@ async fn participant_types_are_checked_on_the_product_the_booking_and_the_previe
         ("&participant_types=child:%2B1", "type:count"),
         ("&participant_types=%20child:1", "type:count"),
         ("&participant_types=child:1000", "type:count"),
+        ("&participant_types=child:01", "type:count"),
     ] {
         let res = preview(&app, &t, &fx, query).await;
         res.assert_error(400, "VALIDATION_ERROR");

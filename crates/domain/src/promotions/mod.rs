@@ -98,7 +98,7 @@ pub struct Promotion {
 
 /// What the promotions apply to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cart {
+pub struct Cart<'a> {
     /// Before any discount, in minor units.
     pub subtotal: i64,
     /// People in the party.
@@ -106,6 +106,9 @@ pub struct Cart {
     /// What one person pays as priced, when the product is priced per person (the people
     /// based types need it; without it they take nothing off).
     pub unit_price: Option<i64>,
+    /// Each place's price, cheapest first, when the places differ (participant types
+    /// with their own price); empty: every place is at `unit_price`.
+    pub places: &'a [i64],
 }
 
 /// One promotion's part of a stacked discount (`discountBreakdown[]`).
@@ -144,18 +147,44 @@ pub fn discount_of(discount: &Discount, cart: &Cart, left: i64) -> i64 {
             cap.map_or(off, |cap| off.min(cap.max(0)))
         }
         Discount::FixedAmount { amount } => amount,
+        // The free places are the cheapest ones.
         Discount::BuyXGetY { buy, free } => match cart.unit_price {
             Some(unit) if buy + free > 0 => {
-                let groups = cart.party_size / (buy + free);
-                unit.saturating_mul(i64::from(groups * free))
+                let freed = (cart.party_size / (buy + free)).saturating_mul(free);
+                if cart.places.is_empty() {
+                    unit.saturating_mul(i64::from(freed))
+                } else {
+                    let n = usize::try_from(freed).unwrap_or(usize::MAX);
+                    cart.places
+                        .iter()
+                        .take(n)
+                        .fold(0i64, |sum, p| sum.saturating_add(*p))
+                }
             }
             _ => 0,
         },
+        // Each complete group costs the bundle's price instead of its places; the groups
+        // take the dearest places (the customer's best), and a group already cheaper than
+        // the bundle keeps its price.
         Discount::Bundle { size, price } => match cart.unit_price {
             Some(unit) if size > 0 => {
-                let groups = i64::from(cart.party_size / size);
-                let group_price = unit.saturating_mul(i64::from(size));
-                groups.saturating_mul((group_price - price).max(0))
+                let groups = cart.party_size / size;
+                if cart.places.is_empty() {
+                    let group_price = unit.saturating_mul(i64::from(size));
+                    i64::from(groups).saturating_mul((group_price - price).max(0))
+                } else {
+                    let size = usize::try_from(size).unwrap_or(usize::MAX);
+                    let groups = usize::try_from(groups).unwrap_or(0);
+                    cart.places
+                        .rchunks(size)
+                        .take(groups)
+                        .filter(|g| g.len() == size)
+                        .map(|g| {
+                            let sum = g.iter().fold(0i64, |s, p| s.saturating_add(*p));
+                            (sum - price).max(0)
+                        })
+                        .fold(0i64, |sum, d| sum.saturating_add(d))
+                }
             }
             _ => 0,
         },
@@ -236,11 +265,12 @@ mod tests {
         }
     }
 
-    fn cart(subtotal: i64) -> Cart {
+    fn cart(subtotal: i64) -> Cart<'static> {
         Cart {
             subtotal,
             party_size: 1,
             unit_price: Some(subtotal),
+            places: &[],
         }
     }
 
@@ -275,6 +305,7 @@ mod tests {
             subtotal: 2500 * i64::from(n),
             party_size: n,
             unit_price: Some(2500),
+            places: &[],
         };
         assert_eq!(discount_of(&deal, &party(3), 7500), 0);
         assert_eq!(discount_of(&deal, &party(4), 10_000), 2500);
@@ -285,6 +316,7 @@ mod tests {
             subtotal: 10_000,
             party_size: 8,
             unit_price: None,
+            places: &[],
         };
         assert_eq!(discount_of(&deal, &per_booking, 10_000), 0);
     }
@@ -300,6 +332,7 @@ mod tests {
             subtotal: 2500 * i64::from(n),
             party_size: n,
             unit_price: Some(2500),
+            places: &[],
         };
         assert_eq!(discount_of(&family, &party(3), 7500), 0);
         assert_eq!(discount_of(&family, &party(4), 10_000), 2000);
@@ -404,11 +437,12 @@ mod tests {
         )
     }
 
-    fn any_cart() -> impl Strategy<Value = Cart> {
+    fn any_cart() -> impl Strategy<Value = Cart<'static>> {
         (1..30u32, 0..20_000i64, any::<bool>()).prop_map(|(party_size, unit, per_person)| Cart {
             subtotal: unit * i64::from(party_size),
             party_size,
             unit_price: per_person.then_some(unit),
+            places: &[],
         })
     }
 

@@ -97,6 +97,7 @@ fn parts(discount: Discount, party: i32, left: &[i64]) -> Vec<Discount> {
             subtotal: left.iter().sum(),
             party_size: u32::try_from(party).unwrap_or(0),
             unit_price: None,
+            places: &[],
         };
         let promotion = Promotion {
             id: String::new(),
